@@ -1,0 +1,91 @@
+"""Ports: what the use cases need from the outside world, as typing.Protocols.
+
+Adapters live in idea.infrastructure (files, PTYs, sockets) and idea.ui (the Qt terminal widget); the
+composition root (idea.bootstrap) wires them. Tests use the fakes in tests/fakes.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol, runtime_checkable
+
+from idea.domain.ids import ProjectId, SessionId
+from idea.domain.terminal import SpawnSpec
+
+Unsubscribe = Callable[[], None]
+
+
+class Clock(Protocol):
+    def now_ms(self) -> int:
+        """Wall-clock time in epoch milliseconds."""
+        ...
+
+
+class IdGenerator(Protocol):
+    def new_id(self) -> str:
+        """A fresh UUID (hyphenated, lowercase)."""
+        ...
+
+
+class EventPublisher(Protocol):
+    def publish(self, event: object) -> None:
+        """Fan an event out to every subscriber; callable from any thread."""
+        ...
+
+
+@runtime_checkable
+class TerminalSession(Protocol):
+    """A process running in a pseudo-terminal, with a screen that can be read back.
+
+    Coroutines are awaited on the core loop; adapters marshal to whatever thread owns the terminal.
+    Callbacks registered with on_output/on_exit/on_title are invoked on the core loop.
+    """
+
+    @property
+    def session_id(self) -> SessionId: ...
+
+    async def start(self, spec: SpawnSpec) -> int:
+        """Start the process; returns its pid. Raises AppError(PROCESS) when it cannot start."""
+        ...
+
+    async def write_text(self, text: str) -> None:
+        """Send text to the process's input, UTF-8 encoded, exactly as given (no newline added)."""
+        ...
+
+    async def resize(self, columns: int, lines: int) -> None: ...
+
+    async def screen_text(self) -> str:
+        """The visible screen, lines joined by newlines, trailing spaces trimmed."""
+        ...
+
+    def bracketed_paste_enabled(self) -> bool:
+        """Whether the program asked for bracketed paste (DECSET 2004), tracked from its output."""
+        ...
+
+    def pid(self) -> int | None: ...
+
+    def foreground_pid(self) -> int | None:
+        """The process group leader in the terminal's foreground (a program started from a shell)."""
+        ...
+
+    def exit_code(self) -> int | None:
+        """The exit status once exited; None while running or when the status could not be obtained."""
+        ...
+
+    def has_exited(self) -> bool: ...
+
+    async def terminate(self, grace_ms: int = 3000) -> None:
+        """End the process and all its descendants: SIGHUP+SIGTERM, then SIGKILL after grace_ms."""
+        ...
+
+    def on_output(self, callback: Callable[[bytes], None]) -> Unsubscribe: ...
+
+    def on_exit(self, callback: Callable[[int | None], None]) -> Unsubscribe: ...
+
+    def on_title(self, callback: Callable[[str], None]) -> Unsubscribe: ...
+
+
+class TerminalFactory(Protocol):
+    def create(self, session_id: SessionId, project_id: ProjectId) -> TerminalSession:
+        """A new, not yet started terminal."""
+        ...

@@ -1,0 +1,1 @@
+"""Adapters behind the application ports: files, PTYs, sockets, clocks. No Qt."""

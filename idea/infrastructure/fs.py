@@ -1,0 +1,109 @@
+"""File primitives every store uses: atomic writes, and corrupt files kept aside instead of overwritten."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from idea.domain.errors import CorruptFileError
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, mode: int | None = None) -> None:
+    """Write to a temporary file beside the target, fsync it, rename it over the target, fsync the dir."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.tmp-", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        elif target.exists():
+            os.chmod(tmp, target.stat().st_mode & 0o7777)
+        else:
+            os.chmod(tmp, 0o666 & ~_UMASK)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    _fsync_dir(target.parent)
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str, mode: int | None = None) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), mode)
+
+
+def dump_json(document: Any) -> str:
+    """IdeA's on-disk JSON style: 2-space indentation, UTF-8 kept readable, trailing newline."""
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def atomic_write_json(path: str | os.PathLike[str], document: Any, mode: int | None = None) -> None:
+    atomic_write_text(path, dump_json(document), mode)
+
+
+def read_json(path: str | os.PathLike[str]) -> Any | None:
+    """The parsed document, or None when the file does not exist.
+
+    A file that exists but cannot be parsed is moved aside and reported with CorruptFileError.
+    """
+    source = Path(path)
+    try:
+        raw = source.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise CorruptFileError(str(source), exc.strerror or str(exc), None) from exc
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise quarantine(source, _describe(exc)) from exc
+
+
+def quarantine(path: str | os.PathLike[str], reason: str) -> CorruptFileError:
+    """Move a broken file to `<name>.corrupt-<epoch ms>` and return the error that tells the user."""
+    source = Path(path)
+    kept = source.with_name(f"{source.name}.corrupt-{int(time.time() * 1000)}")
+    try:
+        os.replace(source, kept)
+        kept_as: str | None = str(kept)
+    except OSError:
+        kept_as = None
+    return CorruptFileError(str(source), reason, kept_as)
+
+
+def _describe(exc: Exception) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+    return str(exc)
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _read_umask() -> int:
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
+
+
+_UMASK = _read_umask()  # read once at import: os.umask can only be read by setting it, which races

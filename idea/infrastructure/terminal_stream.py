@@ -1,0 +1,125 @@
+"""Scanners over a terminal's raw output, shared by every terminal adapter.
+
+Both keep a short carry-over so a control sequence split across two output chunks is still seen.
+"""
+
+from __future__ import annotations
+
+import codecs
+
+_CSI_PRIVATE = b"\x1b[?"
+_OSC = b"\x1b]"
+_MAX_SEQUENCE = 64
+
+
+class BracketedPasteTracker:
+    """Follows DECSET/DECRST 2004 (also inside combined sequences such as CSI ? 1049;2004 h)."""
+
+    def __init__(self) -> None:
+        self.enabled = False
+        self._carry = b""
+
+    def feed(self, data: bytes) -> None:
+        buffer = self._carry + data
+        self._carry = b""
+        start = 0
+        while True:
+            index = buffer.find(_CSI_PRIVATE, start)
+            if index < 0:
+                self._carry = _partial_prefix(buffer, _CSI_PRIVATE)
+                return
+            end = index + len(_CSI_PRIVATE)
+            while end < len(buffer) and buffer[end : end + 1] in b"0123456789;":
+                end += 1
+            if end >= len(buffer):
+                self._carry = buffer[index:][-_MAX_SEQUENCE:]
+                return
+            final = buffer[end : end + 1]
+            if final in (b"h", b"l"):
+                params = buffer[index + len(_CSI_PRIVATE) : end].split(b";")
+                if b"2004" in params:
+                    self.enabled = final == b"h"
+            start = end + 1
+
+
+class ColorQueryResponder:
+    """Answers OSC 10/11 (foreground/background) and OSC 4 (palette) colour queries.
+
+    Several CLIs ask for the terminal's colours and some wait for the answer; the terminal widget never
+    answers, so IdeA does, with the active colour scheme's colours.
+    """
+
+    def __init__(
+        self,
+        foreground: tuple[int, int, int],
+        background: tuple[int, int, int],
+        palette: list[tuple[int, int, int]] | None = None,
+    ) -> None:
+        self.foreground = foreground
+        self.background = background
+        self.palette = palette or []
+        self._carry = b""
+
+    def feed(self, data: bytes) -> bytes:
+        """The replies to write back to the program for the queries found in `data` (often b"")."""
+        buffer = self._carry + data
+        self._carry = b""
+        replies = []
+        start = 0
+        while True:
+            index = buffer.find(_OSC, start)
+            if index < 0:
+                self._carry = _partial_prefix(buffer, _OSC)
+                break
+            terminator, length = _osc_terminator(buffer, index + len(_OSC))
+            if terminator < 0:
+                self._carry = buffer[index:][-_MAX_SEQUENCE:] if len(buffer) - index <= _MAX_SEQUENCE else b""
+                break
+            body = buffer[index + len(_OSC) : terminator]
+            reply = self._answer(body)
+            if reply:
+                replies.append(reply)
+            start = terminator + length
+        return b"".join(replies)
+
+    def _answer(self, body: bytes) -> bytes:
+        parts = body.split(b";")
+        if len(parts) == 2 and parts[1] == b"?" and parts[0] in (b"10", b"11"):
+            rgb = self.foreground if parts[0] == b"10" else self.background
+            return b"\x1b]" + parts[0] + b";" + _rgb_spec(rgb) + b"\x1b\\"
+        if len(parts) == 3 and parts[0] == b"4" and parts[2] == b"?" and parts[1].isdigit():
+            number = int(parts[1])
+            if number < len(self.palette):
+                return b"\x1b]4;" + parts[1] + b";" + _rgb_spec(self.palette[number]) + b"\x1b\\"
+        return b""
+
+
+class Utf8Decoder:
+    """Turns output chunks back into text; multi-byte characters split across chunks survive."""
+
+    def __init__(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def decode(self, data: bytes) -> str:
+        return self._decoder.decode(data)
+
+
+def _osc_terminator(buffer: bytes, start: int) -> tuple[int, int]:
+    bel = buffer.find(b"\x07", start)
+    st = buffer.find(b"\x1b\\", start)
+    candidates = [(pos, size) for pos, size in ((bel, 1), (st, 2)) if pos >= 0]
+    if not candidates:
+        return -1, 0
+    return min(candidates)
+
+
+def _rgb_spec(rgb: tuple[int, int, int]) -> bytes:
+    return ("rgb:" + "/".join(f"{channel:02x}{channel:02x}" for channel in rgb)).encode("ascii")
+
+
+def _partial_prefix(buffer: bytes, marker: bytes) -> bytes:
+    """The tail of `buffer` that could be the start of `marker` continued in the next chunk."""
+    for size in range(min(len(marker) - 1, len(buffer)), 0, -1):
+        if marker.startswith(buffer[-size:]):
+            return buffer[-size:]
+    return b""
