@@ -10,7 +10,10 @@ from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 from idea.domain.ids import ProjectId, SessionId
+from idea.domain.layout import DecodedDocument, LayoutDocument
+from idea.domain.project import ProjectRegistry
 from idea.domain.terminal import SpawnSpec
+from idea.domain.workspace import Settings, Workspace
 
 Unsubscribe = Callable[[], None]
 
@@ -24,6 +27,12 @@ class Clock(Protocol):
 class IdGenerator(Protocol):
     def new_id(self) -> str:
         """A fresh UUID (hyphenated, lowercase)."""
+        ...
+
+
+class Diagnostics(Protocol):
+    def beacon(self, message: str) -> None:
+        """Append one line to the persistent diagnostics log, e.g. "[layout] repaired ..."."""
         ...
 
 
@@ -89,3 +98,60 @@ class TerminalFactory(Protocol):
     def create(self, session_id: SessionId, project_id: ProjectId) -> TerminalSession:
         """A new, not yet started terminal."""
         ...
+
+    def release(self, session_id: SessionId) -> None:
+        """Forget a terminal whose process has ended and that no cell shows any more."""
+        ...
+
+
+class Host(Protocol):
+    """Facts about the machine and the running IdeA that use cases need to start processes."""
+
+    def environ(self) -> dict[str, str]: ...
+
+    def login_shell(self) -> str:
+        """Absolute path of the user's shell."""
+        ...
+
+    def is_frozen(self) -> bool:
+        """True in a packaged build (AppImage, setup.exe), whose loader environment must not leak."""
+        ...
+
+
+class ProjectFolder(Protocol):
+    """The project's own files that IdeA maintains."""
+
+    def resolve_root(self, path: str) -> str:
+        """The absolute, normalised project root; AppError NOT_FOUND/INVALID when unusable, with the reason."""
+        ...
+
+    def ensure_scaffold(self, root: str) -> None:
+        """Create `.ideai/` with an empty agents manifest, and keep the .gitignore runtime block current."""
+        ...
+
+
+class LayoutStore(Protocol):
+    def load(self, root: str) -> DecodedDocument | None:
+        """The project's layouts, None when it has none yet; CorruptFileError (file kept aside) if unreadable."""
+        ...
+
+    def save(self, root: str, document: LayoutDocument) -> None: ...
+
+
+class UserDataStore(Protocol):
+    """settings.json, projects.json and workspace.json in the user-data directory.
+
+    Loads return defaults when a file is absent and raise CorruptFileError (file kept aside) when broken.
+    """
+
+    def load_settings(self) -> Settings: ...
+
+    def save_settings(self, settings: Settings) -> None: ...
+
+    def load_projects(self) -> ProjectRegistry: ...
+
+    def save_projects(self, registry: ProjectRegistry) -> None: ...
+
+    def load_workspace(self) -> Workspace: ...
+
+    def save_workspace(self, workspace: Workspace) -> None: ...

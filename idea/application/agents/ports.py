@@ -1,0 +1,165 @@
+"""Ports of the agents use cases: the stores of profiles, manifests, personas, templates and runtime
+bookkeeping, the run-dir writer, and the prompt texts.
+
+Adapters live in idea.infrastructure.stores and idea.infrastructure.agents. Every load raises
+CorruptFileError (the file kept aside as `<name>.corrupt-<ms>`) when a file exists but cannot be read;
+every write is atomic. `update` applies a change under the store's lock for that file and saves the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from idea.application.agents.compose import OrchestrationTexts
+from idea.domain.agent import AgentManifest
+from idea.domain.profile import Profile, ProfileBook
+from idea.domain.providers import ProviderSessions, RunningAgents
+from idea.domain.template import TemplateIndex, TemplateRecord
+
+
+class ProfileStore(Protocol):
+    """`<user-data>/profiles.json` and the shipped reference profiles."""
+
+    def load(self) -> ProfileBook | None:
+        """The stored profiles, or None when profiles.json does not exist yet (the first-run wizard)."""
+        ...
+
+    def save(self, book: ProfileBook) -> None: ...
+
+    def update(self, change: Callable[[ProfileBook], ProfileBook]) -> ProfileBook:
+        """Apply `change` to the stored book (an empty one when absent) and save it."""
+        ...
+
+    def reference_profiles(self) -> list[Profile]:
+        """The four reference profiles shipped in resources/profiles/reference-profiles.json."""
+        ...
+
+
+class ManifestStore(Protocol):
+    """`.ideai/agents.json` of a project, by project root."""
+
+    def load(self, root: str) -> AgentManifest:
+        """The manifest; an empty one when the file does not exist."""
+        ...
+
+    def save(self, root: str, manifest: AgentManifest) -> None: ...
+
+    def update(self, root: str, change: Callable[[AgentManifest], AgentManifest]) -> AgentManifest: ...
+
+
+class PersonaStore(Protocol):
+    """Persona Markdown at `.ideai/<mdPath>`; paths outside `.ideai/agents/` are refused (AppError INVALID)."""
+
+    def read(self, root: str, md_path: str) -> str | None:
+        """The persona text, None when the file does not exist."""
+        ...
+
+    def write(self, root: str, md_path: str, body: str) -> None: ...
+
+    def trash(self, root: str, md_path: str, at_ms: int) -> str | None:
+        """Move the persona to `.ideai/agents/.deleted/<slug>-<atMs>.md` (never destroyed).
+
+        Returns the new path relative to `.ideai/`, or None when there was no file.
+        """
+        ...
+
+
+class TemplateStore(Protocol):
+    """`<user-data>/templates/`: index.json, current bodies and the last previous bodies."""
+
+    def load_index(self) -> TemplateIndex:
+        """The index; on first use (no index.json) the starter templates are installed first."""
+        ...
+
+    def read_body(self, template_id: str) -> str:
+        """The current body; AppError NOT_FOUND when the template has none."""
+        ...
+
+    def read_body_at(self, template_id: str, version: int) -> str | None:
+        """The body as it was at `version` (the current one included), None when no longer kept."""
+        ...
+
+    def save(self, record: TemplateRecord, body: str) -> None:
+        """Store `record` (already revised with TemplateRecord.revised) and its body.
+
+        When the version moves on, the previous body is kept as `<id>.v<previous>.md`; at most
+        MAX_KEPT_PREVIOUS_VERSIONS previous bodies are kept.
+        """
+        ...
+
+    def delete(self, template_id: str) -> None:
+        """Remove the template from the index and its bodies; agents keep their personas."""
+        ...
+
+
+class ProviderSessionStore(Protocol):
+    """`.ideai/providers.json`: (conversation, provider) -> the CLI's own session id."""
+
+    def load(self, root: str) -> ProviderSessions: ...
+
+    def save(self, root: str, sessions: ProviderSessions) -> None: ...
+
+    def update(self, root: str, change: Callable[[ProviderSessions], ProviderSessions]) -> ProviderSessions: ...
+
+
+class RunningAgentsStore(Protocol):
+    """`.ideai/running.json`: agents running at the last snapshot, rewritten at each launch and exit."""
+
+    def load(self, root: str) -> RunningAgents: ...
+
+    def save(self, root: str, running: RunningAgents) -> None: ...
+
+    def update(self, root: str, change: Callable[[RunningAgents], RunningAgents]) -> RunningAgents: ...
+
+
+@dataclass(frozen=True)
+class BridgeEndpoint:
+    """Where the agent's bridge and hook relay connect, and the secret of this launch (spec 03 §3.3)."""
+
+    endpoint: str  # absolute path of the project's socket
+    token: str
+
+
+@dataclass(frozen=True)
+class RunDirRequest:
+    project_root: str
+    project_id: str
+    agent_id: str
+    profile: Profile
+    convention_text: str  # compose_convention_file(...)
+    bridge: BridgeEndpoint | None  # None: no MCP declaration and no hooks are written
+    tool_timeout_ms: int  # rendezvous_tool_timeout_ms(window, ceiling)
+    claude_permission_settings: Mapping[str, Any] = field(default_factory=dict)  # projector keys (spec 06 §5)
+    codex_sandbox_mode: str | None = None  # from the permission projector, only when a policy exists
+    codex_approval_policy: str | None = None
+
+
+@dataclass(frozen=True)
+class PreparedRunDir:
+    """What the launch adds to the profile's own command line and environment."""
+
+    run_dir: str
+    cwd: str
+    context_path: str  # absolute path of the composed context file
+    extra_args: tuple[str, ...]  # injection and MCP flag arguments, after the profile's args
+    extra_env: Mapping[str, str]  # context/MCP variables, `home_env` (CODEX_HOME), MCP_TOOL_TIMEOUT
+    first_turn: str | None  # `stdin` injection: the first message to deliver once the CLI is ready
+
+
+class RunDirWriter(Protocol):
+    def prepare(self, request: RunDirRequest) -> PreparedRunDir:
+        """Create `.ideai/run/<agentId>/` (0700) and write every file the profile needs (spec 02 §8, §12-§13).
+
+        Also creates `.ideai/requests/<agentId>/{in,out}/` for file-protocol profiles and links the Codex
+        credentials. Raises AppError when a file cannot be written; files already written are left for
+        inspection.
+        """
+        ...
+
+
+class PromptLibrary(Protocol):
+    def orchestration_texts(self) -> OrchestrationTexts:
+        """Section 2 of the convention file: resources/prompts/orchestration_{mcp,file}.md."""
+        ...

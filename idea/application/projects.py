@@ -1,0 +1,308 @@
+"""Open projects: each one a runtime owning its layouts and its live sessions, independent of any window."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from idea.application.ports import (
+    Clock,
+    Diagnostics,
+    EventPublisher,
+    Host,
+    IdGenerator,
+    LayoutStore,
+    ProjectFolder,
+    TerminalFactory,
+    UserDataStore,
+)
+from idea.application.sessions import LaunchRequest, SessionRegistry
+from idea.domain import layout as lay
+from idea.domain.errors import AppError, CorruptFileError, ErrorCode, not_found
+from idea.domain.events import LayoutChanged, ProjectClosed, ProjectOpened, ProjectProblem
+from idea.domain.ids import LayoutId, NodeId, ProjectId, SessionId
+from idea.domain.project import ProjectRecord, ProjectRegistry
+from idea.domain.session import SessionInfo, SessionKind
+from idea.domain.workspace import NewCellContent, Settings
+
+
+@dataclass(frozen=True)
+class ProjectDeps:
+    """What every project runtime needs; built once by the composition root."""
+
+    folder: ProjectFolder
+    layouts: LayoutStore
+    terminals: TerminalFactory
+    host: Host
+    clock: Clock
+    ids: IdGenerator
+    events: EventPublisher
+    diagnostics: Diagnostics
+    settings: Callable[[], Settings]
+
+
+class ProjectRuntime:
+    """One open project. Windows and tabs are views over it: a tab can move between windows, a layout can
+    be switched, cells can be merged, and no process notices."""
+
+    def __init__(self, record: ProjectRecord, document: lay.LayoutDocument, deps: ProjectDeps) -> None:
+        self.record = record
+        self._deps = deps
+        self._document = document
+        self.problems: list[str] = []
+        self.sessions = SessionRegistry(
+            record.id, deps.terminals, deps.host, deps.clock, deps.ids, deps.events
+        )
+
+    @property
+    def id(self) -> ProjectId:
+        return self.record.id
+
+    @property
+    def root(self) -> str:
+        return self.record.root
+
+    @property
+    def name(self) -> str:
+        return self.record.name
+
+    @property
+    def document(self) -> lay.LayoutDocument:
+        """The current layouts; an immutable snapshot, safe to read from the GUI thread."""
+        return self._document
+
+    @property
+    def active(self) -> lay.Layout:
+        return self._document.active
+
+    # -- cells --
+
+    async def mutate(self, op: lay.LayoutOp) -> lay.Applied:
+        """Apply one operation to the active layout and persist it. Sessions of displaced cells keep
+        running in the background."""
+        applied = lay.apply(self.active, op, self._deps.ids.new_id)
+        self._store(lay.replace_layout(self._document, applied.layout))
+        return applied
+
+    async def split(self, target: NodeId, direction: lay.Direction, position: str = "after") -> NodeId:
+        new_leaf = self._deps.ids.new_id()
+        await self.mutate(lay.SplitCell(target, direction, position, new_leaf))
+        await self.fill_new_cell(new_leaf)
+        return new_leaf
+
+    async def fill_new_cell(self, leaf_id: NodeId) -> None:
+        """What a new cell runs: the user's shell, unless the user prefers empty cells."""
+        if self._deps.settings().new_cell_content is NewCellContent.SHELL:
+            await self.start_shell(leaf_id)
+
+    async def start_shell(self, leaf_id: NodeId) -> SessionInfo:
+        shell = self._deps.host.login_shell()
+        request = LaunchRequest(
+            argv=(shell,),
+            cwd=self.root,
+            kind=SessionKind.SHELL,
+            label=shell.rsplit("/", 1)[-1],
+            env={},
+        )
+        info = await self.sessions.start(request)
+        await self.mutate(lay.SetSession(leaf_id, info.id))
+        return info
+
+    async def restart(self, leaf_id: NodeId) -> SessionInfo:
+        leaf = lay.find_leaf(self.active.root, leaf_id)
+        if leaf.session is None or not self.sessions.knows(leaf.session):
+            return await self.start_shell(leaf_id)
+        info = await self.sessions.restart(leaf.session)
+        await self.mutate(lay.SetSession(leaf_id, info.id))
+        return info
+
+    async def attach(self, leaf_id: NodeId, session_id: SessionId) -> None:
+        """Show a background session in a cell (no spawn; same process, same screen)."""
+        self.sessions.info(session_id)
+        await self.mutate(lay.SetSession(leaf_id, session_id))
+
+    async def close_cell(self, leaf_id: NodeId, *, stop_session: bool) -> None:
+        """Close a cell; its session is stopped only when asked, otherwise it keeps running hidden."""
+        leaf = lay.find_leaf(self.active.root, leaf_id)
+        await self.mutate(lay.CloseCell(leaf_id))
+        if leaf.session is not None and self.sessions.knows(leaf.session):
+            if stop_session:
+                await self.sessions.stop(leaf.session)
+            self._release_if_unshown(leaf.session)
+
+    async def stop_session(self, session_id: SessionId) -> None:
+        await self.sessions.stop(session_id)
+
+    def background_sessions(self) -> list[SessionInfo]:
+        """Live sessions no cell of the active layout shows."""
+        shown = {leaf.session for leaf in lay.leaves(self.active.root) if leaf.session}
+        return [s for s in self.sessions.snapshot() if s.is_live and s.id not in shown]
+
+    # -- named layouts --
+
+    async def create_layout(self, name: str) -> LayoutId:
+        layout_id, leaf_id = self._deps.ids.new_id(), self._deps.ids.new_id()
+        document = lay.create_layout(self._document, layout_id, name, leaf_id)
+        self._store(lay.set_active(document, layout_id))
+        await self.fill_new_cell(leaf_id)
+        return layout_id
+
+    async def rename_layout(self, layout_id: LayoutId, name: str) -> None:
+        self._store(lay.rename_layout(self._document, layout_id, name))
+
+    async def duplicate_layout(self, layout_id: LayoutId, name: str) -> LayoutId:
+        new_layout = self._deps.ids.new_id()
+        document = lay.duplicate_layout(self._document, layout_id, new_layout, name, self._deps.ids.new_id)
+        self._store(lay.set_active(document, new_layout))
+        await self._reconcile_active()
+        return new_layout
+
+    async def delete_layout(self, layout_id: LayoutId) -> None:
+        shown = {leaf.session for leaf in lay.leaves(self._document.layout(layout_id).root) if leaf.session}
+        self._store(lay.delete_layout(self._document, layout_id))
+        await self._reconcile_active()
+        for session_id in shown:
+            self._release_if_unshown(session_id)
+
+    async def activate_layout(self, layout_id: LayoutId) -> None:
+        """Switch layouts. Sessions of the old layout keep running in the background."""
+        if layout_id == self._document.active_id:
+            return
+        self._store(lay.set_active(self._document, layout_id))
+        await self._reconcile_active()
+
+    # -- lifecycle --
+
+    async def open(self, new_cells: list[NodeId]) -> None:
+        await self._reconcile_active()
+        for leaf_id in new_cells:
+            await self.fill_new_cell(leaf_id)
+
+    async def close(self) -> None:
+        await self.sessions.stop_all()
+
+    async def _reconcile_active(self) -> None:
+        """Leaves that name a session of a previous run get a fresh shell (a shell is never resumed:
+        the cell just keeps being a shell cell); agent cells forget the dead session."""
+        for leaf in lay.leaves(self.active.root):
+            if leaf.session is None or self.sessions.knows(leaf.session):
+                continue
+            await self.mutate(lay.SetSession(leaf.id, None))
+            if leaf.agent is None:
+                await self.fill_new_cell(leaf.id)
+
+    def _release_if_unshown(self, session_id: SessionId) -> None:
+        for layout in self._document.layouts:
+            if lay.leaf_showing_session(layout.root, session_id) is not None:
+                return
+        self.sessions.release(session_id)
+
+    def _store(self, document: lay.LayoutDocument) -> None:
+        self._document = document
+        try:
+            self._deps.layouts.save(self.root, document)
+        except OSError as exc:
+            message = f"Could not save the layouts of {self.name}: {exc.strerror or exc}"
+            self._deps.diagnostics.beacon(f"[layout] save failed project={self.id}: {exc}")
+            self._deps.events.publish(ProjectProblem(self.id, message))
+        self._deps.events.publish(LayoutChanged(self.id, document))
+
+
+class ProjectService:
+    """Opens and closes projects; at most one runtime per project root in the whole application."""
+
+    def __init__(self, deps: ProjectDeps, user_data: UserDataStore) -> None:
+        self._deps = deps
+        self._user_data = user_data
+        self._runtimes: dict[ProjectId, ProjectRuntime] = {}
+
+    def runtime(self, project_id: ProjectId) -> ProjectRuntime:
+        try:
+            return self._runtimes[project_id]
+        except KeyError:
+            raise not_found(f"project {project_id} is not open") from None
+
+    def open_runtimes(self) -> list[ProjectRuntime]:
+        return list(self._runtimes.values())
+
+    def recent_projects(self) -> list[ProjectRecord]:
+        return self._load_registry().recent()
+
+    def known_project(self, project_id: ProjectId) -> ProjectRecord | None:
+        return self._load_registry().by_id(project_id)
+
+    async def open(self, path: str) -> ProjectRuntime:
+        """Open a project folder (or return its runtime if it is already open)."""
+        root = self._deps.folder.resolve_root(path)
+        for runtime in self._runtimes.values():
+            if runtime.root == root:
+                return runtime
+        registry = self._load_registry()
+        record = registry.by_root(root) or ProjectRecord(
+            id=self._deps.ids.new_id(), name=_folder_name(root), root=root
+        )
+        problems: list[str] = []
+        try:
+            self._deps.folder.ensure_scaffold(root)
+        except OSError as exc:
+            raise AppError(
+                ErrorCode.STORE, f"Cannot prepare {root} for IdeA: {exc.strerror or exc}"
+            ) from exc
+        except CorruptFileError as exc:
+            problems.append(exc.message)
+        document, created = self._load_layouts(root, problems)
+        runtime = ProjectRuntime(record, document, self._deps)
+        runtime.problems.extend(problems)
+        self._runtimes[record.id] = runtime
+        self._save_registry(registry.touched(record, self._deps.clock.now_ms()))
+        self._deps.diagnostics.beacon(f"[project] opened id={record.id} root={root}")
+        self._deps.events.publish(ProjectOpened(record.id, root, record.name))
+        for problem in problems:
+            self._deps.events.publish(ProjectProblem(record.id, problem))
+        await runtime.open(new_cells=[leaf.id for leaf in lay.leaves(document.active.root)] if created else [])
+        return runtime
+
+    async def close(self, project_id: ProjectId) -> None:
+        runtime = self._runtimes.pop(project_id, None)
+        if runtime is None:
+            return
+        await runtime.close()
+        self._deps.diagnostics.beacon(f"[project] closed id={project_id}")
+        self._deps.events.publish(ProjectClosed(project_id))
+
+    async def close_all(self) -> None:
+        for project_id in list(self._runtimes):
+            await self.close(project_id)
+
+    def _load_layouts(self, root: str, problems: list[str]) -> tuple[lay.LayoutDocument, bool]:
+        """The project's layouts, and whether they were just created (their cells are new)."""
+        try:
+            decoded = self._deps.layouts.load(root)
+        except CorruptFileError as exc:
+            problems.append(f"{exc.message}. The project opened with a default layout.")
+            decoded = None
+        if decoded is None:
+            document = lay.default_document(self._deps.ids.new_id(), self._deps.ids.new_id())
+            self._deps.layouts.save(root, document)
+            return document, True
+        for repair in decoded.repairs:
+            self._deps.diagnostics.beacon(f"[layout] repaired {root}: {repair}")
+        return decoded.document, False
+
+    def _load_registry(self) -> ProjectRegistry:
+        try:
+            return self._user_data.load_projects()
+        except CorruptFileError as exc:
+            self._deps.events.publish(ProjectProblem(None, exc.message))
+            return ProjectRegistry()
+
+    def _save_registry(self, registry: ProjectRegistry) -> None:
+        try:
+            self._user_data.save_projects(registry)
+        except OSError as exc:
+            self._deps.diagnostics.beacon(f"[project] registry not saved: {exc}")
+
+
+def _folder_name(root: str) -> str:
+    return root.rstrip("/").rsplit("/", 1)[-1] or root
+

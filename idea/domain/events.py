@@ -1,0 +1,41 @@
+"""Domain events: immutable facts published on the event bus and relayed to the UI thread."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from idea.domain.ids import ProjectId
+from idea.domain.layout import LayoutDocument
+from idea.domain.session import SessionInfo
+
+
+@dataclass(frozen=True)
+class ProjectOpened:
+    project_id: ProjectId
+    root: str
+    name: str
+
+
+@dataclass(frozen=True)
+class ProjectClosed:
+    project_id: ProjectId
+
+
+@dataclass(frozen=True)
+class ProjectProblem:
+    """Something the user must know about a project (a broken file kept aside, a missing root...)."""
+
+    project_id: ProjectId | None
+    message: str
+
+
+@dataclass(frozen=True)
+class LayoutChanged:
+    project_id: ProjectId
+    document: LayoutDocument
+
+
+@dataclass(frozen=True)
+class SessionsChanged:
+    project_id: ProjectId
+    sessions: tuple[SessionInfo, ...]

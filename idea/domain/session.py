@@ -1,0 +1,61 @@
+"""A live terminal session as the rest of the app sees it: owned by the project, shown by at most one cell."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+from idea.domain.ids import AgentId, SessionId
+
+
+class SessionKind(StrEnum):
+    SHELL = "shell"
+    AGENT = "agent"
+
+
+class SessionState(StrEnum):
+    STARTING = "starting"
+    RUNNING = "running"
+    EXITED = "exited"
+    FAILED = "failed"  # the program could not be started at all
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    id: SessionId
+    kind: SessionKind
+    state: SessionState
+    label: str  # what runs in it, for headers and menus: "bash", "Claude Code"
+    cwd: str
+    started_at_ms: int
+    pid: int | None = None
+    title: str = ""
+    exit_code: int | None = None
+    error: str | None = None
+    agent_id: AgentId | None = None
+
+    @property
+    def is_live(self) -> bool:
+        return self.state in (SessionState.STARTING, SessionState.RUNNING)
+
+    def running(self, pid: int) -> SessionInfo:
+        return replace(self, state=SessionState.RUNNING, pid=pid)
+
+    def exited(self, exit_code: int | None) -> SessionInfo:
+        return replace(self, state=SessionState.EXITED, exit_code=exit_code)
+
+    def failed(self, error: str) -> SessionInfo:
+        return replace(self, state=SessionState.FAILED, error=error)
+
+    def retitled(self, title: str) -> SessionInfo:
+        return replace(self, title=title)
+
+    def describe_end(self) -> str:
+        """One line for the cell that shows how the program ended."""
+        if self.state is SessionState.FAILED:
+            return f"Could not start {self.label}: {self.error}"
+        if self.exit_code is None:
+            return f"{self.label} exited"
+        if self.exit_code < 0:
+            return f"{self.label} was killed by signal {-self.exit_code}"
+        return f"{self.label} exited with code {self.exit_code}"

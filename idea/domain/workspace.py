@@ -1,0 +1,50 @@
+"""What the user arranged: windows and their tabs (workspace.json) and preferences (settings.json)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import Field
+
+from idea.domain.documents import CamelDocument
+from idea.domain.ids import ProjectId
+
+
+class WindowState(CamelDocument):
+    id: str
+    geometry: str | None = None  # base64 of QWidget.saveGeometry()
+    state: str | None = None  # base64 of QMainWindow.saveState()
+    tabs: tuple[ProjectId, ...] = Field(default_factory=tuple)
+    active_tab: ProjectId | None = None
+
+
+class Workspace(CamelDocument):
+    version: int = 1
+    windows: tuple[WindowState, ...] = Field(default_factory=tuple)
+
+
+class ColorScheme(StrEnum):
+    DARK = "dark"
+    LIGHT = "light"
+
+
+class NewCellContent(StrEnum):
+    SHELL = "shell"  # a new cell starts the user's login shell in the project root
+    EMPTY = "empty"  # a new cell waits for the user to choose what runs in it
+
+
+class TerminalFontSetting(CamelDocument):
+    family: str | None = None  # None: the system's fixed-width font
+    point_size: int = 11
+
+
+class Settings(CamelDocument):
+    version: int = 1
+    first_run_completed: bool = False
+    terminal_font: TerminalFontSetting = Field(default_factory=TerminalFontSetting)
+    color_scheme: ColorScheme = ColorScheme.DARK
+    new_cell_content: NewCellContent = NewCellContent.SHELL
+    scrollback_lines: int = 10000
+    trust_run_dirs_automatically: bool = False
+    diagnostics_verbose: bool = False
+    locale: str | None = None

@@ -1,0 +1,28 @@
+"""The machine IdeA runs on: environment, the user's shell, packaged or not."""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import sys
+
+
+class LocalHost:
+    def environ(self) -> dict[str, str]:
+        return dict(os.environ)
+
+    def login_shell(self) -> str:
+        candidates = []
+        try:
+            candidates.append(pwd.getpwuid(os.getuid()).pw_shell)
+        except KeyError:
+            pass
+        candidates += [os.environ.get("SHELL", ""), "/bin/bash", "/bin/sh"]
+        for shell in candidates:
+            if shell and os.path.isabs(shell) and os.access(shell, os.X_OK) and not shell.endswith("nologin"):
+                return shell
+        return shutil.which("sh") or "/bin/sh"
+
+    def is_frozen(self) -> bool:
+        return bool(getattr(sys, "frozen", False)) or "APPIMAGE" in os.environ

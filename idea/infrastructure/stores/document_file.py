@@ -1,0 +1,69 @@
+"""One JSON document file read into a domain model: a lock per path, atomic writes, broken files kept aside."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from pydantic import ValidationError
+
+from idea.domain.documents import CamelDocument
+from idea.domain.errors import AppError
+from idea.infrastructure.fs import atomic_write_json, quarantine, read_json
+
+D = TypeVar("D", bound=CamelDocument)
+
+_registry_lock = threading.Lock()
+_path_locks: dict[Path, threading.RLock] = {}
+
+
+def path_lock(path: Path) -> threading.RLock:
+    """The lock serialising every store's access to `path` in this process (reentrant for updates)."""
+    key = path.absolute()
+    with _registry_lock:
+        lock = _path_locks.get(key)
+        if lock is None:
+            lock = _path_locks[key] = threading.RLock()
+        return lock
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    where = ".".join(str(part) for part in error["loc"]) or "document"
+    return f"{where}: {error['msg']}"
+
+
+class DocumentFile(Generic[D]):
+    def __init__(self, path: Path, kind: type[D], empty: Callable[[], D] | None = None) -> None:
+        self.path = path
+        self._kind = kind
+        self._empty = empty if empty is not None else kind
+
+    def load_or_none(self) -> D | None:
+        """The document, None when the file does not exist; CorruptFileError when it cannot be read."""
+        with path_lock(self.path):
+            data: Any = read_json(self.path)
+            if data is None:
+                return None
+            try:
+                return self._kind.from_json(data)
+            except ValidationError as exc:
+                raise quarantine(self.path, describe_validation_error(exc)) from exc
+            except AppError as exc:
+                raise quarantine(self.path, exc.message) from exc
+
+    def load(self) -> D:
+        document = self.load_or_none()
+        return document if document is not None else self._empty()
+
+    def save(self, document: D, mode: int | None = None) -> None:
+        with path_lock(self.path):
+            atomic_write_json(self.path, document.to_json(), mode)
+
+    def update(self, change: Callable[[D], D]) -> D:
+        with path_lock(self.path):
+            updated = change(self.load())
+            self.save(updated)
+            return updated

@@ -1,0 +1,220 @@
+"""Opening projects, cells and sessions, and named layouts — use cases driven with in-memory fakes."""
+
+from __future__ import annotations
+
+import pytest
+
+from idea.application.projects import ProjectDeps, ProjectService
+from idea.domain import layout as lay
+from idea.domain.errors import AppError, CorruptFileError, ErrorCode
+from idea.domain.events import LayoutChanged, ProjectOpened, ProjectProblem, SessionsChanged
+from idea.domain.session import SessionState
+from idea.domain.workspace import NewCellContent, Settings
+from tests.fakes import (
+    FakeClock,
+    FakeHost,
+    FakeTerminalFactory,
+    MemoryLayoutStore,
+    MemoryProjectFolder,
+    MemoryUserData,
+    RecordingDiagnostics,
+    RecordingEvents,
+    SequentialIds,
+)
+
+ROOT = "/work/demo"
+
+
+class World:
+    def __init__(self, new_cells: NewCellContent = NewCellContent.SHELL) -> None:
+        self.settings = Settings(new_cell_content=new_cells)
+        self.terminals = FakeTerminalFactory()
+        self.layouts = MemoryLayoutStore()
+        self.events = RecordingEvents()
+        self.diagnostics = RecordingDiagnostics()
+        self.user_data = MemoryUserData()
+        self.folder = MemoryProjectFolder({ROOT, "/work/other"})
+        self.deps = ProjectDeps(
+            folder=self.folder,
+            layouts=self.layouts,
+            terminals=self.terminals,
+            host=FakeHost(),
+            clock=FakeClock(),
+            ids=SequentialIds(),
+            events=self.events,
+            diagnostics=self.diagnostics,
+            settings=lambda: self.settings,
+        )
+        self.service = ProjectService(self.deps, self.user_data)
+
+
+@pytest.fixture
+def world() -> World:
+    return World()
+
+
+async def test_opening_a_new_project_scaffolds_it_and_starts_a_shell_in_its_only_cell(world: World) -> None:
+    runtime = await world.service.open(ROOT)
+
+    assert world.folder.scaffolded == [ROOT]
+    assert world.events.of_type(ProjectOpened)[0].root == ROOT
+    [leaf] = lay.leaves(runtime.active.root)
+    assert leaf.session is not None
+    info = runtime.sessions.info(leaf.session)
+    assert info.state is SessionState.RUNNING
+    spec = world.terminals.terminals[leaf.session].spec
+    assert spec is not None and spec.argv == ("/bin/bash",) and spec.cwd == ROOT
+    assert spec.env["TERM"] == "xterm-256color" and spec.env["TERM_PROGRAM"] == "IdeA"
+    assert world.layouts.documents[ROOT] == runtime.document
+    assert [p.root for p in world.user_data.projects.projects] == [ROOT]
+
+
+async def test_opening_the_same_root_twice_returns_the_same_runtime(world: World) -> None:
+    first = await world.service.open(ROOT)
+    second = await world.service.open(ROOT + "/")
+    assert second is first
+    assert len(world.events.of_type(ProjectOpened)) == 1
+
+
+async def test_a_missing_root_is_refused_with_a_clear_error(world: World) -> None:
+    with pytest.raises(AppError) as raised:
+        await world.service.open("/nowhere")
+    assert raised.value.code is ErrorCode.NOT_FOUND
+    assert "/nowhere" in raised.value.message
+
+
+async def test_a_corrupt_layouts_file_gives_a_default_layout_and_a_visible_problem(world: World) -> None:
+    world.layouts.load_error = CorruptFileError(
+        f"{ROOT}/.ideai/layouts.json", "invalid JSON at line 1, column 2", f"{ROOT}/.ideai/layouts.json.corrupt-1"
+    )
+    runtime = await world.service.open(ROOT)
+
+    assert len(lay.leaves(runtime.active.root)) == 1
+    [problem] = world.events.of_type(ProjectProblem)
+    assert "layouts.json" in problem.message and "corrupt-1" in problem.message
+    assert runtime.problems == [problem.message]
+
+
+async def test_split_starts_a_shell_in_the_new_cell_and_persists(world: World) -> None:
+    runtime = await world.service.open(ROOT)
+    [first] = lay.leaves(runtime.active.root)
+
+    new_leaf = await runtime.split(first.id, lay.Direction.ROW)
+
+    left, right = lay.leaves(runtime.active.root)
+    assert (left.id, right.id) == (first.id, new_leaf)
+    assert right.session is not None and runtime.sessions.is_live(right.session)
+    assert world.layouts.documents[ROOT] == runtime.document
+    assert isinstance(world.events.events[-1], (LayoutChanged, SessionsChanged))
+
+
+async def test_empty_cells_preference_leaves_new_cells_empty(world: World) -> None:
+    world.settings = Settings(new_cell_content=NewCellContent.EMPTY)
+    runtime = await world.service.open(ROOT)
+    [leaf] = lay.leaves(runtime.active.root)
+    assert leaf.session is None
+    await runtime.start_shell(leaf.id)
+    assert lay.leaves(runtime.active.root)[0].session is not None
+
+
+async def test_closing_a_cell_keeps_its_session_in_the_background_unless_asked_to_stop(world: World) -> None:
+    runtime = await world.service.open(ROOT)
+    [first] = lay.leaves(runtime.active.root)
+    second = await runtime.split(first.id, lay.Direction.COLUMN)
+    kept = lay.find_leaf(runtime.active.root, second).session
+
+    await runtime.close_cell(second, stop_session=False)
+
+    assert [leaf.id for leaf in lay.leaves(runtime.active.root)] == [first.id]
+    assert runtime.sessions.is_live(kept)
+    assert [s.id for s in runtime.background_sessions()] == [kept]
+    assert not world.terminals.terminals[kept].terminated
+
+    await runtime.attach(first.id, kept)
+    assert lay.leaves(runtime.active.root)[0].session == kept
+
+
+async def test_closing_a_cell_and_stopping_ends_and_releases_its_session(world: World) -> None:
+    runtime = await world.service.open(ROOT)
+    [first] = lay.leaves(runtime.active.root)
+    second = await runtime.split(first.id, lay.Direction.ROW)
+    session = lay.find_leaf(runtime.active.root, second).session
+
+    await runtime.close_cell(second, stop_session=True)
+
+    assert world.terminals.terminals[session].terminated
+    assert not runtime.sessions.knows(session)
+    assert world.terminals.released == [session]
+
+
+async def test_an_exited_process_stays_visible_until_restarted(world: World) -> None:
+    runtime = await world.service.open(ROOT)
+    [leaf] = lay.leaves(runtime.active.root)
+    world.terminals.terminals[leaf.session].exit(3)
+
+    info = runtime.sessions.info(leaf.session)
+    assert (info.state, info.exit_code) == (SessionState.EXITED, 3)
+    assert info.describe_end() == "bash exited with code 3"
+
+    restarted = await runtime.restart(leaf.id)
+    assert restarted.id != leaf.session and restarted.state is SessionState.RUNNING
+    assert lay.leaves(runtime.active.root)[0].session == restarted.id
+    assert not runtime.sessions.knows(leaf.session)
+
+
+async def test_a_program_that_cannot_start_shows_its_error_in_the_cell(world: World) -> None:
+    world.terminals.fail_next = "/bin/bash cannot be executed: permission denied"
+    runtime = await world.service.open(ROOT)
+    [leaf] = lay.leaves(runtime.active.root)
+    info = runtime.sessions.info(leaf.session)
+    assert info.state is SessionState.FAILED
+    assert info.describe_end() == "Could not start bash: /bin/bash cannot be executed: permission denied"
+
+
+async def test_switching_layouts_never_stops_a_session(world: World) -> None:
+    runtime = await world.service.open(ROOT)
+    [leaf] = lay.leaves(runtime.active.root)
+    original = leaf.session
+    default_id = runtime.document.active_id
+
+    second_id = await runtime.create_layout("Review")
+    assert runtime.document.active_id == second_id
+    [new_leaf] = lay.leaves(runtime.active.root)
+    assert new_leaf.session not in (None, original)
+    assert runtime.sessions.is_live(original)
+    assert [s.id for s in runtime.background_sessions()] == [original]
+
+    await runtime.activate_layout(default_id)
+    assert lay.leaves(runtime.active.root)[0].session == original
+    assert not any(t.terminated for t in world.terminals.terminals.values())
+
+
+async def test_reopening_a_project_gives_fresh_shells_to_cells_that_had_one(world: World) -> None:
+    runtime = await world.service.open(ROOT)
+    [first] = lay.leaves(runtime.active.root)
+    await runtime.split(first.id, lay.Direction.ROW)
+    before = runtime.document
+    await world.service.close(runtime.id)
+    assert all(t.terminated for t in world.terminals.terminals.values())
+
+    reopened = await world.service.open(ROOT)
+
+    assert [leaf.id for leaf in lay.leaves(reopened.active.root)] == [leaf.id for leaf in lay.leaves(before.active.root)]
+    for leaf in lay.leaves(reopened.active.root):
+        assert reopened.sessions.is_live(leaf.session)
+    assert reopened.id == runtime.id
+
+
+async def test_deleting_the_active_layout_activates_another_and_keeps_sessions(world: World) -> None:
+    runtime = await world.service.open(ROOT)
+    default_id = runtime.document.active_id
+    second_id = await runtime.create_layout("Second")
+    shown = lay.leaves(runtime.active.root)[0].session
+
+    await runtime.delete_layout(second_id)
+
+    assert runtime.document.active_id == default_id
+    assert [layout.id for layout in runtime.document.layouts] == [default_id]
+    assert runtime.sessions.is_live(shown)
+    with pytest.raises(AppError):
+        await runtime.delete_layout(default_id)
