@@ -117,7 +117,7 @@ def _orchestration(inputs: ComposeInputs) -> str:
 
 
 def _flattened(text: str, max_chars: int) -> str:
-    return " ".join(text.split())[:max_chars]
+    return " ".join(text.split())[:max_chars].rstrip()
 
 
 def _pointer(label: str, description: str) -> str:

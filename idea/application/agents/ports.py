@@ -146,6 +146,7 @@ class PreparedRunDir:
     extra_args: tuple[str, ...]  # injection and MCP flag arguments, after the profile's args
     extra_env: Mapping[str, str]  # context/MCP variables, `home_env` (CODEX_HOME), MCP_TOOL_TIMEOUT
     first_turn: str | None  # `stdin` injection: the first message to deliver once the CLI is ready
+    warnings: tuple[str, ...] = ()  # e.g. a broken co-owned file kept aside and regenerated, for a beacon
 
 
 class RunDirWriter(Protocol):

@@ -10,7 +10,6 @@ from typing import Any, Generic, TypeVar
 from pydantic import ValidationError
 
 from idea.domain.documents import CamelDocument
-from idea.domain.errors import AppError
 from idea.infrastructure.fs import atomic_write_json, quarantine, read_json
 
 D = TypeVar("D", bound=CamelDocument)
@@ -51,8 +50,6 @@ class DocumentFile(Generic[D]):
                 return self._kind.from_json(data)
             except ValidationError as exc:
                 raise quarantine(self.path, describe_validation_error(exc)) from exc
-            except AppError as exc:
-                raise quarantine(self.path, exc.message) from exc
 
     def load(self) -> D:
         document = self.load_or_none()

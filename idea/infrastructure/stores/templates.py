@@ -110,11 +110,14 @@ class JsonTemplateStore:
         try:
             starters = json.loads(manifest_path.read_text(encoding="utf-8"))["templates"]
         except (OSError, ValueError, KeyError) as exc:
-            raise AppError(ErrorCode.INTERNAL, f"The starter templates in {self._starter_dir} are unreadable: {exc}")
+            raise AppError(
+                ErrorCode.INTERNAL, f"The starter templates in {self._starter_dir} are unreadable: {exc}"
+            ) from exc
         now_ms = self._clock.now_ms()
         index = TemplateIndex()
         for starter in starters:
             body = (self._starter_dir / starter["file"]).read_text(encoding="utf-8")
+            default_profile = starter.get("defaultProfile")
             record = TemplateRecord(
                 id=starter["id"],
                 name=starter["name"],
@@ -122,7 +125,7 @@ class JsonTemplateStore:
                 version=starter.get("version", 1),
                 content_hash=content_hash(body),
                 updated_at_ms=now_ms,
-                default_profile_id=reference_profile_id(starter["defaultProfile"]) if "defaultProfile" in starter else None,
+                default_profile_id=reference_profile_id(default_profile) if default_profile else None,
             )
             atomic_write_text(self._body_path(record.id), body)
             index = index.with_template(record)

@@ -1,0 +1,214 @@
+"""Pure encoders of the declarations that point a CLI at IdeA's MCP bridge and hook relay (spec 02 §12-§13).
+
+The `.mcp.json` text is built by hand, byte for byte like the original's encoder, so both implementations
+produce identical files. The TOML and settings documents are returned as dicts; the infrastructure writes them.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+MCP_SERVER_NAME = "idea"
+TOKEN_ENV_VAR = "IDEA_MCP_TOKEN"
+CLAUDE_TOOL_TIMEOUT_ENV_VAR = "MCP_TOOL_TIMEOUT"
+
+# Lifecycle hooks IdeA installs for Claude Code (spec 05 §2.1). PreToolUse/PostToolUse are left out on
+# purpose: they run synchronously before every tool call.
+CLAUDE_HOOK_EVENTS: tuple[str, ...] = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "Notification",
+    "Stop",
+    "SubagentStop",
+    "SessionEnd",
+)
+CLAUDE_HOOK_TIMEOUT_SECONDS = 5
+
+CODEX_STARTUP_TIMEOUT_SEC = 20
+CODEX_MANAGED_TOP_LEVEL_KEYS: tuple[str, ...] = ("notify", "sandbox_mode", "approval_policy")
+CODEX_CONFIG_HEADER = "# Managed by IdeA: the keys below are rewritten at every launch; other keys are preserved.\n"
+
+RENDEZVOUS_TIMEOUT_MARGIN_MS = 60_000
+
+
+def json_string(text: str) -> str:
+    """A JSON string literal, escaped exactly like the original encoder (lowercase `\\u00xx` for controls)."""
+    out = ['"']
+    for ch in text:
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 0x20:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class McpServerWiring:
+    """How to start IdeA's bridge: the single source of the JSON, TOML and settings declarations."""
+
+    command: str
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    transport: str = "stdio"
+
+    def to_mcp_json(self) -> str:
+        """The complete `.mcp.json` document: two-space indentation, one argument per line."""
+        args = ",".join(f"\n        {json_string(arg)}" for arg in self.args)
+        args_block = f"[{args}\n      ]" if self.args else "[]"
+        env_block = ""
+        if self.env:
+            pairs = ",".join(f"\n        {json_string(key)}: {json_string(value)}" for key, value in self.env.items())
+            env_block = f'      "env": {{{pairs}\n      }},\n'
+        return (
+            "{\n"
+            '  "mcpServers": {\n'
+            f"    {json_string(MCP_SERVER_NAME)}: {{\n"
+            f'      "command": {json_string(self.command)},\n'
+            f'      "args": {args_block},\n'
+            f"{env_block}"
+            f'      "transport": {json_string(self.transport)}\n'
+            "    }\n"
+            "  }\n"
+            "}\n"
+        )
+
+
+def bridge_args(endpoint: str, project_hex: str, agent_id: str) -> list[str]:
+    """Arguments of the `mcp-server` subcommand that connects one agent to its project's endpoint."""
+    return ["mcp-server", "--endpoint", endpoint, "--project", project_hex, "--requester", agent_id]
+
+
+def hook_relay_args(source: str, endpoint: str, project_hex: str, agent_id: str) -> list[str]:
+    """Arguments of the `hook` subcommand that relays a CLI lifecycle event to the project (spec 05 §3)."""
+    return ["hook", "--source", source, "--endpoint", endpoint, "--project", project_hex, "--agent", agent_id]
+
+
+def bridge_wiring(
+    idea_command: Sequence[str], endpoint: str, project_hex: str, agent_id: str, token: str
+) -> McpServerWiring:
+    """The bridge declaration: IdeA's executable (plus `-m idea` in a checkout) and the launch secret."""
+    return McpServerWiring(
+        command=idea_command[0],
+        args=(*idea_command[1:], *bridge_args(endpoint, project_hex, agent_id)),
+        env={TOKEN_ENV_VAR: token},
+    )
+
+
+def rendezvous_tool_timeout_ms(window_ms: int, ceiling_ms: int) -> int:
+    """Client-side limit on one MCP tool call: longer than any rendezvous, so IdeA always answers first."""
+    return ceiling_ms + window_ms + RENDEZVOUS_TIMEOUT_MARGIN_MS
+
+
+def claude_settings(hook_command_prefix: Sequence[str] | None, tool_timeout_ms: int) -> dict[str, Any]:
+    """The keys IdeA owns in `<runDir>/.claude/settings.local.json`.
+
+    `hook_command_prefix` is the relay's argv; Claude runs hook commands through a shell, so it is quoted
+    here and `--event <name>` appended. None installs no hooks.
+    """
+    settings: dict[str, Any] = {"enabledMcpjsonServers": [MCP_SERVER_NAME]}
+    if hook_command_prefix is not None:
+        prefix = shlex.join(hook_command_prefix)
+        settings["hooks"] = {
+            event: [
+                {
+                    "hooks": [
+                        {
+                            "type": "command",
+                            "command": f"{prefix} --event {event}",
+                            "timeout": CLAUDE_HOOK_TIMEOUT_SECONDS,
+                        }
+                    ]
+                }
+            ]
+            for event in CLAUDE_HOOK_EVENTS
+        }
+    settings["env"] = {CLAUDE_TOOL_TIMEOUT_ENV_VAR: str(tool_timeout_ms)}
+    return settings
+
+
+def codex_managed_config(
+    wiring: McpServerWiring | None,
+    *,
+    notify_command: Sequence[str] | None,
+    tool_timeout_ms: int,
+    trusted_paths: Iterable[str],
+    sandbox_mode: str | None = None,
+    approval_policy: str | None = None,
+) -> dict[str, Any]:
+    """The content IdeA owns in an agent's Codex `config.toml` (spec 02 §13.2), as a TOML-shaped dict.
+
+    `transport` is not written: Codex 0.171 rejects `mcp_servers.<name>.transport` under --strict-config.
+    """
+    managed: dict[str, Any] = {}
+    if notify_command is not None:
+        managed["notify"] = list(notify_command)
+    if sandbox_mode is not None:
+        managed["sandbox_mode"] = sandbox_mode
+    if approval_policy is not None:
+        managed["approval_policy"] = approval_policy
+    if wiring is not None:
+        managed["mcp_servers"] = {
+            MCP_SERVER_NAME: {
+                "command": wiring.command,
+                "args": list(wiring.args),
+                "env": dict(wiring.env),
+                "startup_timeout_sec": CODEX_STARTUP_TIMEOUT_SEC,
+                "tool_timeout_sec": -(-tool_timeout_ms // 1000),  # whole seconds, rounded up
+            }
+        }
+    managed["projects"] = {path: {"trust_level": "trusted"} for path in trusted_paths}
+    return managed
+
+
+def merge_codex_config(existing: Mapping[str, Any], managed: Mapping[str, Any]) -> dict[str, Any]:
+    """Replace what IdeA manages in a parsed `config.toml` and keep everything else.
+
+    Managed top-level keys absent from `managed` are removed (a policy that was lifted must not linger);
+    other MCP servers and other projects are kept; a trusted project keeps its other keys.
+    """
+    merged = {key: value for key, value in existing.items() if key not in CODEX_MANAGED_TOP_LEVEL_KEYS}
+    for key in CODEX_MANAGED_TOP_LEVEL_KEYS:
+        if key in managed:
+            merged[key] = managed[key]
+
+    servers = {name: table for name, table in _table(existing, "mcp_servers").items() if name != MCP_SERVER_NAME}
+    servers.update(_table(managed, "mcp_servers"))
+    if servers:
+        merged["mcp_servers"] = servers
+    else:
+        merged.pop("mcp_servers", None)
+
+    projects = dict(_table(existing, "projects"))
+    for path, settings in _table(managed, "projects").items():
+        projects[path] = {**_table(projects, path), **settings}
+    if projects:
+        merged["projects"] = projects
+    return merged
+
+
+def _table(document: Mapping[str, Any], key: str) -> dict[str, Any]:
+    value = document.get(key)
+    return dict(value) if isinstance(value, Mapping) else {}
+
+
+def gemini_mcp_servers(wiring: McpServerWiring, tool_timeout_ms: int) -> dict[str, Any]:
+    """The `mcpServers` entry of `.gemini/settings.json`; `timeout` is Gemini's per-call limit in ms."""
+    entry: dict[str, Any] = {"command": wiring.command, "args": list(wiring.args)}
+    if wiring.env:
+        entry["env"] = dict(wiring.env)
+    entry["timeout"] = tool_timeout_ms
+    return {MCP_SERVER_NAME: entry}
