@@ -57,6 +57,7 @@ class FakeHost:
     def __init__(self, env: dict[str, str] | None = None, shell: str = "/bin/bash") -> None:
         self.env = env or {"PATH": "/usr/bin:/bin", "HOME": "/home/dev", "LANG": "en_US.UTF-8"}
         self.shell = shell
+        self.installed: set[str] = {"claude", "codex", "gemini", "aider"}
 
     def environ(self) -> dict[str, str]:
         return dict(self.env)
@@ -66,6 +67,11 @@ class FakeHost:
 
     def is_frozen(self) -> bool:
         return False
+
+    def which(self, program: str, path: str | None) -> str | None:
+        if program.startswith("/"):
+            return program
+        return f"/usr/bin/{program}" if program in self.installed else None
 
 
 class FakeTerminal:

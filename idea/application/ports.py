@@ -117,6 +117,10 @@ class Host(Protocol):
         """True in a packaged build (AppImage, setup.exe), whose loader environment must not leak."""
         ...
 
+    def which(self, program: str, path: str | None) -> str | None:
+        """The absolute path `program` resolves to on `path` (or as given when it has a slash), or None."""
+        ...
+
 
 class ProjectFolder(Protocol):
     """The project's own files that IdeA maintains."""

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
+from typing import Any
 
+from idea.application.agents.catalogue import AgentCatalogue
+from idea.application.agents.ports import ManifestStore, PersonaStore
+from idea.application.agents.runner import AgentLaunchDeps, AgentRunner
+from idea.application.agents.templates import TemplateCatalogue
 from idea.application.ports import (
     Clock,
     Diagnostics,
@@ -39,6 +45,10 @@ class ProjectDeps:
     events: EventPublisher
     diagnostics: Diagnostics
     settings: Callable[[], Settings]
+    manifests: ManifestStore
+    personas: PersonaStore
+    templates: TemplateCatalogue
+    launching: AgentLaunchDeps
 
 
 class ProjectRuntime:
@@ -53,6 +63,21 @@ class ProjectRuntime:
         self.sessions = SessionRegistry(
             record.id, deps.terminals, deps.host, deps.clock, deps.ids, deps.events
         )
+        self.agents = AgentCatalogue(
+            record.id,
+            record.root,
+            manifests=deps.manifests,
+            personas=deps.personas,
+            profiles=deps.launching.profiles,
+            templates=deps.templates,
+            clock=deps.clock,
+            ids=deps.ids,
+            events=deps.events,
+            diagnostics=deps.diagnostics,
+            is_live=lambda agent_id: self.sessions.live_agent_session(agent_id) is not None,
+        )
+        self.runner = AgentRunner(self, self.agents, deps.launching)
+        self._tasks: set[asyncio.Task[Any]] = set()
 
     @property
     def id(self) -> ProjectId:
@@ -65,6 +90,28 @@ class ProjectRuntime:
     @property
     def name(self) -> str:
         return self.record.name
+
+    @property
+    def host(self) -> Host:
+        return self._deps.host
+
+    @property
+    def clock(self) -> Clock:
+        return self._deps.clock
+
+    @property
+    def ids(self) -> IdGenerator:
+        return self._deps.ids
+
+    @property
+    def diagnostics(self) -> Diagnostics:
+        return self._deps.diagnostics
+
+    def schedule(self, work: Coroutine[Any, Any, Any]) -> None:
+        """Run follow-up work from a callback on the core loop, keeping a reference until it ends."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     @property
     def document(self) -> lay.LayoutDocument:
@@ -109,7 +156,15 @@ class ProjectRuntime:
         return info
 
     async def restart(self, leaf_id: NodeId) -> SessionInfo:
+        """Run the cell's program again: the agent it pins, or the same command."""
         leaf = lay.find_leaf(self.active.root, leaf_id)
+        if leaf.agent is not None:
+            if leaf.session is not None and self.sessions.knows(leaf.session):
+                old = leaf.session
+                await self.mutate(lay.SetSession(leaf_id, None))
+                self.release_unshown(old)
+            live = await self.runner.launch(leaf.agent, node_id=leaf_id, reason="restart")
+            return self.sessions.info(live.session_id)
         if leaf.session is None or not self.sessions.knows(leaf.session):
             return await self.start_shell(leaf_id)
         info = await self.sessions.restart(leaf.session)
@@ -128,7 +183,7 @@ class ProjectRuntime:
         if leaf.session is not None and self.sessions.knows(leaf.session):
             if stop_session:
                 await self.sessions.stop(leaf.session)
-            self._release_if_unshown(leaf.session)
+            self.release_unshown(leaf.session)
 
     async def stop_session(self, session_id: SessionId) -> None:
         await self.sessions.stop(session_id)
@@ -162,7 +217,7 @@ class ProjectRuntime:
         self._store(lay.delete_layout(self._document, layout_id))
         await self._reconcile_active()
         for session_id in shown:
-            self._release_if_unshown(session_id)
+            self.release_unshown(session_id)
 
     async def activate_layout(self, layout_id: LayoutId) -> None:
         """Switch layouts. Sessions of the old layout keep running in the background."""
@@ -174,11 +229,15 @@ class ProjectRuntime:
     # -- lifecycle --
 
     async def open(self, new_cells: list[NodeId]) -> None:
+        self.agents.load()
+        self.problems.extend(self.agents.problems)
+        await self.agents.sync_templates()
         await self._reconcile_active()
         for leaf_id in new_cells:
             await self.fill_new_cell(leaf_id)
 
     async def close(self) -> None:
+        await self.runner.stop_all_for_close()
         await self.sessions.stop_all()
 
     async def _reconcile_active(self) -> None:
@@ -191,7 +250,8 @@ class ProjectRuntime:
             if leaf.agent is None:
                 await self.fill_new_cell(leaf.id)
 
-    def _release_if_unshown(self, session_id: SessionId) -> None:
+    def release_unshown(self, session_id: SessionId) -> None:
+        """Forget an ended session once no layout shows it any more."""
         for layout in self._document.layouts:
             if lay.leaf_showing_session(layout.root, session_id) is not None:
                 return

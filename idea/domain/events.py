@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from idea.domain.agent import AgentManifest
 from idea.domain.ids import ProjectId
 from idea.domain.layout import LayoutDocument
 from idea.domain.session import SessionInfo
@@ -39,3 +40,11 @@ class LayoutChanged:
 class SessionsChanged:
     project_id: ProjectId
     sessions: tuple[SessionInfo, ...]
+
+
+@dataclass(frozen=True)
+class AgentsChanged:
+    """The project's team changed (manifest, personas or template links)."""
+
+    project_id: ProjectId
+    manifest: AgentManifest

@@ -6,48 +6,43 @@ import os
 import shlex
 import shutil
 import subprocess
-from dataclasses import dataclass
+from collections.abc import Mapping
+
+from idea.application.agents.ports import Detection
 
 DETECT_TIMEOUT_S = 5.0
 
 
-@dataclass(frozen=True)
-class ProbeResult:
-    command: str
-    path: str | None  # where the program was found on PATH, None when absent
-    version: str | None = None
-    error: str | None = None
-
-    @property
-    def found(self) -> bool:
-        return self.path is not None and self.error is None
+class SubprocessCliDetector:
+    def detect(self, command_line: str, env: Mapping[str, str] | None = None) -> Detection:
+        return probe(command_line, env)
 
 
-def probe(command_line: str, env: dict[str, str] | None = None, timeout_s: float = DETECT_TIMEOUT_S) -> ProbeResult:
+def probe(command_line: str, env: Mapping[str, str] | None = None, timeout_s: float = DETECT_TIMEOUT_S) -> Detection:
     """The first line the command prints (its version), or why it could not run."""
     argv = shlex.split(command_line)
     if not argv:
-        return ProbeResult(command_line, None, error="empty command")
+        return Detection(command_line, None, error="empty command")
     search_path = (env or os.environ).get("PATH")
     path = shutil.which(argv[0], path=search_path)
     if path is None:
-        return ProbeResult(command_line, None, error=f"{argv[0]} not found on PATH")
+        return Detection(command_line, None, error=f"{argv[0]} not found on PATH")
     try:
         done = subprocess.run(
             [path, *argv[1:]],
             capture_output=True,
             text=True,
             timeout=timeout_s,
-            env=env,
+            env=dict(env) if env is not None else None,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
     except subprocess.TimeoutExpired:
-        return ProbeResult(command_line, path, error=f"no answer within {timeout_s:g} s")
+        return Detection(command_line, path, error=f"no answer within {timeout_s:g} s")
     except OSError as exc:
-        return ProbeResult(command_line, path, error=exc.strerror or str(exc))
+        return Detection(command_line, path, error=exc.strerror or str(exc))
     output = (done.stdout or done.stderr).strip()
     first_line = output.splitlines()[0].strip() if output else ""
     if done.returncode != 0:
-        return ProbeResult(command_line, path, error=f"exit code {done.returncode}: {first_line}".rstrip(": "))
-    return ProbeResult(command_line, path, version=first_line or "(no version printed)")
+        return Detection(command_line, path, error=f"exit code {done.returncode}: {first_line}".rstrip(": "))
+    return Detection(command_line, path, version=first_line or "(no version printed)")

@@ -24,5 +24,10 @@ class LocalHost:
                 return shell
         return shutil.which("sh") or "/bin/sh"
 
+    def which(self, program: str, path: str | None) -> str | None:
+        if "/" in program:
+            return program if os.access(program, os.X_OK) and os.path.isfile(program) else None
+        return shutil.which(program, path=path)
+
     def is_frozen(self) -> bool:
         return bool(getattr(sys, "frozen", False)) or "APPIMAGE" in os.environ

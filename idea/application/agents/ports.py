@@ -160,6 +160,33 @@ class RunDirWriter(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Detection:
+    """What running a profile's detect command found."""
+
+    command: str
+    path: str | None  # where the program was found on PATH, None when absent
+    version: str | None = None
+    error: str | None = None
+
+    @property
+    def found(self) -> bool:
+        return self.path is not None and self.error is None
+
+    def describe(self) -> str:
+        if self.path is None:
+            return "not found"
+        if self.error:
+            return f"error: {self.error}"
+        return f"found {self.version}"
+
+
+class CliDetector(Protocol):
+    def detect(self, command_line: str, env: Mapping[str, str] | None = None) -> Detection:
+        """Run `command_line` without a shell and with a deadline; its first output line is the version."""
+        ...
+
+
 class PromptLibrary(Protocol):
     def orchestration_texts(self) -> OrchestrationTexts:
         """Section 2 of the convention file: resources/prompts/orchestration_{mcp,file}.md."""

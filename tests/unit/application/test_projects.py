@@ -4,48 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from idea.application.projects import ProjectDeps, ProjectService
 from idea.domain import layout as lay
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode
 from idea.domain.events import LayoutChanged, ProjectOpened, ProjectProblem, SessionsChanged
 from idea.domain.session import SessionState
-from idea.domain.workspace import NewCellContent, Settings
-from tests.fakes import (
-    FakeClock,
-    FakeHost,
-    FakeTerminalFactory,
-    MemoryLayoutStore,
-    MemoryProjectFolder,
-    MemoryUserData,
-    RecordingDiagnostics,
-    RecordingEvents,
-    SequentialIds,
-)
-
-ROOT = "/work/demo"
-
-
-class World:
-    def __init__(self, new_cells: NewCellContent = NewCellContent.SHELL) -> None:
-        self.settings = Settings(new_cell_content=new_cells)
-        self.terminals = FakeTerminalFactory()
-        self.layouts = MemoryLayoutStore()
-        self.events = RecordingEvents()
-        self.diagnostics = RecordingDiagnostics()
-        self.user_data = MemoryUserData()
-        self.folder = MemoryProjectFolder({ROOT, "/work/other"})
-        self.deps = ProjectDeps(
-            folder=self.folder,
-            layouts=self.layouts,
-            terminals=self.terminals,
-            host=FakeHost(),
-            clock=FakeClock(),
-            ids=SequentialIds(),
-            events=self.events,
-            diagnostics=self.diagnostics,
-            settings=lambda: self.settings,
-        )
-        self.service = ProjectService(self.deps, self.user_data)
+from tests.world import ROOT, World
 
 
 @pytest.fixture
@@ -109,7 +72,7 @@ async def test_split_starts_a_shell_in_the_new_cell_and_persists(world: World) -
 
 
 async def test_empty_cells_preference_leaves_new_cells_empty(world: World) -> None:
-    world.settings = Settings(new_cell_content=NewCellContent.EMPTY)
+    world.prefer_empty_cells()
     runtime = await world.service.open(ROOT)
     [leaf] = lay.leaves(runtime.active.root)
     assert leaf.session is None

@@ -1,0 +1,174 @@
+"""A project's team: creating, renaming, deleting agents, their personas, their profiles, the orchestrator
+designation, and keeping personas in sync with their templates."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from idea.application.agents.ports import ManifestStore, PersonaStore
+from idea.application.agents.profiles import ProfileCatalogue
+from idea.application.agents.templates import TemplateCatalogue, TemplateLink, TemplateStatus
+from idea.application.ports import Clock, Diagnostics, EventPublisher, IdGenerator
+from idea.domain.agent import AgentEntry, AgentManifest, unique_md_path, validate_agent_name
+from idea.domain.errors import AppError, CorruptFileError, ErrorCode
+from idea.domain.events import AgentsChanged, ProjectProblem
+from idea.domain.ids import AgentId, ProjectId
+from idea.domain.template import TemplateRecord
+
+
+class AgentCatalogue:
+    def __init__(
+        self,
+        project_id: ProjectId,
+        root: str,
+        *,
+        manifests: ManifestStore,
+        personas: PersonaStore,
+        profiles: ProfileCatalogue,
+        templates: TemplateCatalogue,
+        clock: Clock,
+        ids: IdGenerator,
+        events: EventPublisher,
+        diagnostics: Diagnostics,
+        is_live: Callable[[AgentId], bool],
+    ) -> None:
+        self._project_id = project_id
+        self._root = root
+        self._manifests = manifests
+        self._personas = personas
+        self._profiles = profiles
+        self._templates = templates
+        self._clock = clock
+        self._ids = ids
+        self._events = events
+        self._diagnostics = diagnostics
+        self._is_live = is_live
+        self._manifest = AgentManifest()
+        self.problems: list[str] = []
+
+    def load(self) -> None:
+        """Read the manifest at project open; a broken one is kept aside and the team starts empty."""
+        try:
+            self._manifest = self._manifests.load(self._root)
+        except CorruptFileError as exc:
+            message = f"{exc.message}. The project opened without agents; fix or restore the file to get them back."
+            self.problems.append(message)
+            self._events.publish(ProjectProblem(self._project_id, message))
+            self._manifest = AgentManifest()
+
+    # -- queries --
+
+    def manifest(self) -> AgentManifest:
+        """An immutable snapshot, safe to read from the GUI thread."""
+        return self._manifest
+
+    def agent(self, agent_id: AgentId) -> AgentEntry:
+        return self._manifest.require(agent_id)
+
+    def by_name(self, name: str) -> AgentEntry:
+        agent = self._manifest.by_name(name.strip())
+        if agent is None:
+            known = ", ".join(a.name for a in self._manifest.agents) or "none"
+            raise AppError(ErrorCode.NOT_FOUND, f"agent '{name}' not found; known agents: {known}")
+        return agent
+
+    def persona(self, agent_id: AgentId) -> str:
+        return self._personas.read(self._root, self.agent(agent_id).md_path) or ""
+
+    def template_status(self, agent_id: AgentId) -> TemplateStatus:
+        agent = self.agent(agent_id)
+        return self._templates.status(agent, self.persona(agent_id))
+
+    # -- the team --
+
+    async def create(
+        self,
+        name: str,
+        profile_id: str,
+        persona: str,
+        *,
+        template: TemplateRecord | None = None,
+        synchronized: bool = False,
+    ) -> AgentEntry:
+        """A new agent, from scratch (`persona`) or from a template (its current body)."""
+        name = name.strip()
+        validate_agent_name(name, self._manifest)
+        self._profiles.profile(profile_id)
+        body = self._templates.body(template.id) if template is not None else persona
+        entry = AgentEntry(
+            agent_id=self._ids.new_id(),
+            name=name,
+            md_path=unique_md_path(name, [a.md_path for a in self._manifest.agents]),
+            profile_id=profile_id,
+            synchronized=synchronized and template is not None,
+            template_id=template.id if template else None,
+            template_version=template.version if template else None,
+        )
+        self._personas.write(self._root, entry.md_path, body)
+        self._store(lambda manifest: manifest.with_agent(entry))
+        self._diagnostics.beacon(f"[agents] created {entry.name} id={entry.agent_id}")
+        return entry
+
+    async def rename(self, agent_id: AgentId, name: str) -> None:
+        self._store(lambda manifest: manifest.renamed(agent_id, name.strip()))
+
+    async def set_profile(self, agent_id: AgentId, profile_id: str) -> None:
+        self._profiles.profile(profile_id)
+        self._store(lambda manifest: manifest.with_profile(agent_id, profile_id))
+
+    async def set_orchestrator(self, agent_id: AgentId | None) -> None:
+        self._store(lambda manifest: manifest.with_orchestrator(agent_id))
+
+    async def delete(self, agent_id: AgentId) -> str | None:
+        """Remove an agent that is not running; its persona goes to `.ideai/agents/.deleted/`.
+        Returns where the persona was kept."""
+        agent = self.agent(agent_id)
+        if self._is_live(agent_id):
+            raise AppError(ErrorCode.INVALID, f"{agent.name} is running; stop it before deleting it")
+        kept = self._personas.trash(self._root, agent.md_path, self._clock.now_ms())
+        self._store(lambda manifest: manifest.without(agent_id))
+        self._diagnostics.beacon(f"[agents] deleted {agent.name} id={agent_id} persona kept as {kept}")
+        return kept
+
+    async def update_persona(self, agent_id: AgentId, body: str) -> None:
+        """Takes effect at the agent's next launch (the context file is composed at each launch)."""
+        self._personas.write(self._root, self.agent(agent_id).md_path, body)
+        self._publish()
+
+    # -- templates --
+
+    async def save_as_template(self, agent_id: AgentId, name: str, description: str) -> TemplateRecord:
+        agent = self.agent(agent_id)
+        return self._templates.create(name, description, self.persona(agent_id), agent.profile_id)
+
+    async def pull_template(self, agent_id: AgentId) -> None:
+        """Take the template's current body (the user chose it, local edits included)."""
+        status = self.template_status(agent_id)
+        if status.template is None:
+            raise AppError(ErrorCode.INVALID, "this agent has no template to update from")
+        template = status.template
+        self._personas.write(self._root, self.agent(agent_id).md_path, self._templates.body(template.id))
+        self._store(lambda manifest: manifest.with_template_version(agent_id, template.version))
+
+    async def sync_templates(self) -> list[str]:
+        """Give synchronized agents without local edits their template's new body (at project open and
+        after a template is saved). Returns the names of the agents updated."""
+        updated = []
+        for agent in self._manifest.agents:
+            if not agent.synchronized or agent.template_id is None:
+                continue
+            status = self.template_status(agent.agent_id)
+            if status.link is TemplateLink.UPDATE_AVAILABLE and status.template is not None:
+                await self.pull_template(agent.agent_id)
+                updated.append(agent.name)
+                self._diagnostics.beacon(
+                    f"[templates] {agent.name} synced to template v{status.template.version}"
+                )
+        return updated
+
+    def _store(self, change: Callable[[AgentManifest], AgentManifest]) -> None:
+        self._manifest = self._manifests.update(self._root, change)
+        self._publish()
+
+    def _publish(self) -> None:
+        self._events.publish(AgentsChanged(self._project_id, self._manifest))

@@ -1,0 +1,97 @@
+"""The AI CLI profiles of this user: reference profiles overlaid with the shipped defaults, custom ones,
+detection of the installed CLIs, and the first-run setup (nothing is presumed)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+
+from idea.application.agents.ports import CliDetector, Detection, ProfileStore
+from idea.application.ports import Host
+from idea.application.preferences import Preferences
+from idea.domain.errors import AppError, ErrorCode, invalid
+from idea.domain.profile import Profile, ProfileBook
+
+
+class ProfileCatalogue:
+    def __init__(
+        self, store: ProfileStore, detector: CliDetector, preferences: Preferences, host: Host
+    ) -> None:
+        self._store = store
+        self._detector = detector
+        self._preferences = preferences
+        self._host = host
+        self._book = self._load()
+
+    def _load(self) -> ProfileBook:
+        stored = self._store.load()
+        if stored is None:
+            return ProfileBook()
+        return stored.overlay_reference_defaults(self._store.reference_profiles())
+
+    # -- queries (the book is an immutable snapshot) --
+
+    def book(self) -> ProfileBook:
+        return self._book
+
+    def profiles(self) -> list[Profile]:
+        return list(self._book.profiles)
+
+    def reference_profiles(self) -> list[Profile]:
+        return self._store.reference_profiles()
+
+    def profile(self, profile_id: str) -> Profile:
+        profile = self._book.by_id(profile_id)
+        if profile is None:
+            raise invalid(f"profile {profile_id} not found; choose another profile for this agent")
+        return profile
+
+    def needs_setup(self) -> bool:
+        """The first-run wizard is due: no profile was ever chosen."""
+        return self._store.load() is None or not self._preferences.settings.first_run_completed
+
+    # -- detection --
+
+    async def detect(self, profile: Profile) -> Detection:
+        command = profile.detect or f"{profile.command} --version"
+        return await asyncio.to_thread(self._detector.detect, command, self._host.environ())
+
+    async def detect_all(self, profiles: Iterable[Profile]) -> dict[str, Detection]:
+        """Each profile's detection, run in parallel (spec 02 §7)."""
+        listed = list(profiles)
+        results = await asyncio.gather(*(self.detect(profile) for profile in listed))
+        return {profile.id: result for profile, result in zip(listed, results, strict=True)}
+
+    # -- changes --
+
+    def complete_setup(self, enabled: Iterable[Profile]) -> ProfileBook:
+        """Store the profiles the user ticked in the wizard (and only those) and end the first run."""
+        book = self._store.update(lambda current: _with_all(current, enabled))
+        self._book = book.overlay_reference_defaults(self._store.reference_profiles())
+        self._preferences.update_settings(first_run_completed=True)
+        return self._book
+
+    def save_profile(self, profile: Profile) -> ProfileBook:
+        if not profile.name.strip() or not profile.command.strip():
+            raise invalid("a profile needs a name and a command")
+        self._book = self._store.update(lambda book: book.with_profile(profile)).overlay_reference_defaults(
+            self._store.reference_profiles()
+        )
+        return self._book
+
+    def delete_profile(self, profile_id: str, used_by: list[str]) -> ProfileBook:
+        """Refused while agents use the profile (`used_by` names them, for the message)."""
+        if used_by:
+            raise AppError(
+                ErrorCode.INVALID,
+                f"the profile is used by {', '.join(used_by)}; give them another profile first",
+                data={"agents": used_by},
+            )
+        self._book = self._store.update(lambda book: book.without(profile_id))
+        return self._book
+
+
+def _with_all(book: ProfileBook, profiles: Iterable[Profile]) -> ProfileBook:
+    for profile in profiles:
+        book = book.with_profile(profile)
+    return book

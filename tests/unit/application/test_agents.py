@@ -1,0 +1,291 @@
+"""The team of a project: agents, personas, templates, launching and stopping them — with fakes."""
+
+from __future__ import annotations
+
+import pytest
+
+from idea.application.agents.templates import TemplateLink
+from idea.application.projects import ProjectRuntime
+from idea.domain import layout as lay
+from idea.domain.errors import AppError, ErrorCode
+from idea.domain.events import AgentsChanged
+from idea.domain.profile import reference_profile_id
+from idea.domain.session import SessionState
+from tests.world import ROOT, SOCKET, World
+
+CLAUDE = reference_profile_id("claude")
+CODEX = reference_profile_id("codex")
+GEMINI = reference_profile_id("gemini")
+
+
+@pytest.fixture
+def world() -> World:
+    world = World()
+    world.prefer_empty_cells()
+    return world
+
+
+async def open_project(world: World) -> ProjectRuntime:
+    return await world.service.open(ROOT)
+
+
+def only_leaf(runtime: ProjectRuntime) -> lay.Leaf:
+    [leaf] = lay.leaves(runtime.active.root)
+    return leaf
+
+
+# -- the team --
+
+
+async def test_creating_an_agent_from_scratch_writes_its_persona_and_manifest_entry(world: World) -> None:
+    runtime = await open_project(world)
+    agent = await runtime.agents.create("Dev Backend", CLAUDE, "# Role\nBuild the API.")
+
+    assert agent.md_path == "agents/dev-backend.md"
+    assert world.personas.files[(ROOT, "agents/dev-backend.md")] == "# Role\nBuild the API."
+    assert world.manifests.manifests[ROOT].agents == (agent,)
+    assert world.events.of_type(AgentsChanged)[-1].manifest.agents == (agent,)
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [("", "empty"), ("  ", "empty"), ("main", "already"), ("Bad/Name", "letters")],
+)
+async def test_agent_names_are_validated(world: World, name: str, message: str) -> None:
+    runtime = await open_project(world)
+    await runtime.agents.create("Main", CLAUDE, "")
+    with pytest.raises(AppError) as raised:
+        await runtime.agents.create(name, CLAUDE, "")
+    assert raised.value.code is ErrorCode.INVALID
+    assert message in raised.value.message.lower()
+
+
+async def test_an_unknown_profile_is_refused(world: World) -> None:
+    runtime = await open_project(world)
+    with pytest.raises(AppError) as raised:
+        await runtime.agents.create("Main", "9d0f9b6e-0000-4000-8000-000000000000", "")
+    assert "profile" in raised.value.message
+
+
+async def test_deleting_an_agent_keeps_its_persona_in_the_trash_and_refuses_a_running_one(world: World) -> None:
+    runtime = await open_project(world)
+    agent = await runtime.agents.create("QA", CLAUDE, "test everything")
+    await runtime.runner.launch(agent.agent_id)
+    with pytest.raises(AppError) as raised:
+        await runtime.agents.delete(agent.agent_id)
+    assert "stop it" in raised.value.message
+
+    await runtime.runner.stop(agent.agent_id)
+    kept = await runtime.agents.delete(agent.agent_id)
+
+    assert kept == f"agents/.deleted/qa-{world.clock.now}.md"
+    assert world.personas.files[(ROOT, kept)] == "test everything"
+    assert runtime.agents.manifest().agents == ()
+
+
+async def test_the_orchestrator_is_the_first_agent_until_another_is_designated(world: World) -> None:
+    runtime = await open_project(world)
+    main = await runtime.agents.create("Main", CLAUDE, "")
+    architect = await runtime.agents.create("Architect", CODEX, "")
+    assert runtime.agents.manifest().effective_orchestrator() == main
+    await runtime.agents.set_orchestrator(architect.agent_id)
+    assert runtime.agents.manifest().effective_orchestrator().agent_id == architect.agent_id
+    assert world.manifests.manifests[ROOT].orchestrator == architect.agent_id
+
+
+# -- templates --
+
+
+async def test_a_synchronized_agent_follows_its_template_unless_edited_locally(world: World) -> None:
+    runtime = await open_project(world)
+    template = world.templates.create("Reviewer", "Reviews changes", "v1 body", CLAUDE)
+    synced = await runtime.agents.create("QA", CLAUDE, "", template=template, synchronized=True)
+    edited = await runtime.agents.create("QA2", CLAUDE, "", template=template, synchronized=True)
+    manual = await runtime.agents.create("QA3", CLAUDE, "", template=template, synchronized=False)
+    await runtime.agents.update_persona(edited.agent_id, "v1 body, with my notes")
+
+    world.templates.update(template.id, "v2 body")
+    assert await runtime.agents.sync_templates() == ["QA"]
+
+    assert runtime.agents.persona(synced.agent_id) == "v2 body"
+    assert runtime.agents.agent(synced.agent_id).template_version == 2
+    assert runtime.agents.persona(edited.agent_id) == "v1 body, with my notes"
+    assert runtime.agents.template_status(edited.agent_id).link is TemplateLink.LOCAL_EDITS
+    assert runtime.agents.template_status(manual.agent_id).link is TemplateLink.UPDATE_AVAILABLE
+
+    await runtime.agents.pull_template(manual.agent_id)
+    assert runtime.agents.persona(manual.agent_id) == "v2 body"
+    assert runtime.agents.template_status(manual.agent_id).link is TemplateLink.CURRENT
+
+
+async def test_opening_a_project_syncs_its_agents_with_newer_templates(world: World) -> None:
+    runtime = await open_project(world)
+    template = world.templates.create("Git", "", "old", CLAUDE)
+    agent = await runtime.agents.create("Git", CLAUDE, "", template=template, synchronized=True)
+    await world.service.close(runtime.id)
+    world.templates.update(template.id, "new")
+
+    reopened = await open_project(world)
+    assert reopened.agents.persona(agent.agent_id) == "new"
+
+
+async def test_save_as_template_creates_version_one_with_the_persona(world: World) -> None:
+    runtime = await open_project(world)
+    agent = await runtime.agents.create("Main", CLAUDE, "orchestrate")
+    record = await runtime.agents.save_as_template(agent.agent_id, "Lead", "Leads the team")
+    assert (record.name, record.version, record.default_profile_id) == ("Lead", 1, CLAUDE)
+    assert world.templates.body(record.id) == "orchestrate"
+
+
+# -- launching --
+
+
+async def test_launch_in_a_cell_runs_the_cli_in_its_run_dir_with_identity_and_secret(world: World) -> None:
+    runtime = await open_project(world)
+    agent = await runtime.agents.create("Main", CLAUDE, "lead the team")
+    cell = only_leaf(runtime).id
+
+    live = await runtime.runner.launch(agent.agent_id, node_id=cell)
+
+    [request] = world.run_dirs.requests
+    assert request.bridge is not None and request.bridge.endpoint == SOCKET and request.bridge.token == "token-1"
+    assert "lead the team" in request.convention_text and "You are Main (MCP)." in request.convention_text
+    spec = world.terminals.terminals[live.session_id].spec
+    run_dir = f"{ROOT}/.ideai/run/{agent.agent_id}"
+    assert spec.cwd == run_dir
+    assert spec.argv[0] == "/usr/bin/claude"
+    assert spec.argv[-2] == "--session-id"
+    assert spec.env["IDEA_AGENT_ID"] == agent.agent_id and spec.env["IDEA_MCP_TOKEN"] == "token-1"
+    assert spec.env["IDEA_RUN_DIR"] == run_dir and spec.env["FROM_RUN_DIR"] == "1"
+    leaf = only_leaf(runtime)
+    assert (leaf.agent, leaf.session, leaf.agent_was_running) == (agent.agent_id, live.session_id, True)
+    assert live.node_id == cell
+    assert runtime.runner.verify_token(agent.agent_id, "token-1")
+    assert not runtime.runner.verify_token(agent.agent_id, "token-2")
+
+
+async def test_the_assigned_session_id_is_stored_and_resumed_at_the_next_launch(world: World) -> None:
+    runtime = await open_project(world)
+    agent = await runtime.agents.create("Main", CLAUDE, "")
+    first = await runtime.runner.launch(agent.agent_id)
+    assigned = world.terminals.terminals[first.session_id].spec.argv[-1]
+    engine = world.providers.load(ROOT).engine_session_for(agent.agent_id, "claude")
+    assert engine == assigned
+
+    await runtime.runner.stop(agent.agent_id)
+    second = await runtime.runner.launch(agent.agent_id)
+    assert world.terminals.terminals[second.session_id].spec.argv[-2:] == ("--resume", assigned)
+
+
+async def test_one_agent_is_one_live_session(world: World) -> None:
+    runtime = await open_project(world)
+    agent = await runtime.agents.create("Main", CLAUDE, "")
+    cell = only_leaf(runtime).id
+    other = await runtime.split(cell, lay.Direction.ROW)
+
+    first = await runtime.runner.launch(agent.agent_id, node_id=cell)
+    again = await runtime.runner.launch(agent.agent_id)
+    assert again.session_id == first.session_id
+    assert len(world.terminals.terminals) == 1
+
+    with pytest.raises(AppError) as raised:
+        await runtime.runner.launch(agent.agent_id, node_id=other)
+    assert raised.value.code is ErrorCode.AGENT_ALREADY_RUNNING
+    assert raised.value.data == {"nodeId": cell}
+
+
+async def test_a_background_agent_attaches_to_a_cell_with_the_same_process(world: World) -> None:
+    runtime = await open_project(world)
+    agent = await runtime.agents.create("Architect", CODEX, "")
+    live = await runtime.runner.launch(agent.agent_id)
+    assert live.node_id is None
+    assert runtime.background_sessions()[0].id == live.session_id
+
+    cell = only_leaf(runtime).id
+    await runtime.runner.attach(agent.agent_id, cell)
+
+    attached = runtime.runner.live(agent.agent_id)
+    assert (attached.session_id, attached.node_id) == (live.session_id, cell)
+    assert len(world.terminals.terminals) == 1
+
+    await runtime.runner.send_to_background(agent.agent_id)
+    assert runtime.runner.live(agent.agent_id).node_id is None
+    assert only_leaf(runtime).is_empty
+
+
+async def test_visible_launch_takes_the_first_empty_cell(world: World) -> None:
+    runtime = await open_project(world)
+    agent = await runtime.agents.create("QA", GEMINI, "")
+    live = await runtime.runner.launch(agent.agent_id, visible=True)
+    assert live.node_id == only_leaf(runtime).id
+    assert world.run_dirs.requests[0].bridge is None  # Gemini uses the request folder
+
+
+async def test_stopping_an_agent_ends_its_process_and_frees_its_cell(world: World) -> None:
+    runtime = await open_project(world)
+    agent = await runtime.agents.create("Main", CLAUDE, "")
+    live = await runtime.runner.launch(agent.agent_id, node_id=only_leaf(runtime).id)
+
+    await runtime.runner.stop(agent.agent_id)
+
+    assert world.terminals.terminals[live.session_id].terminated
+    assert only_leaf(runtime).is_empty
+    assert runtime.runner.live(agent.agent_id) is None
+    assert world.running.load(ROOT).agents == ()
+
+
+async def test_a_cli_missing_from_path_gives_a_clear_error_and_no_process(world: World) -> None:
+    runtime = await open_project(world)
+    world.host.installed.discard("codex")
+    agent = await runtime.agents.create("Architect", CODEX, "")
+    with pytest.raises(AppError) as raised:
+        await runtime.runner.launch(agent.agent_id)
+    assert raised.value.code is ErrorCode.PROCESS
+    assert "Codex (codex) is not installed or not on PATH" in raised.value.message
+    assert world.terminals.terminals == {}
+
+
+async def test_a_cli_that_exits_at_once_shows_its_exit_in_the_cell(world: World) -> None:
+    runtime = await open_project(world)
+    agent = await runtime.agents.create("Main", CLAUDE, "")
+    live = await runtime.runner.launch(agent.agent_id, node_id=only_leaf(runtime).id)
+    world.terminals.terminals[live.session_id].exit(1)
+
+    info = runtime.sessions.info(live.session_id)
+    assert (info.state, info.exit_code) == (SessionState.EXITED, 1)
+    assert only_leaf(runtime).session == live.session_id
+    assert runtime.runner.live(agent.agent_id) is None
+    assert not runtime.runner.verify_token(agent.agent_id, "token-1")
+
+
+async def test_agents_running_at_close_are_offered_for_resume_at_reopen(world: World) -> None:
+    runtime = await open_project(world)
+    main = await runtime.agents.create("Main", CLAUDE, "")
+    architect = await runtime.agents.create("Architect", CODEX, "")
+    cell = only_leaf(runtime).id
+    await runtime.runner.launch(main.agent_id, node_id=cell)
+    await runtime.runner.launch(architect.agent_id)
+    await world.service.close(runtime.id)
+
+    reopened = await open_project(world)
+    candidates = reopened.runner.resumable()
+
+    assert [(c.name, c.node_id) for c in candidates] == [("Main", cell), ("Architect", None)]
+    assert only_leaf(reopened).session is None and only_leaf(reopened).agent == main.agent_id
+
+    await reopened.runner.forget_resume([c.agent_id for c in candidates])
+    assert reopened.runner.resumable() == []
+
+
+async def test_changing_the_profile_relaunches_in_the_same_cell(world: World) -> None:
+    runtime = await open_project(world)
+    agent = await runtime.agents.create("Main", CLAUDE, "")
+    cell = only_leaf(runtime).id
+    first = await runtime.runner.launch(agent.agent_id, node_id=cell)
+
+    await runtime.runner.change_profile(agent.agent_id, CODEX)
+
+    second = runtime.runner.live(agent.agent_id)
+    assert second.session_id != first.session_id and second.node_id == cell
+    assert world.terminals.terminals[second.session_id].spec.argv[0] == "/usr/bin/codex"
+    assert runtime.agents.agent(agent.agent_id).profile_id == CODEX
