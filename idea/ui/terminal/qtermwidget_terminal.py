@@ -1,0 +1,383 @@
+"""The terminal port backed by QTermWidget (spec 01 §12, §13): the GUI backend on Linux and macOS.
+
+Threads: application code awaits these coroutines on the core loop; the widgets live on the GUI thread, so
+every widget call goes through `GuiThread.call`, and the widget's signals are turned into callbacks on the
+core loop (`call_soon_threadsafe`). The GUI thread never waits for the core loop.
+
+The widget owns the PTY: a session lives exactly as long as its view. Views not shown in a cell live in
+the factory's hidden parking lot; a view is deleted only once its program has exited and the session was
+released.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import itertools
+import logging
+import os
+import shutil
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Generic, TypeVar
+
+from PySide6.QtCore import QProcessEnvironment
+from PySide6.QtWidgets import QWidget
+
+from idea.application.ports import Unsubscribe
+from idea.domain.errors import AppError, ErrorCode
+from idea.domain.ids import ProjectId, SessionId
+from idea.domain.terminal import SpawnSpec
+from idea.infrastructure.process_tree import (
+    AGENT_MARKER_VARIABLE,
+    terminate_marked_processes,
+    terminate_process_tree,
+)
+from idea.infrastructure.terminal_stream import (
+    BracketedPasteTracker,
+    ColorQueryResponder,
+)
+from idea.ui.gui_thread import GuiThread
+from idea.ui.terminal.appearance import TerminalAppearance
+from idea.ui.terminal.terminal_view import TerminalView
+
+_log = logging.getLogger(__name__)
+
+# How long the widget gets to notice an exit once terminate_process_tree has ended the program.
+_EXIT_REPORT_TIMEOUT_S = 2.0
+# Set by the widget itself and not wanted: WINDOWID=0 names no window, LANGUAGE is set empty. (COLORFGBG,
+# "15;0" on a dark scheme, is kept: it tells programs that do not ask by OSC 11 what they draw on.)
+_ADDED_BY_WIDGET = frozenset({"WINDOWID", "LANGUAGE"})
+
+T = TypeVar("T")
+
+
+class QTermWidgetTerminal:
+    """One program in a QTermWidget. Exit codes follow `subprocess`: the status, or -N for signal N."""
+
+    def __init__(
+        self,
+        session_id: SessionId,
+        project_id: ProjectId,
+        gui: GuiThread,
+        loop: asyncio.AbstractEventLoop,
+        appearance: TerminalAppearance,
+        *,
+        parking_lot: QWidget | None = None,
+    ) -> None:
+        self._session_id = session_id
+        self.project_id = project_id
+        self._gui = gui
+        self._loop = loop
+        self._appearance = appearance
+        self._parking_lot = parking_lot
+        self._started = False
+        self._pid: int | None = None
+        self._agent_marker: str | None = None
+        colors = appearance.colors()
+        self._bracketed_paste = BracketedPasteTracker()
+        self._color_queries = ColorQueryResponder(colors.foreground, colors.background, list(colors.palette))
+        # Core-loop state: the exit as the application sees it.
+        self._exited = asyncio.Event()
+        self._exit_code: int | None = None
+        self._output_subscribers: _Subscribers[bytes] = _Subscribers()
+        self._exit_subscribers: _Subscribers[int | None] = _Subscribers()
+        self._title_subscribers: _Subscribers[str] = _Subscribers()
+        # GUI-thread state: the view and when it may go.
+        self._view: TerminalView | None = None
+        self._view_exited = False
+        self._released = False
+
+    @property
+    def session_id(self) -> SessionId:
+        return self._session_id
+
+    @property
+    def view(self) -> TerminalView | None:
+        """The widget showing this session (GUI thread); None before start and after release."""
+        return self._view
+
+    async def start(self, spec: SpawnSpec) -> int:
+        if self._started:
+            raise AppError(ErrorCode.PROCESS, f"terminal {self._session_id} has already started a program")
+        self._started = True
+        program, *arguments = spec.argv
+        _check_working_directory(program, spec.cwd)
+        executable = _resolve_program(program, spec.cwd, spec.env.get("PATH", os.defpath))
+        self._agent_marker = spec.env.get(AGENT_MARKER_VARIABLE)
+        return await self._gui.call(lambda: self._start_view(executable, arguments, spec))
+
+    async def write_text(self, text: str) -> None:
+        await self._gui.call(lambda: self._send_text(text))
+
+    async def resize(self, columns: int, lines: int) -> None:
+        if columns < 1 or lines < 1:
+            raise AppError(ErrorCode.INVALID, f"a terminal cannot be {columns} columns by {lines} lines")
+        await self._gui.call(lambda: self._resize_view(columns, lines))
+
+    async def screen_text(self) -> str:
+        return await self._gui.call(self._read_screen)
+
+    def bracketed_paste_enabled(self) -> bool:
+        return self._bracketed_paste.enabled
+
+    def pid(self) -> int | None:
+        """The pid of the program started, also after it exited."""
+        return self._pid
+
+    def foreground_pid(self) -> int | None:
+        if self._pid is None or self._exited.is_set():
+            return None
+        return _terminal_foreground_group(self._pid)
+
+    def exit_code(self) -> int | None:
+        return self._exit_code if self._exited.is_set() else None
+
+    def has_exited(self) -> bool:
+        return self._exited.is_set()
+
+    async def terminate(self, grace_ms: int = 3000) -> None:
+        """End the program and its descendants, and what the agent left behind (IDEA_AGENT_ID)."""
+        if self._pid is None:
+            return
+        if not self._exited.is_set():
+            await terminate_process_tree(self._pid, grace_ms, agent_marker=self._agent_marker)
+        elif self._agent_marker is not None:
+            # The program is gone (its pid may name another process by now); a daemon it left may not be.
+            await terminate_marked_processes(self._agent_marker, grace_ms)
+        try:
+            await asyncio.wait_for(self._exited.wait(), _EXIT_REPORT_TIMEOUT_S)
+        except TimeoutError:
+            _log.warning("terminal %s: the exit of pid %s was not reported", self._session_id, self._pid)
+
+    def on_output(self, callback: Callable[[bytes], None]) -> Unsubscribe:
+        return self._output_subscribers.add(callback)
+
+    def on_exit(self, callback: Callable[[int | None], None]) -> Unsubscribe:
+        """Called once with the exit code; a subscriber that comes after the exit is called soon after."""
+        if self._exited.is_set():
+            return self._loop.call_soon_threadsafe(callback, self._exit_code).cancel
+        return self._exit_subscribers.add(callback)
+
+    def on_title(self, callback: Callable[[str], None]) -> Unsubscribe:
+        return self._title_subscribers.add(callback)
+
+    def release(self) -> None:
+        """The session is forgotten: its view goes once the program has exited (now, if it has)."""
+        self._gui.post(self._release_view)
+
+    def set_appearance(self, appearance: TerminalAppearance) -> None:
+        """GUI thread: new font, scheme or scrollback, and the colours reported to colour queries."""
+        self._appearance = appearance
+        colors = appearance.colors()
+        self._color_queries.foreground = colors.foreground
+        self._color_queries.background = colors.background
+        self._color_queries.palette = list(colors.palette)
+        if self._view is not None:
+            self._view.set_appearance(appearance)
+
+    # GUI thread
+
+    def _start_view(self, executable: str, arguments: list[str], spec: SpawnSpec) -> int:
+        command = _command_with_exact_environment(executable, arguments, spec.env)
+        view = TerminalView(self._appearance, self._parking_lot)
+        view.set_grid_size(spec.columns, spec.lines)
+        view.terminal.receivedData.connect(self._on_received)
+        view.titleChanged.connect(self._on_title)
+        view.exited.connect(self._on_exited)
+        try:
+            pid = view.start(command[0], command[1:], spec.cwd, spec.env)
+        except AppError:
+            view.deleteLater()
+            raise
+        self._pid = pid
+        self._view = view
+        return pid
+
+    def _send_text(self, text: str) -> None:
+        if self._view is None or self._view_exited:
+            raise AppError(ErrorCode.PROCESS, f"terminal {self._session_id} has no running program")
+        if text:
+            self._view.terminal.sendText(text)
+
+    def _resize_view(self, columns: int, lines: int) -> None:
+        if self._view is not None:
+            self._view.set_grid_size(columns, lines)
+
+    def _read_screen(self) -> str:
+        return self._view.screen_text() if self._view is not None else ""
+
+    def _on_received(self, data: str) -> None:
+        chunk = data.encode("latin-1")  # the widget hands the PTY bytes over decoded as Latin-1
+        self._bracketed_paste.feed(chunk)
+        reply = self._color_queries.feed(chunk)
+        if reply and self._view is not None:
+            self._view.terminal.sendText(reply.decode("ascii"))
+        if self._output_subscribers:
+            self._to_core(self._output_subscribers.notify, chunk)
+
+    def _on_title(self, title: str) -> None:
+        self._to_core(self._title_subscribers.notify, title)
+
+    def _on_exited(self, code: int | None) -> None:
+        self._view_exited = True
+        self._to_core(self._record_exit, code)
+        if self._released:
+            self._discard_view()
+
+    def _release_view(self) -> None:
+        self._released = True
+        if self._view_exited or self._view is None:
+            self._discard_view()
+
+    def _discard_view(self) -> None:
+        view, self._view = self._view, None
+        if view is not None:
+            view.deleteLater()
+
+    def _to_core(self, callback: Callable[..., Any], *args: Any) -> None:
+        try:
+            self._loop.call_soon_threadsafe(callback, *args)
+        except RuntimeError:
+            pass  # the core loop has stopped: nobody is left to tell
+
+    # Core loop
+
+    def _record_exit(self, code: int | None) -> None:
+        if self._exited.is_set():
+            return
+        self._exit_code = code
+        self._exited.set()
+        self._exit_subscribers.notify(code)
+        self._exit_subscribers.clear()
+
+
+class QtTerminalFactory:
+    """Creates widget-backed terminals and keeps their views. Construct it on the GUI thread."""
+
+    def __init__(self, gui: GuiThread, loop: asyncio.AbstractEventLoop, appearance: TerminalAppearance) -> None:
+        self._gui = gui
+        self._loop = loop
+        self._appearance = appearance
+        self._terminals: dict[SessionId, QTermWidgetTerminal] = {}
+        # Never shown: the parent of every view that no cell shows, so its program keeps running.
+        self.parking_lot = QWidget()
+        self.parking_lot.setObjectName("TerminalParkingLot")
+
+    def create(self, session_id: SessionId, project_id: ProjectId) -> QTermWidgetTerminal:
+        terminal = QTermWidgetTerminal(
+            session_id, project_id, self._gui, self._loop, self._appearance, parking_lot=self.parking_lot
+        )
+        self._terminals[session_id] = terminal
+        return terminal
+
+    def release(self, session_id: SessionId) -> None:
+        terminal = self._terminals.pop(session_id, None)
+        if terminal is not None:
+            terminal.release()
+
+    def view_for(self, session_id: SessionId) -> TerminalView | None:
+        """GUI thread: the view of a started session, for a cell to show."""
+        terminal = self._terminals.get(session_id)
+        return terminal.view if terminal is not None else None
+
+    def park(self, view: TerminalView) -> None:
+        """GUI thread: take back a view no cell shows any more (reparenting hides it; it keeps running)."""
+        view.setParent(self.parking_lot)
+
+    def set_appearance(self, appearance: TerminalAppearance) -> None:
+        """GUI thread: restyle every terminal, and the ones created from now on."""
+        self._appearance = appearance
+        for terminal in list(self._terminals.values()):
+            terminal.set_appearance(appearance)
+
+
+class _Subscribers(Generic[T]):
+    def __init__(self) -> None:
+        # Keyed per subscription, so unsubscribing removes that one even if a callback is added twice.
+        self._callbacks: dict[int, Callable[[T], None]] = {}
+        self._keys = itertools.count()
+
+    def __bool__(self) -> bool:
+        return bool(self._callbacks)
+
+    def add(self, callback: Callable[[T], None]) -> Unsubscribe:
+        key = next(self._keys)
+        self._callbacks[key] = callback
+
+        def unsubscribe() -> None:
+            self._callbacks.pop(key, None)
+
+        return unsubscribe
+
+    def notify(self, value: T) -> None:
+        for callback in list(self._callbacks.values()):
+            try:
+                callback(value)
+            except Exception:
+                _log.exception("a terminal subscriber failed")
+
+    def clear(self) -> None:
+        self._callbacks.clear()
+
+
+def _check_working_directory(program: str, cwd: str) -> None:
+    if not os.path.isdir(cwd):
+        raise AppError(ErrorCode.PROCESS, f"Cannot start {program}: the folder {cwd} does not exist.")
+    if not os.access(cwd, os.X_OK):
+        raise AppError(ErrorCode.PROCESS, f"Cannot start {program}: the folder {cwd} is not accessible.")
+
+
+def _resolve_program(program: str, cwd: str, search_path: str) -> str:
+    """The absolute path to run, found the way the program's own environment would (its PATH, its cwd).
+
+    The widget would otherwise search IdeA's PATH, and quietly run $SHELL for an absolute path that does
+    not exist.
+    """
+    if os.sep in program:
+        path = os.path.abspath(os.path.join(cwd, program))
+        if not os.path.exists(path):
+            raise AppError(ErrorCode.PROCESS, f"Cannot start {program}: {path} does not exist.")
+        if os.path.isdir(path):
+            raise AppError(ErrorCode.PROCESS, f"Cannot start {program}: {path} is a folder.")
+        if not os.access(path, os.X_OK):
+            raise AppError(ErrorCode.PROCESS, f"Cannot start {program}: {path} is not executable.")
+        return path
+    # Relative PATH entries (even an empty one) name folders relative to the program's cwd.
+    folders = os.pathsep.join(os.path.join(cwd, entry) for entry in search_path.split(os.pathsep))
+    found = shutil.which(program, path=folders)
+    if found is not None:
+        return os.path.abspath(found)
+    not_executable = shutil.which(program, mode=os.F_OK, path=folders)
+    if not_executable is not None:
+        raise AppError(ErrorCode.PROCESS, f"Cannot start {program}: {not_executable} is not executable.")
+    raise AppError(ErrorCode.PROCESS, f"Cannot start {program}: no program of that name is on its PATH.")
+
+
+def _command_with_exact_environment(executable: str, arguments: Sequence[str], env: Mapping[str, str]) -> list[str]:
+    """The command line that runs `executable` with exactly `env`.
+
+    The widget adds the environment it is given to IdeA's own (the C-level environment, which can hold
+    more than os.environ) and sets WINDOWID, so variables the spawn environment leaves out on purpose
+    (TMUX, CLAUDECODE, PYTHONPATH, LINES, …) would come back. `env -u` removes them, then execs the
+    program: same pid, no process in between, only names on the command line, never values. As in a
+    shell, a script without a #! line runs with /bin/sh.
+    """
+    inherited = set(QProcessEnvironment.systemEnvironment().keys()) | _ADDED_BY_WIDGET
+    removals = [part for name in sorted(inherited - set(env)) for part in ("-u", name)]
+    return [_env_program(), *removals, "--", executable, *arguments]
+
+
+@functools.cache
+def _env_program() -> str:
+    return shutil.which("env", path=os.defpath) or "/usr/bin/env"
+
+
+def _terminal_foreground_group(pid: int) -> int | None:
+    """The foreground process group of the terminal that `pid` controls (`tpgid` of /proc/<pid>/stat)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+    except OSError:
+        return None
+    foreground = int(fields[5])
+    return foreground if foreground > 0 else None
