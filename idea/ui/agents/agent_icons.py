@@ -1,0 +1,104 @@
+"""Line icons of the Agents panel, drawn like idea.ui.icons (QPainter, crisp at any scale, no files)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QIcon, QPainter, QPainterPath, QPen, QPixmap
+
+SIZE = 16
+Painter = Callable[[QPainter], None]
+
+
+def _launch(p: QPainter) -> None:
+    path = QPainterPath(QPointF(5, 3.5))
+    path.lineTo(12.5, 8)
+    path.lineTo(5, 12.5)
+    path.closeSubpath()
+    p.drawPath(path)
+
+
+def _stop(p: QPainter) -> None:
+    p.drawRoundedRect(QRectF(4, 4, 8, 8), 1, 1)
+
+
+def _new_agent(p: QPainter) -> None:
+    p.drawEllipse(QRectF(3.5, 2.5, 6, 6))
+    p.drawArc(QRectF(1.5, 9.5, 10, 8), 0, 180 * 16)
+    p.drawLine(QPointF(12.5, 5), QPointF(12.5, 10))
+    p.drawLine(QPointF(10, 7.5), QPointF(15, 7.5))
+
+
+def _more(p: QPainter) -> None:
+    p.setBrush(p.pen().color())
+    for x in (4, 8, 12):
+        p.drawEllipse(QPointF(x, 8), 0.9, 0.9)
+
+
+def _attach(p: QPainter) -> None:
+    p.drawRoundedRect(QRectF(2.5, 3.5, 11, 9), 1.5, 1.5)
+    p.drawLine(QPointF(8, 5.5), QPointF(8, 10.5))
+    p.drawLine(QPointF(5.5, 8), QPointF(8, 10.5))
+    p.drawLine(QPointF(10.5, 8), QPointF(8, 10.5))
+
+
+def _background(p: QPainter) -> None:
+    p.drawRoundedRect(QRectF(2.5, 3.5, 11, 9), 1.5, 1.5)
+    p.drawLine(QPointF(8, 10.5), QPointF(8, 5.5))
+    p.drawLine(QPointF(5.5, 8), QPointF(8, 5.5))
+    p.drawLine(QPointF(10.5, 8), QPointF(8, 5.5))
+
+
+def _persona(p: QPainter) -> None:
+    p.drawLine(QPointF(3.5, 12.5), QPointF(11, 5))
+    p.drawLine(QPointF(11, 5), QPointF(12.5, 6.5))
+    p.drawLine(QPointF(12.5, 6.5), QPointF(5, 14))
+    p.drawLine(QPointF(3.5, 12.5), QPointF(3, 14.5))
+    p.drawLine(QPointF(3, 14.5), QPointF(5, 14))
+
+
+def _focus(p: QPainter) -> None:
+    p.drawEllipse(QRectF(4.5, 4.5, 7, 7))
+    for (x1, y1, x2, y2) in ((8, 1.5, 8, 4), (8, 12, 8, 14.5), (1.5, 8, 4, 8), (12, 8, 14.5, 8)):
+        p.drawLine(QPointF(x1, y1), QPointF(x2, y2))
+
+
+_SHAPES: dict[str, Painter] = {
+    "launch": _launch,
+    "stop": _stop,
+    "new-agent": _new_agent,
+    "more": _more,
+    "attach": _attach,
+    "background": _background,
+    "persona": _persona,
+    "focus": _focus,
+}
+
+
+@cache
+def agent_icon(name: str, color: str, disabled_color: str) -> QIcon:
+    """The icon in `color`, and in `disabled_color` when its action cannot apply (the style's own
+    greying is hardly visible on thin line icons)."""
+    result = QIcon()
+    for mode, pen_color in ((QIcon.Mode.Normal, color), (QIcon.Mode.Disabled, disabled_color)):
+        for scale in (1, 2):
+            result.addPixmap(_draw(name, pen_color, scale), mode)
+    return result
+
+
+def _draw(name: str, color: str, scale: int) -> QPixmap:
+    pixmap = QPixmap(SIZE * scale, SIZE * scale)
+    pixmap.setDevicePixelRatio(scale)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    pen = QPen(QColor(color), 1.3)
+    pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+    pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
+    painter.setPen(pen)
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    _SHAPES[name](painter)
+    painter.end()
+    return pixmap

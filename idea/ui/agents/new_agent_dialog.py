@@ -1,0 +1,267 @@
+"""Creating an agent: from a template (its persona, its proposed profile, optionally kept in sync) or from
+a blank persona written on the spot."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QListWidget,
+    QListWidgetItem,
+    QSplitter,
+    QTabWidget,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from idea.application.agents.profiles import ProfileCatalogue
+from idea.application.agents.templates import TemplateCatalogue
+from idea.application.projects import ProjectRuntime
+from idea.domain.agent import AGENT_NAME_MAX_CHARS, AgentEntry, AgentManifest
+from idea.domain.template import TemplateRecord
+from idea.ui.agents.name_field import AgentNameField
+from idea.ui.agents.persona_editor import MarkdownEditor
+from idea.ui.agents.profile_facts import delegation_sentence
+from idea.ui.agents.widgets import HintLabel, TwoLineDelegate, show_error
+from idea.ui.core_client import CoreClient
+
+TEMPLATE_TAB, BLANK_TAB = 0, 1
+BLANK_PERSONA = """# Role
+
+In a few sentences: what this agent is for.
+
+## Responsibilities
+
+- What it owns and decides.
+
+## Must not
+
+- Act outside the project, or push or publish anything, without asking the user.
+
+## How it reports
+
+- What changed, what was checked, what is left to do.
+"""
+SYNC_TIP = (
+    "When the template is saved with a new version, this agent's persona follows it automatically, "
+    "unless you edited the persona yourself (then you choose)."
+)
+
+
+async def _templates_with_bodies(templates: TemplateCatalogue) -> list[tuple[TemplateRecord, str]]:
+    return [(record, templates.body(record.id)) for record in templates.templates()]
+
+
+class NewAgentDialog(QDialog):
+    """`created` carries the new AgentEntry once the core has stored it."""
+
+    created = Signal(object)
+
+    def __init__(
+        self,
+        client: CoreClient,
+        runtime: ProjectRuntime,
+        profiles: ProfileCatalogue,
+        templates: TemplateCatalogue,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._client = client
+        self._runtime = runtime
+        self._profiles = profiles
+        self._bodies: dict[str, str] = {}
+        self._suggested_name = ""
+        self.setWindowTitle("New agent")
+        self.resize(940, 620)
+
+        self.name = AgentNameField(runtime.agents.manifest)
+        self.profile = QComboBox()
+        self.profile.setMinimumWidth(260)
+        self.profile_hint = HintLabel()
+        self._fill_profiles()
+
+        self.template_list = QListWidget()
+        self.template_list.setItemDelegate(TwoLineDelegate(self.template_list))
+        self.template_list.setUniformItemSizes(True)
+        self.template_list.currentItemChanged.connect(self._template_chosen)
+        self.template_preview = QTextBrowser()
+        self.template_preview.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.template_description = HintLabel()
+        self.keep_in_sync = QCheckBox("Keep in sync with the template")
+        self.keep_in_sync.setToolTip(SYNC_TIP)
+        self.templates_hint = HintLabel("Loading templates…")
+        self.blank_persona = MarkdownEditor(BLANK_PERSONA)
+        self.source = QTabWidget()
+        self.source.addTab(self._template_page(), "From a template")
+        self.source.addTab(self._padded(self.blank_persona), "Blank persona")
+        self.source.currentChanged.connect(lambda _i: self._update_ok())
+
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.ok.setText("Create agent")
+        self.ok.setDefault(True)
+        self.buttons.accepted.connect(self.create)
+        self.buttons.rejected.connect(self.reject)
+
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.addRow("Name", self.name)
+        profile_row = QHBoxLayout()
+        profile_row.addWidget(self.profile)
+        profile_row.addWidget(self.profile_hint, 1)
+        form.addRow("Profile", profile_row)
+        column = QVBoxLayout(self)
+        column.addLayout(form)
+        column.addWidget(self.source, 1)
+        column.addWidget(self.buttons)
+
+        self.name.edit.textChanged.connect(lambda _t: self._update_ok())
+        self.profile.currentIndexChanged.connect(self._profile_chosen)
+        self._profile_chosen()
+        self._update_ok()
+        self.name.setFocus()
+        client.call(_templates_with_bodies(templates), on_done=self._show_templates, on_error=self._templates_failed)
+
+    @staticmethod
+    def _padded(content: QWidget) -> QWidget:
+        page = QWidget()
+        QVBoxLayout(page).addWidget(content)
+        return page
+
+    def _template_page(self) -> QWidget:
+        page = QWidget()
+        preview = QWidget()
+        preview_column = QVBoxLayout(preview)
+        preview_column.setContentsMargins(0, 0, 0, 0)
+        preview_column.addWidget(self.template_description)
+        preview_column.addWidget(self.template_preview, 1)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.template_list)
+        splitter.addWidget(preview)
+        splitter.setChildrenCollapsible(False)
+        splitter.setSizes([320, 560])
+        column = QVBoxLayout(page)
+        column.addWidget(self.templates_hint)
+        column.addWidget(splitter, 1)
+        column.addWidget(self.keep_in_sync)
+        return page
+
+    # -- profiles --
+
+    def _fill_profiles(self) -> None:
+        for profile in self._profiles.profiles():
+            self.profile.addItem(profile.name, profile.id)
+        if self.profile.count() == 0:
+            self.profile.setPlaceholderText("No profile set up")
+            self.profile.setEnabled(False)
+
+    def _profile_chosen(self, _index: int = 0) -> None:
+        profile_id = self.profile.currentData()
+        if profile_id is None:
+            self.profile_hint.show_error("No AI CLI is set up yet: add one in Settings ▸ Profiles.")
+        else:
+            self.profile_hint.show_hint(delegation_sentence(self._profiles.profile(profile_id)))
+        self._update_ok()
+
+    # -- templates --
+
+    def _show_templates(self, loaded: list[tuple[TemplateRecord, str]]) -> None:
+        self.templates_hint.show_hint("")
+        for record, body in loaded:
+            self._bodies[record.id] = body
+            item = QListWidgetItem(record.name)
+            item.setData(Qt.ItemDataRole.UserRole, record)
+            item.setData(TwoLineDelegate.SUBTITLE_ROLE, record.description or "No description")
+            item.setToolTip(record.description)
+            self.template_list.addItem(item)
+        if not loaded:
+            self.templates_hint.show_hint("No template yet: start from a blank persona.")
+            self.source.setCurrentIndex(BLANK_TAB)
+        self._update_ok()
+
+    def _templates_failed(self, error: BaseException) -> None:
+        self.templates_hint.show_error(f"Templates unavailable: {getattr(error, 'message', error)}")
+        self.source.setCurrentIndex(BLANK_TAB)
+
+    def _template_chosen(self, item: QListWidgetItem | None, _previous: QListWidgetItem | None = None) -> None:
+        record = self.chosen_template()
+        if item is None or record is None:
+            self.template_preview.clear()
+            self.template_description.show_hint("")
+            self._update_ok()
+            return
+        self.template_description.show_hint(record.description)
+        self.template_preview.setMarkdown(self._bodies.get(record.id, ""))
+        if record.default_profile_id is not None:
+            index = self.profile.findData(record.default_profile_id)
+            if index >= 0:
+                self.profile.setCurrentIndex(index)
+        if self.name.text() in ("", self._suggested_name):
+            self._suggested_name = free_agent_name(record.name, self._runtime.agents.manifest())
+            self.name.set_text(self._suggested_name)
+        self._update_ok()
+
+    def chosen_template(self) -> TemplateRecord | None:
+        item = self.template_list.currentItem()
+        return item.data(Qt.ItemDataRole.UserRole) if item is not None else None
+
+    def select_template(self, name: str) -> None:
+        for row in range(self.template_list.count()):
+            if self.template_list.item(row).text() == name:
+                self.source.setCurrentIndex(TEMPLATE_TAB)
+                self.template_list.setCurrentRow(row)
+                return
+        raise KeyError(name)
+
+    # -- creating --
+
+    def _update_ok(self) -> None:
+        from_template = self.source.currentIndex() == TEMPLATE_TAB
+        ready = self.name.is_valid and self.profile.currentData() is not None
+        if from_template:
+            ready = ready and self.chosen_template() is not None
+        self.ok.setEnabled(ready)
+        self.keep_in_sync.setEnabled(self.chosen_template() is not None)
+
+    def create(self) -> None:
+        if not self.ok.isEnabled():
+            return
+        template = self.chosen_template() if self.source.currentIndex() == TEMPLATE_TAB else None
+        self.ok.setEnabled(False)
+        self._client.call(
+            self._runtime.agents.create(
+                self.name.text(),
+                self.profile.currentData(),
+                "" if template else self.blank_persona.text(),
+                template=template,
+                synchronized=template is not None and self.keep_in_sync.isChecked(),
+            ),
+            on_done=self._created,
+            on_error=self._failed,
+        )
+
+    def _created(self, entry: AgentEntry) -> None:
+        self.created.emit(entry)
+        self.accept()
+
+    def _failed(self, error: BaseException) -> None:
+        self._update_ok()
+        show_error(self, "Cannot create the agent", error)
+
+
+def free_agent_name(base: str, manifest: AgentManifest) -> str:
+    """A valid, unused name derived from a template name ("Reviewer / QA" -> "Reviewer QA", then "… 2")."""
+    cleaned = " ".join("".join(ch if ch.isalnum() or ch in "-_" else " " for ch in base).split())
+    cleaned = cleaned[: AGENT_NAME_MAX_CHARS - 4] or "Agent"
+    if manifest.by_name(cleaned) is None:
+        return cleaned
+    number = 2
+    while manifest.by_name(f"{cleaned} {number}") is not None:
+        number += 1
+    return f"{cleaned} {number}"

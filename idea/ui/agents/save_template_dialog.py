@@ -1,0 +1,204 @@
+"""Templates from the Agents panel: saving an agent's persona as a new template, and bringing an agent up to
+date with its template (with the choice the user must make when the persona was edited locally)."""
+
+from __future__ import annotations
+
+import difflib
+import html
+from collections.abc import Callable
+
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from idea.application.agents.templates import (
+    TemplateCatalogue,
+    TemplateLink,
+    TemplateStatus,
+)
+from idea.application.projects import ProjectRuntime
+from idea.domain.ids import AgentId
+from idea.domain.template import TemplateRecord
+from idea.ui.agents.widgets import HintLabel, monospace_font, palette_colors, show_error
+from idea.ui.core_client import CoreClient
+
+
+class SaveTemplateDialog(QDialog):
+    """Name and describe a new template made of the agent's current persona (and its profile)."""
+
+    def __init__(
+        self,
+        client: CoreClient,
+        runtime: ProjectRuntime,
+        templates: TemplateCatalogue,
+        agent_id: AgentId,
+        taken_names: list[str],
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._client = client
+        self._runtime = runtime
+        self._agent_id = agent_id
+        self._taken = {name.casefold() for name in taken_names}
+        self.saved_template: TemplateRecord | None = None
+        agent = runtime.agents.agent(agent_id)
+        self.setWindowTitle(f"Save {agent.name} as a template")
+        self.setMinimumWidth(480)
+        self.name = QLineEdit(agent.name)
+        self.name.selectAll()
+        self.name_message = HintLabel("Templates are shared by all your projects.")
+        self.description = QLineEdit()
+        self.description.setPlaceholderText("One line shown in the template list")
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
+        self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
+        self.save_button.setText("Save template")
+        self.buttons.accepted.connect(self.save)
+        self.buttons.rejected.connect(self.reject)
+        form = QFormLayout()
+        name_column = QVBoxLayout()
+        name_column.setSpacing(3)
+        name_column.addWidget(self.name)
+        name_column.addWidget(self.name_message)
+        form.addRow("Name", name_column)
+        form.addRow("Description", self.description)
+        column = QVBoxLayout(self)
+        column.addLayout(form)
+        column.addWidget(self.buttons)
+        self.name.textChanged.connect(self._validate)
+        self._validate()
+        self.name.setFocus()
+
+    def _validate(self) -> bool:
+        name = self.name.text().strip()
+        if not name:
+            self.name_message.show_error("A template needs a name.")
+            valid = False
+        elif name.casefold() in self._taken:
+            self.name_message.show_error(f"A template named “{name}” already exists.")
+            valid = False
+        else:
+            self.name_message.show_hint("Templates are shared by all your projects.")
+            valid = True
+        self.save_button.setEnabled(valid)
+        return valid
+
+    def save(self) -> None:
+        if not self._validate():
+            return
+        self.save_button.setEnabled(False)
+        self._client.call(
+            self._runtime.agents.save_as_template(self._agent_id, self.name.text(), self.description.text()),
+            on_done=self._saved,
+            on_error=self._failed,
+        )
+
+    def _saved(self, record: TemplateRecord) -> None:
+        self.saved_template = record
+        self.accept()
+
+    def _failed(self, error: BaseException) -> None:
+        self._validate()
+        show_error(self, "Template not saved", error)
+
+
+class TemplateUpdateDialog(QDialog):
+    """Update from the template. With local edits the user chooses: take the template, keep the persona
+    (the new version is then considered seen), or look at the differences first."""
+
+    def __init__(
+        self,
+        agent_name: str,
+        status: TemplateStatus,
+        load_diff: Callable[[Callable[[str, str], None]], None],
+        on_take: Callable[[], None],
+        on_keep: Callable[[], None],
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        template = status.template
+        assert template is not None
+        self._load_diff = load_diff
+        self.setWindowTitle(f"Update {agent_name} from its template")
+        self.setMinimumWidth(520)
+        local_edits = status.link is TemplateLink.LOCAL_EDITS
+        if local_edits:
+            text = (
+                f"<b>{html.escape(template.name)}</b> has a new version (v{template.version}), but "
+                f"{html.escape(agent_name)}'s persona was edited since its last update."
+            )
+        else:
+            text = (
+                f"<b>{html.escape(template.name)}</b> has a new version (v{template.version}). "
+                f"Replace {html.escape(agent_name)}'s persona with it?"
+            )
+        message = QLabel(text)
+        message.setWordWrap(True)
+        self.diff = QTextBrowser()
+        self.diff.setFont(monospace_font())
+        self.diff.setMinimumHeight(320)
+        self.diff.hide()
+        self.buttons = QDialogButtonBox()
+        self.take_button = self.buttons.addButton(
+            "Take template" if local_edits else "Update", QDialogButtonBox.ButtonRole.AcceptRole
+        )
+        self.keep_button: QPushButton | None = None
+        if local_edits:
+            self.keep_button = self.buttons.addButton("Keep mine", QDialogButtonBox.ButtonRole.RejectRole)
+            self.keep_button.setToolTip("Keep this persona and stop offering this version of the template")
+            self.keep_button.clicked.connect(lambda: self._finish(on_keep))
+        self.diff_button = self.buttons.addButton("Show diff", QDialogButtonBox.ButtonRole.ActionRole)
+        cancel = self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
+        cancel.clicked.connect(self.reject)
+        self.take_button.clicked.connect(lambda: self._finish(on_take))
+        self.diff_button.clicked.connect(self.show_diff)
+        # Nothing is overwritten by a stray Enter when the persona holds local edits.
+        (cancel if local_edits else self.take_button).setDefault(True)
+        column = QVBoxLayout(self)
+        column.addWidget(message)
+        if local_edits:
+            column.addWidget(HintLabel("Taking the template replaces your edits; keeping yours skips this version."))
+        column.addWidget(self.diff, 1)
+        column.addWidget(self.buttons)
+
+    def _finish(self, action: Callable[[], None]) -> None:
+        action()
+        self.accept()
+
+    def show_diff(self) -> None:
+        self.diff_button.setEnabled(False)
+        self.diff.setPlainText("Loading…")
+        self.diff.show()
+        self.resize(max(self.width(), 820), max(self.height(), 560))
+        self._load_diff(self._render_diff)
+
+    def _render_diff(self, persona: str, template_body: str) -> None:
+        c = palette_colors(self)
+        lines = list(
+            difflib.unified_diff(
+                persona.splitlines(), template_body.splitlines(), "your persona", "template", lineterm=""
+            )
+        )
+        if not lines:
+            self.diff.setPlainText("No difference.")
+            return
+        rendered = []
+        for line in lines:
+            color = c.text
+            if line.startswith(("+++", "---")):
+                color = c.muted
+            elif line.startswith("+"):
+                color = c.ok
+            elif line.startswith("-"):
+                color = c.error
+            elif line.startswith("@@"):
+                color = c.accent
+            rendered.append(f'<span style="color:{color}">{html.escape(line)}</span>')
+        self.diff.setHtml(f'<pre style="margin:0">{chr(10).join(rendered)}</pre>')

@@ -1,0 +1,218 @@
+"""The agent dialogs on a real core: new agent, first-run wizard, profile editor, resume, templates."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialog, QMessageBox
+from pytestqt.qtbot import QtBot
+
+from idea.application.agents.templates import TemplateLink
+from idea.domain import layout as lay
+from idea.domain.profile import reference_profile_id
+from idea.ui.agents import agent_tasks
+from idea.ui.agents.first_run_wizard import FirstRunWizard
+from idea.ui.agents.new_agent_dialog import BLANK_TAB, NewAgentDialog
+from idea.ui.agents.profile_editor import JSON_TAB, ProfileEditor
+from idea.ui.agents.resume_dialog import ResumeDialog
+from idea.ui.agents.save_template_dialog import SaveTemplateDialog, TemplateUpdateDialog
+from tests.ui.agent_support import FAKE_BIN, WAIT_MS, PathHost, World, make_world
+
+CLAUDE_ID = reference_profile_id("claude")
+
+
+@pytest.fixture
+def world(qtbot: QtBot, tmp_path: Path) -> Iterator[World]:
+    yield from make_world(qtbot, tmp_path)
+
+
+@pytest.fixture
+def wizard_world(qtbot: QtBot, tmp_path: Path) -> Iterator[World]:
+    yield from make_world(qtbot, tmp_path, host=PathHost(str(FAKE_BIN)))
+
+
+def test_new_agent_from_scratch_validates_the_name_as_it_is_typed(world: World, qtbot: QtBot) -> None:
+    profile = world.add_fake_profile()
+    runtime = world.open_project()
+    world.create_agent(runtime, "Architect", profile)
+    dialog = NewAgentDialog(world.client, runtime, world.app.profiles, world.app.templates)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitUntil(lambda: dialog.template_list.count() > 0, timeout=WAIT_MS)
+    assert dialog.focusWidget() is dialog.name.edit
+    dialog.source.setCurrentIndex(BLANK_TAB)
+    assert not dialog.ok.isEnabled()
+
+    qtbot.keyClicks(dialog.name.edit, "QA/bot")
+    assert not dialog.ok.isEnabled() and "'/'" in dialog.name.message.text()
+    dialog.name.edit.clear()
+    qtbot.keyClicks(dialog.name.edit, "architect")
+    assert not dialog.ok.isEnabled() and "already exists" in dialog.name.message.text()
+    dialog.name.edit.clear()
+    qtbot.keyClicks(dialog.name.edit, "QA bot")
+    assert dialog.ok.isEnabled() and not dialog.name.message.is_error
+
+    dialog.blank_persona.source.setPlainText("# QA bot\n\nRuns the tests.\n")
+    qtbot.keyClick(dialog.name.edit, Qt.Key.Key_Return)  # Enter creates
+    qtbot.waitUntil(lambda: dialog.result() == QDialog.DialogCode.Accepted, timeout=WAIT_MS)
+    created = runtime.agents.manifest().by_name("QA bot")
+    assert created is not None and created.template_id is None
+    assert (world.project_dir / ".ideai" / created.md_path).read_text(encoding="utf-8") == "# QA bot\n\nRuns the tests.\n"
+
+
+def test_first_run_wizard_presumes_nothing_and_enables_only_what_is_ticked(
+    wizard_world: World, qtbot: QtBot
+) -> None:
+    app = wizard_world.app
+    assert app.profiles.needs_setup()
+    wizard = FirstRunWizard(wizard_world.client, app.profiles, app.projects.open_runtimes)
+    qtbot.addWidget(wizard)
+    wizard.show()
+    rows = {row.shipped.name: row for row in wizard.rows}
+    assert list(rows) == ["Claude Code", "Codex", "Gemini CLI", "Aider"]
+    assert not any(row.tick.isChecked() for row in wizard.rows)
+    qtbot.waitUntil(lambda: all(row.detect_button.isEnabled() for row in wizard.rows), timeout=WAIT_MS)
+    assert rows["Claude Code"].status.text() == "found v2.1.0 (Claude Code)"
+    assert [rows[name].status.text() for name in ("Codex", "Gemini CLI", "Aider")] == ["not found"] * 3
+    assert "MCP" in rows["Claude Code"].explanation.text()
+    assert "file protocol" in rows["Aider"].explanation.text()
+
+    rows["Codex"].command.setText("/opt/codex/bin/codex")  # a full path, detected again with Enter
+    qtbot.keyClick(rows["Codex"].command, Qt.Key.Key_Return)
+    assert rows["Codex"].status.text() == "detecting…"
+    qtbot.waitUntil(lambda: rows["Codex"].detect_button.isEnabled(), timeout=WAIT_MS)
+    assert rows["Codex"].status.text() == "not found"
+    assert wizard.isVisible()  # Enter in a command does not finish the setup
+
+    rows["Claude Code"].tick.setChecked(True)
+    qtbot.mouseClick(wizard.finish_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: wizard.result() == QDialog.DialogCode.Accepted, timeout=WAIT_MS)
+    stored = json.loads((app.data_dir / "profiles.json").read_text(encoding="utf-8"))
+    assert [profile["id"] for profile in stored["profiles"]] == [CLAUDE_ID]
+    assert not app.profiles.needs_setup()
+
+    reopened = FirstRunWizard(wizard_world.client, app.profiles, app.projects.open_runtimes)
+    qtbot.addWidget(reopened)
+    assert [row.tick.isChecked() for row in reopened.rows] == [True, False, False, False]
+    qtbot.waitUntil(lambda: all(row.detect_button.isEnabled() for row in reopened.rows), timeout=WAIT_MS)
+
+
+def test_profile_editor_saves_a_custom_profile_and_refuses_to_delete_one_in_use(world: World, qtbot: QtBot) -> None:
+    used = world.add_fake_profile("Fake CLI")
+    runtime = world.open_project()
+    world.create_agent(runtime, "Builder", used)
+    editor = ProfileEditor(world.client, world.app.profiles, world.app.projects.open_runtimes)
+    qtbot.addWidget(editor)
+    editor.show()
+    assert editor.list.topLevelItem(0).text(2) == "request folder"
+
+    editor.add_custom()
+    assert not editor.save_button.isEnabled()  # no command yet
+    assert "command" in editor.problem.text()
+    editor.form.name.setText("Echo CLI")
+    editor.form.command.setText(sys.executable)
+    editor.form.args.setText("-c 'print(42)'")
+    editor.form.submit_sequence.setText("\\r\\n")
+    editor.form.env.setPlainText("MODE=test")
+    editor.form.blocking_prompts.setPlainText("Allow? (y/n)\n")
+    assert editor.save_button.isEnabled(), editor.problem.text()
+    qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: any(p.name == "Echo CLI" for p in world.app.profiles.profiles()), timeout=WAIT_MS)
+    saved = next(p for p in world.app.profiles.profiles() if p.name == "Echo CLI")
+    assert saved.args == ("-c", "print(42)") and saved.submit_sequence == "\r\n"
+    assert saved.env == {"MODE": "test"} and saved.blocking_prompts == ("Allow? (y/n)",)
+    on_disk = json.loads((world.app.data_dir / "profiles.json").read_text(encoding="utf-8"))
+    assert any(p["name"] == "Echo CLI" for p in on_disk["profiles"])
+    qtbot.waitUntil(lambda: editor.current_profile() is not None and editor.current_profile().id == saved.id)
+
+    editor.tabs.setCurrentIndex(JSON_TAB)
+    assert json.loads(editor.json.toPlainText())["name"] == "Echo CLI"
+    broken = {"id": saved.id, "name": "Echo CLI", "command": "x", "contextInjection": {}}
+    editor.json.setPlainText(json.dumps(broken))
+    assert not editor.save_button.isEnabled() and "contextInjection" in editor.problem.text()
+    editor.revert()
+    assert not editor.save_button.isEnabled() and not editor.problem.is_error
+
+    editor.list.setCurrentItem(editor.list.topLevelItem(0))
+    assert editor.current_profile().id == used.id
+    qtbot.mouseClick(editor.delete_button, Qt.MouseButton.LeftButton)
+    box = editor.findChild(QMessageBox)
+    assert box is not None and "Builder" in box.text()
+    box.accept()
+    assert world.app.profiles.book().by_id(used.id) is not None
+
+
+def test_resume_dialog_resumes_the_selected_agent_and_forgets_the_other(world: World, qtbot: QtBot) -> None:
+    profile = world.add_fake_profile()
+    runtime = world.open_project()
+    in_cell = world.create_agent(runtime, "Visible", profile)
+    hidden = world.create_agent(runtime, "Hidden", profile)
+    cell = lay.leaves(runtime.active.root)[0].id
+    world.on_core(agent_tasks.launch_in_cell(runtime, in_cell.agent_id, cell))
+    world.on_core(agent_tasks.launch_in_background(runtime, hidden.agent_id))
+    world.on_core(world.app.projects.close(runtime.id))
+
+    reopened = world.open_project()
+    candidates = reopened.runner.resumable()
+    assert {c.name for c in candidates} == {"Visible", "Hidden"}
+    dialog = ResumeDialog(world.client, reopened, candidates)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert "cell 1" in dialog.list.item(0).text() and "background" in dialog.list.item(1).text()
+    dialog.set_selected({in_cell.agent_id})
+    assert dialog.resume_selected_button.text() == "Resume selected (1)"
+    qtbot.mouseClick(dialog.resume_selected_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.result() == QDialog.DialogCode.Accepted, timeout=WAIT_MS)
+
+    live = reopened.runner.live(in_cell.agent_id)
+    assert live is not None and live.node_id == cell
+    assert reopened.runner.live(hidden.agent_id) is None
+    assert reopened.runner.resumable() == []
+
+
+def test_saving_as_template_then_updating_an_agent_with_local_edits_offers_the_three_way_choice(
+    world: World, qtbot: QtBot
+) -> None:
+    profile = world.add_fake_profile()
+    runtime = world.open_project()
+    source = world.create_agent(runtime, "Reviewer", profile, persona="# Reviewer\n\nv1\n")
+    dialog = SaveTemplateDialog(world.client, runtime, world.app.templates, source.agent_id, ["Architect"])
+    qtbot.addWidget(dialog)
+    dialog.name.setText("architect")
+    assert not dialog.save_button.isEnabled()
+    dialog.name.setText("Careful reviewer")
+    dialog.description.setText("Reviews carefully")
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.saved_template is not None, timeout=WAIT_MS)
+    template = dialog.saved_template
+
+    follower = world.on_core(runtime.agents.create("Follower", profile.id, "", template=template))
+    world.on_core(runtime.agents.update_persona(follower.agent_id, "# Reviewer\n\nmy own edits\n"))
+    world.sync(lambda: world.app.templates.update(template.id, "# Reviewer\n\nv2\n"))
+    status = world.sync(lambda: runtime.agents.template_status(follower.agent_id))
+    assert status.link is TemplateLink.LOCAL_EDITS
+
+    choices: list[str] = []
+    update = TemplateUpdateDialog(
+        "Follower",
+        status,
+        lambda show: show("# Reviewer\n\nmy own edits\n", "# Reviewer\n\nv2\n"),
+        lambda: choices.append("take"),
+        lambda: choices.append("keep"),
+    )
+    qtbot.addWidget(update)
+    update.show()
+    assert update.keep_button is not None and update.keep_button.text() == "Keep mine"
+    qtbot.mouseClick(update.diff_button, Qt.MouseButton.LeftButton)
+    assert "+v2" in update.diff.toPlainText() and "-my own edits" in update.diff.toPlainText()
+    qtbot.mouseClick(update.keep_button, Qt.MouseButton.LeftButton)
+    assert choices == ["keep"]
+
+    world.on_core(agent_tasks.keep_persona(runtime, follower.agent_id))
+    assert world.sync(lambda: runtime.agents.template_status(follower.agent_id)).link is TemplateLink.CURRENT
+    assert world.sync(lambda: runtime.agents.persona(follower.agent_id)) == "# Reviewer\n\nmy own edits\n"

@@ -1,0 +1,234 @@
+"""The Agents panel on a real core: creating from a starter template, launching, stopping, attaching,
+editing a persona, and what the panel shows at each step."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
+
+from idea.application.projects import ProjectRuntime
+from idea.domain import layout as lay
+from idea.domain.profile import Profile
+from idea.ui.agents.agents_panel import AgentsPanel
+from tests.ui.agent_support import WAIT_MS, RecordingHost, World, make_world
+
+
+@pytest.fixture
+def world(qtbot: QtBot, tmp_path: Path) -> Iterator[World]:
+    yield from make_world(qtbot, tmp_path)
+
+
+@pytest.fixture
+def setup(world: World, qtbot: QtBot) -> Iterator[tuple[World, ProjectRuntime, Profile, AgentsPanel, RecordingHost]]:
+    profile = world.add_fake_profile()
+    runtime = world.open_project()
+    host = RecordingHost()
+    panel = AgentsPanel(world.client, world.app.profiles, world.app.templates, host)
+    qtbot.addWidget(panel)
+    world.relay.published.connect(panel.on_event)
+    panel.set_project(runtime)
+    panel.show()
+    yield world, runtime, profile, panel, host
+    assert not panel.findChildren(QMessageBox), "an error was shown to the user"
+
+
+def wait_for_row(qtbot: QtBot, panel: AgentsPanel, name: str, **expected: object) -> None:
+    def matches() -> bool:
+        row = next((r for r in panel.rows() if r.name == name), None)
+        return row is not None and all(getattr(row, key) == value for key, value in expected.items())
+
+    qtbot.waitUntil(matches, timeout=WAIT_MS)
+
+
+def test_an_agent_made_from_a_starter_template_is_listed_then_runs_in_the_background_and_stops(
+    setup: tuple[World, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
+) -> None:
+    world, runtime, profile, panel, _host = setup
+    assert panel.pages.currentIndex() == 1  # "No agents yet"
+
+    dialog = panel.new_agent()
+    assert dialog is not None
+    qtbot.waitUntil(lambda: dialog.template_list.count() >= 5, timeout=WAIT_MS)
+    dialog.select_template("Architect")
+    assert dialog.name.text() == "Architect"
+    assert dialog.profile.currentData() == profile.id  # the template's Claude default is not set up here
+    dialog.keep_in_sync.setChecked(True)
+    qtbot.mouseClick(dialog.ok, Qt.MouseButton.LeftButton)
+
+    wait_for_row(qtbot, panel, "Architect", state_text="stopped", place_text="—", profile_name="Fake CLI")
+    assert panel.pages.currentIndex() == 2
+    entry = runtime.agents.manifest().agents[0]
+    assert entry.synchronized and entry.template_id is not None
+    persona = (world.project_dir / ".ideai" / entry.md_path).read_text(encoding="utf-8")
+    assert persona == world.app.templates.body(entry.template_id)
+    row = panel.rows()[0]
+    assert row.is_orchestrator  # the first agent orchestrates by default
+    assert panel.selected_agent() == entry.agent_id
+    assert not panel.stop_action.isEnabled() and panel.launch_background_action.isEnabled()
+
+    panel.launch_background_action.trigger()
+    wait_for_row(qtbot, panel, "Architect", state_text="running", place_text="background")
+    assert panel.stop_action.isEnabled()
+    assert not panel.launch_background_action.isEnabled() and not panel.delete_action.isEnabled()
+    assert not panel.focus_action.isEnabled()
+
+    panel.stop_action.trigger()
+    wait_for_row(qtbot, panel, "Architect", state_text="stopped", place_text="—")
+    assert runtime.runner.live(entry.agent_id) is None
+    assert not panel.stop_action.isEnabled()
+
+
+def test_launch_here_replaces_the_idle_shell_of_the_active_cell_and_focuses_the_agent(
+    setup: tuple[World, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
+) -> None:
+    world, runtime, profile, panel, host = setup
+    shell_cell = lay.leaves(runtime.active.root)[0]
+    qtbot.waitUntil(lambda: shell_cell.session is not None and runtime.sessions.is_live(shell_cell.session))
+    agent = world.create_agent(runtime, "Dev", profile)
+    wait_for_row(qtbot, panel, "Dev", state_text="stopped")
+    panel.select_agent(agent.agent_id)
+    assert not panel.launch_here_action.isEnabled()  # no active cell yet
+    host.leaf = shell_cell.id
+    panel.active_cell_changed()
+    assert panel.launch_here_action.isEnabled()
+
+    panel.launch_here_action.trigger()
+    wait_for_row(qtbot, panel, "Dev", state_text="running", place_text="cell 1")
+    live = runtime.runner.live(agent.agent_id)
+    assert live is not None and live.node_id == shell_cell.id
+    assert not runtime.sessions.is_live(shell_cell.session)
+    qtbot.waitUntil(lambda: host.focused == [live.session_id], timeout=WAIT_MS)
+    assert panel.focus_action.isEnabled() and panel.background_action.isEnabled()
+
+    panel.background_action.trigger()
+    wait_for_row(qtbot, panel, "Dev", state_text="running", place_text="background")
+    assert panel.attach_action.isEnabled()  # the cell it left is empty now
+    panel.attach_action.trigger()
+    wait_for_row(qtbot, panel, "Dev", state_text="running", place_text="cell 1")
+    assert runtime.runner.live(agent.agent_id).session_id == live.session_id  # same process
+
+
+def test_a_persona_edit_reaches_the_file_and_says_a_running_agent_needs_a_restart(
+    setup: tuple[World, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
+) -> None:
+    world, runtime, profile, panel, _host = setup
+    agent = world.create_agent(runtime, "Writer", profile, persona="# Writer\n\nWrites docs.\n")
+    wait_for_row(qtbot, panel, "Writer")
+    panel.select_agent(agent.agent_id)
+    panel.launch_background_action.trigger()
+    wait_for_row(qtbot, panel, "Writer", state_text="running")
+
+    panel.persona_action.trigger()
+    qtbot.waitUntil(lambda: agent.agent_id in panel.persona_editors, timeout=WAIT_MS)
+    editor = panel.persona_editors[agent.agent_id]
+    assert editor.editor.text() == "# Writer\n\nWrites docs.\n"
+    assert editor.notice.isVisible() and "restart" in editor.notice.text()
+    assert not editor.save_button.isEnabled()
+    editor.editor.source.setPlainText("# Writer\n\nWrites the user guide.\n")
+    qtbot.waitUntil(lambda: "user guide" in editor.editor.preview.toPlainText(), timeout=WAIT_MS)
+    qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
+
+    persona_file = world.project_dir / ".ideai" / agent.md_path
+    qtbot.waitUntil(lambda: "user guide" in persona_file.read_text(encoding="utf-8"), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not editor.is_modified, timeout=WAIT_MS)
+
+    panel.stop_action.trigger()
+    qtbot.waitUntil(lambda: not editor.notice.isVisible(), timeout=WAIT_MS)
+    editor.close()
+
+
+def test_deleting_keeps_the_persona_and_renaming_validates_the_name(
+    setup: tuple[World, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
+) -> None:
+    world, runtime, profile, panel, _host = setup
+    world.create_agent(runtime, "Main", profile)
+    second = world.create_agent(runtime, "Helper", profile)
+    wait_for_row(qtbot, panel, "Helper")
+    panel.select_agent(second.agent_id)
+
+    dialog = panel.rename()
+    assert dialog is not None
+    dialog.name.set_text("main")
+    assert not dialog.ok.isEnabled() and "already exists" in dialog.name.message.text()
+    dialog.name.set_text("Helper 2")
+    assert dialog.ok.isEnabled()
+    qtbot.mouseClick(dialog.ok, Qt.MouseButton.LeftButton)
+    wait_for_row(qtbot, panel, "Helper 2")
+
+    panel.orchestrator_action.trigger()
+    wait_for_row(qtbot, panel, "Helper 2", is_orchestrator=True)
+    assert not panel.orchestrator_action.isEnabled()
+
+    panel.delete_action.trigger()
+    box = panel.findChild(QMessageBox)
+    assert ".ideai/agents/.deleted/" in box.informativeText()
+    delete_button = next(b for b in box.buttons() if b.text() == "Delete")
+    qtbot.mouseClick(delete_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: [r.name for r in panel.rows()] == ["Main"], timeout=WAIT_MS)
+    trash = world.project_dir / ".ideai" / "agents" / ".deleted"
+    assert any(path.name.startswith("helper") for path in trash.iterdir())
+    qtbot.waitUntil(lambda: not panel.findChildren(QMessageBox), timeout=WAIT_MS)
+
+
+def test_the_panel_follows_the_current_project(
+    setup: tuple[World, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot, tmp_path: Path
+) -> None:
+    world, runtime, profile, panel, _host = setup
+    world.create_agent(runtime, "First", profile)
+    wait_for_row(qtbot, panel, "First")
+    other_dir = tmp_path / "other"
+    other_dir.mkdir()
+    other = world.open_project(other_dir)
+    panel.set_project(other)
+    assert panel.rows() == [] and panel.pages.currentIndex() == 1
+    world.create_agent(runtime, "Unseen", profile)  # an event of the other project changes nothing
+    world.create_agent(other, "Second", profile)
+    wait_for_row(qtbot, panel, "Second")
+    assert [r.name for r in panel.rows()] == ["Second"]
+    panel.set_project(None)
+    assert panel.pages.currentIndex() == 0 and not panel.new_agent_action.isEnabled()
+
+
+def test_double_click_launches_where_there_is_room_then_goes_to_the_agent(
+    setup: tuple[World, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
+) -> None:
+    world, runtime, profile, panel, host = setup
+    agent = world.create_agent(runtime, "Solo", profile)
+    wait_for_row(qtbot, panel, "Solo")
+    centre = panel.list.visualItemRect(panel.list.item(0)).center()
+
+    def double_click() -> None:
+        # As a real double-click: the first press selects, the second one activates.
+        qtbot.mouseClick(panel.list.viewport(), Qt.MouseButton.LeftButton, pos=centre)
+        qtbot.mouseDClick(panel.list.viewport(), Qt.MouseButton.LeftButton, pos=centre)
+
+    double_click()
+
+    # The only cell runs a shell, so the agent gets a new split beside it.
+    wait_for_row(qtbot, panel, "Solo", state_text="running", place_text="cell 2")
+    assert len(lay.leaves(runtime.active.root)) == 2
+    live = runtime.runner.live(agent.agent_id)
+    qtbot.waitUntil(lambda: host.focused == [live.session_id], timeout=WAIT_MS)
+    double_click()
+    assert host.focused == [live.session_id, live.session_id]
+
+
+def test_changing_the_profile_of_a_stopped_agent(
+    setup: tuple[World, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
+) -> None:
+    world, runtime, profile, panel, _host = setup
+    other = world.add_fake_profile("Other CLI")
+    agent = world.create_agent(runtime, "Switcher", profile)
+    wait_for_row(qtbot, panel, "Switcher", profile_name="Fake CLI")
+    panel.select_agent(agent.agent_id)
+    panel.change_profile_menu.aboutToShow.emit()
+    names = [a.text() for a in panel.change_profile_menu.actions()]
+    assert names == ["Fake CLI", "Other CLI"] and panel.change_profile_menu.actions()[0].isChecked()
+    panel.change_profile_menu.actions()[1].trigger()
+    wait_for_row(qtbot, panel, "Switcher", profile_name="Other CLI")
+    assert runtime.agents.agent(agent.agent_id).profile_id == other.id
