@@ -1,30 +1,47 @@
 """The composition root: the one place where adapters are chosen and wired to the use cases.
 
 Entry points (the GUI, tests, headless tools) call `bootstrap` and pass what differs between them, as
-in cosmicpython's bootstrap: the terminal backend, the clock, the id source.
+in cosmicpython's bootstrap: the terminal backend, the clock, the id source, the host.
 """
 
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from idea.application.agents.profiles import ProfileCatalogue
+from idea.application.agents.runner import AgentLaunchDeps
+from idea.application.agents.templates import TemplateCatalogue
 from idea.application.ports import Clock, Host, IdGenerator, TerminalFactory
 from idea.application.preferences import Preferences
 from idea.application.projects import ProjectDeps, ProjectService
+from idea.infrastructure.agents.run_dir import LocalRunDirWriter
+from idea.infrastructure.cli_probe import SubprocessCliDetector
 from idea.infrastructure.clock import SystemClock, Uuid4Generator
 from idea.infrastructure.core_loop import CoreLoop
 from idea.infrastructure.diagnostics import FileDiagnostics
 from idea.infrastructure.event_bus import EventBus
 from idea.infrastructure.host import LocalHost
+from idea.infrastructure.mcp.endpoint import mcp_endpoint
 from idea.infrastructure.paths import user_data_dir
 from idea.infrastructure.project_folder import LocalProjectFolder
+from idea.infrastructure.resources import ResourcePromptLibrary
 from idea.infrastructure.stores.layouts import JsonLayoutStore
+from idea.infrastructure.stores.manifest import JsonManifestStore
+from idea.infrastructure.stores.personas import MarkdownPersonaStore
+from idea.infrastructure.stores.profiles import JsonProfileStore
+from idea.infrastructure.stores.providers import JsonProviderSessionStore
+from idea.infrastructure.stores.running import JsonRunningAgentsStore
+from idea.infrastructure.stores.templates import JsonTemplateStore
 from idea.infrastructure.stores.user_data import JsonUserDataStore
 
 TerminalBackend = Callable[[asyncio.AbstractEventLoop], TerminalFactory]
+
+RENDEZVOUS_WINDOW_MS = 600_000
+RENDEZVOUS_CEILING_MS = 14_400_000
 
 
 @dataclass
@@ -34,6 +51,8 @@ class App:
     events: EventBus
     diagnostics: FileDiagnostics
     preferences: Preferences
+    profiles: ProfileCatalogue
+    templates: TemplateCatalogue
     projects: ProjectService
 
     def shutdown(self, timeout: float = 10.0) -> None:
@@ -60,22 +79,41 @@ def bootstrap(
 ) -> App:
     data_dir = data_dir or user_data_dir()
     data_dir.mkdir(parents=True, exist_ok=True)
+    clock = clock or SystemClock()
+    ids = ids or Uuid4Generator()
+    host = host or LocalHost()
     diagnostics = FileDiagnostics(data_dir / "logs")
     diagnostics.beacon("[startup] IdeA launched; diagnostics log armed")
     events = EventBus()
     user_data = JsonUserDataStore(data_dir)
     preferences = Preferences(user_data, events, diagnostics)
+    profiles = ProfileCatalogue(JsonProfileStore(data_dir), SubprocessCliDetector(), preferences, host)
+    templates = TemplateCatalogue(JsonTemplateStore(data_dir, clock=clock), clock, ids)
     core = CoreLoop().start()
     deps = ProjectDeps(
         folder=LocalProjectFolder(),
         layouts=JsonLayoutStore(),
         terminals=terminals(core.loop),
-        host=host or LocalHost(),
-        clock=clock or SystemClock(),
-        ids=ids or Uuid4Generator(),
+        host=host,
+        clock=clock,
+        ids=ids,
         events=events,
         diagnostics=diagnostics,
         settings=lambda: preferences.settings,
+        manifests=JsonManifestStore(),
+        personas=MarkdownPersonaStore(),
+        templates=templates,
+        launching=AgentLaunchDeps(
+            profiles=profiles,
+            providers=JsonProviderSessionStore(),
+            running=JsonRunningAgentsStore(),
+            run_dirs=LocalRunDirWriter(),
+            prompts=ResourcePromptLibrary(),
+            endpoint_for=mcp_endpoint,
+            new_token=lambda: secrets.token_hex(32),
+            rendezvous_window_ms=RENDEZVOUS_WINDOW_MS,
+            rendezvous_ceiling_ms=RENDEZVOUS_CEILING_MS,
+        ),
     )
     return App(
         data_dir=data_dir,
@@ -83,5 +121,7 @@ def bootstrap(
         events=events,
         diagnostics=diagnostics,
         preferences=preferences,
+        profiles=profiles,
+        templates=templates,
         projects=ProjectService(deps, user_data),
     )

@@ -1,0 +1,97 @@
+"""The application's look: Fusion style with a dark or light palette matching the terminal schemes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication
+
+from idea.domain.workspace import ColorScheme
+
+
+@dataclass(frozen=True)
+class Colors:
+    window: str
+    base: str
+    text: str
+    muted: str
+    header: str
+    header_active: str
+    border: str
+    accent: str
+    ok: str
+    warn: str
+    error: str
+
+
+DARK = Colors(
+    window="#1e2127", base="#16181d", text="#d7dae0", muted="#8b919c", header="#262a31",
+    header_active="#2f3540", border="#353b45", accent="#5aa2f0", ok="#6cc070", warn="#e5b94e",
+    error="#e86671",
+)
+LIGHT = Colors(
+    window="#f3f3f4", base="#ffffff", text="#1f2328", muted="#6a737d", header="#e8e9eb",
+    header_active="#dbe6f5", border="#c9ccd1", accent="#1f6feb", ok="#2f8f46", warn="#a36b00",
+    error="#cf222e",
+)
+
+
+def colors(scheme: ColorScheme) -> Colors:
+    return DARK if scheme is ColorScheme.DARK else LIGHT
+
+
+def apply_theme(app: QApplication, scheme: ColorScheme) -> Colors:
+    palette_colors = colors(scheme)
+    app.setStyle("Fusion")
+    palette = QPalette()
+    role = QPalette.ColorRole
+    palette.setColor(role.Window, QColor(palette_colors.window))
+    palette.setColor(role.WindowText, QColor(palette_colors.text))
+    palette.setColor(role.Base, QColor(palette_colors.base))
+    palette.setColor(role.AlternateBase, QColor(palette_colors.header))
+    palette.setColor(role.Text, QColor(palette_colors.text))
+    palette.setColor(role.Button, QColor(palette_colors.header))
+    palette.setColor(role.ButtonText, QColor(palette_colors.text))
+    palette.setColor(role.ToolTipBase, QColor(palette_colors.header_active))
+    palette.setColor(role.ToolTipText, QColor(palette_colors.text))
+    palette.setColor(role.Highlight, QColor(palette_colors.accent))
+    palette.setColor(role.HighlightedText, QColor("#ffffff"))
+    palette.setColor(role.PlaceholderText, QColor(palette_colors.muted))
+    palette.setColor(role.Mid, QColor(palette_colors.border))
+    palette.setColor(role.Dark, QColor(palette_colors.border))
+    for disabled in (role.WindowText, role.Text, role.ButtonText):
+        palette.setColor(QPalette.ColorGroup.Disabled, disabled, QColor(palette_colors.muted))
+    app.setPalette(palette)
+    app.setStyleSheet(_stylesheet(palette_colors))
+    return palette_colors
+
+
+def _stylesheet(c: Colors) -> str:
+    return f"""
+    QMainWindow::separator {{ background: {c.border}; width: 1px; height: 1px; }}
+    QTabWidget::pane {{ border: none; }}
+    QTabBar::tab {{ background: {c.window}; color: {c.muted}; padding: 5px 12px; border: none;
+                    border-right: 1px solid {c.border}; }}
+    QTabBar::tab:selected {{ background: {c.base}; color: {c.text}; border-bottom: 2px solid {c.accent}; }}
+    QTabBar::tab:hover {{ color: {c.text}; }}
+    QSplitter::handle {{ background: {c.border}; }}
+    QSplitter::handle:hover {{ background: {c.accent}; }}
+    #CellHeader {{ background: {c.header}; border-bottom: 1px solid {c.border}; }}
+    #CellHeader[active="true"] {{ background: {c.header_active}; }}
+    #CellHeader[selected="true"] {{ border-bottom: 2px solid {c.accent}; }}
+    #CellHeader QLabel {{ color: {c.muted}; }}
+    #CellHeader QLabel#CellTitle {{ color: {c.text}; font-weight: 600; }}
+    #CellHeader QToolButton {{ border: none; padding: 1px; border-radius: 3px; }}
+    #CellHeader QToolButton:hover {{ background: {c.border}; }}
+    #CellBanner {{ background: {c.header}; border-top: 1px solid {c.border}; }}
+    #CellBanner QLabel {{ color: {c.text}; }}
+    #Placeholder {{ background: {c.base}; }}
+    #Placeholder QLabel {{ color: {c.muted}; }}
+    #ProblemBanner {{ background: {c.warn}; color: #1a1a1a; padding: 6px 10px; }}
+    #GridHandle {{ background: {c.border}; }}
+    #GridHandle:hover {{ background: {c.accent}; }}
+    #LayoutBar {{ background: {c.window}; border-bottom: 1px solid {c.border}; }}
+    #DropOverlay {{ background: transparent; }}
+    #DropOverlay[target="true"] {{ background: rgba(90, 162, 240, 60); border: 2px solid {c.accent}; }}
+    """

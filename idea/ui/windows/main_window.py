@@ -1,0 +1,275 @@
+"""An IdeA window: a bar of project tabs, the menus, and a welcome page when no project is open."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QMenu,
+    QPushButton,
+    QStackedWidget,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from idea import __version__
+from idea.ui.windows.project_tab import ProjectTab
+from idea.ui.windows.tab_bar import ProjectTabBar
+
+if TYPE_CHECKING:
+    from idea.ui.windows.window_manager import WindowManager
+
+# IdeA's own shortcuts use Ctrl+Shift and Ctrl+Alt so the keys agent CLIs need (Esc, Ctrl+C, Ctrl+R,
+# Tab, Shift+Tab, arrows, Ctrl+O...) always reach the terminal.
+CELL_SHORTCUTS = (
+    ("split-right", "Split right", "Ctrl+Shift+E"),
+    ("split-down", "Split down", "Ctrl+Shift+O"),
+    ("close", "Close cell", "Ctrl+Shift+W"),
+    ("zoom", "Zoom or restore cell", "Ctrl+Shift+X"),
+    ("merge", "Merge selected cells", "Ctrl+Shift+M"),
+    ("equalize", "Equalize all cells", "Ctrl+Alt+="),
+)
+FOCUS_SHORTCUTS = (
+    ("left", "Focus cell on the left", "Ctrl+Alt+Left"),
+    ("right", "Focus cell on the right", "Ctrl+Alt+Right"),
+    ("up", "Focus cell above", "Ctrl+Alt+Up"),
+    ("down", "Focus cell below", "Ctrl+Alt+Down"),
+)
+
+
+class WelcomePage(QWidget):
+    def __init__(self, manager: WindowManager, window: MainWindow) -> None:
+        super().__init__()
+        self._manager = manager
+        self._window = window
+        column = QVBoxLayout(self)
+        column.setContentsMargins(48, 48, 48, 48)
+        title = QLabel("<h1>IdeA</h1><p>Open a project folder to manage a team of agents in a grid of terminals.</p>")
+        title.setWordWrap(True)
+        column.addWidget(title)
+        open_button = QPushButton("Open project…")
+        open_button.setFixedWidth(200)
+        open_button.clicked.connect(lambda: manager.choose_and_open(window))
+        column.addWidget(open_button)
+        column.addSpacing(16)
+        column.addWidget(QLabel("Recent projects"))
+        self.recent = QListWidget()
+        self.recent.itemActivated.connect(lambda item: manager.open_project(item.data(Qt.ItemDataRole.UserRole), window))
+        column.addWidget(self.recent, 1)
+
+    def refresh(self) -> None:
+        self.recent.clear()
+        for record in self._manager.recent_projects():
+            item = QListWidgetItem(f"{record.name}    {record.root}")
+            item.setData(Qt.ItemDataRole.UserRole, record.root)
+            item.setToolTip(record.root)
+            self.recent.addItem(item)
+
+
+class MainWindow(QMainWindow):
+    closing = Signal(object)  # this window, once its close was accepted
+
+    def __init__(self, manager: WindowManager, window_id: str) -> None:
+        super().__init__()
+        self.window_id = window_id
+        self._manager = manager
+        self.setWindowTitle("IdeA")
+        self.resize(1400, 900)
+        self.tabs = QTabWidget()
+        self.tab_bar = ProjectTabBar(manager, self.tabs)
+        self.tabs.setTabBar(self.tab_bar)
+        self.tabs.setDocumentMode(True)
+        self.tabs.tabCloseRequested.connect(self._close_tab_at)
+        self.tabs.currentChanged.connect(self._current_changed)
+        self.tab_bar.tabMoved.connect(lambda _a, _b: manager.workspace_changed())
+        self.tab_bar.contextMenuRequestedAt.connect(self._tab_menu)
+        self.welcome = WelcomePage(manager, self)
+        self._stack = QStackedWidget()
+        self._stack.addWidget(self.welcome)
+        self._stack.addWidget(self.tabs)
+        self.setCentralWidget(self._stack)
+        self._build_menus()
+        self._refresh_stack()
+
+    # -- tabs --
+
+    def project_tabs(self) -> list[ProjectTab]:
+        return [self.tabs.widget(i) for i in range(self.tabs.count())]  # type: ignore[misc]
+
+    def project_ids(self) -> list[str]:
+        return [tab.project_id for tab in self.project_tabs()]
+
+    def current_tab(self) -> ProjectTab | None:
+        widget = self.tabs.currentWidget()
+        return widget if isinstance(widget, ProjectTab) else None
+
+    def add_project_tab(self, tab: ProjectTab, index: int = -1, activate: bool = True) -> None:
+        index = self.tabs.insertTab(index if index >= 0 else self.tabs.count(), tab, tab.title)
+        self.tab_bar.setTabData(index, tab.project_id)
+        self.tabs.setTabToolTip(index, tab.runtime.root)
+        tab.statusMessage.connect(self.show_message)
+        if activate:
+            self.tabs.setCurrentIndex(index)
+        tab.show()
+        self._refresh_stack()
+
+    def take_project_tab(self, project_id: str) -> ProjectTab | None:
+        for index, tab in enumerate(self.project_tabs()):
+            if tab.project_id == project_id:
+                self.tabs.removeTab(index)
+                tab.statusMessage.disconnect(self.show_message)
+                self._refresh_stack()
+                return tab
+        return None
+
+    def focus_tab(self, project_id: str) -> None:
+        for index, tab in enumerate(self.project_tabs()):
+            if tab.project_id == project_id:
+                self.tabs.setCurrentIndex(index)
+        self.raise_()
+        self.activateWindow()
+
+    def _refresh_stack(self) -> None:
+        empty = self.tabs.count() == 0
+        self._stack.setCurrentWidget(self.welcome if empty else self.tabs)
+        if empty:
+            self.welcome.refresh()
+        self._update_title()
+
+    def _current_changed(self, _index: int) -> None:
+        self._update_title()
+        tab = self.current_tab()
+        if tab is not None:
+            tab.focus_active()
+        self._manager.workspace_changed()
+
+    def _update_title(self) -> None:
+        tab = self.current_tab()
+        self.setWindowTitle(f"{tab.title} — IdeA" if tab else "IdeA")
+
+    def _close_tab_at(self, index: int) -> None:
+        tab = self.tabs.widget(index)
+        if isinstance(tab, ProjectTab):
+            self._manager.close_project(tab.project_id)
+
+    def _tab_menu(self, index: int, at: QPoint) -> None:
+        project_id = self.tab_bar.project_id(index)
+        if project_id is None:
+            return
+        menu = QMenu(self)
+        menu.addAction("Move to new window", lambda: self._manager.move_tab(project_id, None, 0, None))
+        others = [w for w in self._manager.windows if w is not self]
+        if others:
+            move_to = menu.addMenu("Move to window")
+            for other in others:
+                move_to.addAction(
+                    other.windowTitle(), lambda w=other: self._manager.move_tab(project_id, w.tab_bar, -1, None)
+                )
+        menu.addSeparator()
+        menu.addAction("Close project", lambda: self._manager.close_project(project_id))
+        menu.exec(at)
+
+    # -- menus --
+
+    def _build_menus(self) -> None:
+        manager = self._manager
+        file_menu = self.menuBar().addMenu("&File")
+        self._action(file_menu, "Open project…", "Ctrl+Alt+O", lambda: manager.choose_and_open(self))
+        self._recent_menu = file_menu.addMenu("Open recent")
+        self._recent_menu.aboutToShow.connect(self._fill_recent)
+        self._action(file_menu, "Close project", None, self._close_current)
+        file_menu.addSeparator()
+        self._action(file_menu, "New window", "Ctrl+Shift+N", lambda: manager.new_window().show())
+        self._action(file_menu, "Close window", None, self.close)
+        file_menu.addSeparator()
+        self._action(file_menu, "Quit", "Ctrl+Shift+Q", manager.quit)
+
+        cell_menu = self.menuBar().addMenu("&Cell")
+        for key, text, shortcut in CELL_SHORTCUTS:
+            self._action(cell_menu, text, shortcut, lambda k=key: self._on_tab(lambda tab: tab.act_on_active(k)))
+        cell_menu.addSeparator()
+        for towards, text, shortcut in FOCUS_SHORTCUTS:
+            self._action(cell_menu, text, shortcut, lambda t=towards: self._on_tab(lambda tab: tab.focus_neighbour(t)))
+
+        layout_menu = self.menuBar().addMenu("&Layout")
+        self._action(layout_menu, "New layout…", None, lambda: self._on_tab(ProjectTab.create_layout))
+        self._action(layout_menu, "Duplicate layout…", None, lambda: self._on_tab(ProjectTab.duplicate_layout))
+        self._action(layout_menu, "Rename layout…", None, lambda: self._on_tab(ProjectTab.rename_layout))
+        self._action(layout_menu, "Delete layout", None, lambda: self._on_tab(ProjectTab.delete_layout))
+        layout_menu.addSeparator()
+        self._action(layout_menu, "Next layout", "Ctrl+Alt+PgDown", lambda: self._cycle_layout(1))
+        self._action(layout_menu, "Previous layout", "Ctrl+Alt+PgUp", lambda: self._cycle_layout(-1))
+
+        view_menu = self.menuBar().addMenu("&View")
+        self._action(view_menu, "Dark theme", None, lambda: manager.set_color_scheme("dark"))
+        self._action(view_menu, "Light theme", None, lambda: manager.set_color_scheme("light"))
+
+        help_menu = self.menuBar().addMenu("&Help")
+        self._action(help_menu, "About IdeA", None, self._about)
+
+    def _action(self, menu: QMenu, text: str, shortcut: str | None, slot) -> QAction:  # noqa: ANN001
+        action = QAction(text, self)
+        if shortcut:
+            action.setShortcut(QKeySequence(shortcut))
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.triggered.connect(lambda _checked=False: slot())
+        menu.addAction(action)
+        self.addAction(action)
+        return action
+
+    def _on_tab(self, act) -> None:  # noqa: ANN001 - Callable[[ProjectTab], None]
+        tab = self.current_tab()
+        if tab is not None:
+            act(tab)
+
+    def _cycle_layout(self, step: int) -> None:
+        tab = self.current_tab()
+        if tab is None:
+            return
+        document = tab.runtime.document
+        ids = [layout.id for layout in document.layouts]
+        tab.activate_layout(ids[(ids.index(document.active_id) + step) % len(ids)])
+
+    def _fill_recent(self) -> None:
+        self._recent_menu.clear()
+        records = self._manager.recent_projects()
+        if not records:
+            self._recent_menu.addAction("No recent project").setEnabled(False)
+        for record in records:
+            self._recent_menu.addAction(
+                f"{record.name} — {record.root}", lambda r=record.root: self._manager.open_project(r, self)
+            )
+
+    def _close_current(self) -> None:
+        tab = self.current_tab()
+        if tab is not None:
+            self._manager.close_project(tab.project_id)
+
+    def _about(self) -> None:
+        from PySide6.QtWidgets import QMessageBox
+
+        QMessageBox.about(
+            self,
+            "About IdeA",
+            f"<h3>IdeA {__version__}</h3><p>Manage a team of AI coding agents in a grid of real terminals.</p>"
+            f"<p>Diagnostics log: {self._manager.diagnostics_path()}</p>",
+        )
+
+    def show_message(self, text: str) -> None:
+        self.statusBar().showMessage(text, 8000)
+
+    # -- closing --
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self._manager.window_may_close(self):
+            event.accept()
+            self.closing.emit(self)
+        else:
+            event.ignore()

@@ -1,0 +1,545 @@
+"""A project's tab: the layout bar, the grid of cells, and what the user must know about the project.
+
+The tab is a view over a ProjectRuntime that the application owns; it can move between windows without
+any process noticing. Every change goes to the core as a use case; the tab redraws from the events.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from idea.application.projects import ProjectRuntime
+from idea.domain import layout as lay
+from idea.domain.events import LayoutChanged, ProjectProblem, SessionsChanged
+from idea.domain.ids import SessionId
+from idea.domain.session import SessionInfo, SessionKind
+from idea.infrastructure.process_tree import process_name
+from idea.ui.core_client import CoreClient
+from idea.ui.icons import icon
+from idea.ui.layout.grid_view import GridView
+
+if TYPE_CHECKING:
+    from idea.ui.terminal.qtermwidget_terminal import QtTerminalFactory
+    from idea.ui.terminal.terminal_view import TerminalView
+
+FOREGROUND_POLL_MS = 1500
+
+
+class ProblemBanner(QFrame):
+    """Tells the user what went wrong with the project's files, and that nothing was lost."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("ProblemBanner")
+        row = QHBoxLayout(self)
+        row.setContentsMargins(8, 4, 4, 4)
+        self.text = QLabel()
+        self.text.setWordWrap(True)
+        self.text.setStyleSheet("color: #1a1a1a;")
+        row.addWidget(self.text, 1)
+        dismiss = QToolButton()
+        dismiss.setIcon(icon("close", "#1a1a1a"))
+        dismiss.setToolTip("Dismiss")
+        dismiss.clicked.connect(self.clear)
+        row.addWidget(dismiss)
+        self._messages: list[str] = []
+        self.hide()
+
+    @property
+    def messages(self) -> list[str]:
+        return list(self._messages)
+
+    def add(self, message: str) -> None:
+        if message not in self._messages:
+            self._messages.append(message)
+        self.text.setText("\n".join(self._messages))
+        self.show()
+
+    def clear(self) -> None:
+        self._messages.clear()
+        self.hide()
+
+
+class ProjectTab(QWidget):
+    """Emits `statusMessage` for the window's status bar."""
+
+    statusMessage = Signal(str)
+
+    def __init__(
+        self,
+        runtime: ProjectRuntime,
+        client: CoreClient,
+        terminals: QtTerminalFactory,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.runtime = runtime
+        self._client = client
+        self._terminals = terminals
+        self._sessions: dict[SessionId, SessionInfo] = {s.id: s for s in runtime.sessions.snapshot()}
+        self._document = runtime.document
+        self.active_leaf: str | None = None
+        self.selection: set[str] = set()
+
+        self.banner = ProblemBanner()
+        for problem in runtime.problems:
+            self.banner.add(problem)
+        self.grid = GridView(self)
+        self._layout_bar = self._build_layout_bar()
+        self._status = QLabel()
+        self._status.setContentsMargins(8, 2, 8, 2)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self._layout_bar)
+        column.addWidget(self.banner)
+        column.addWidget(self.grid, 1)
+        column.addWidget(self._status)
+        self._redraw()
+        self._poll = QTimer(self)
+        self._poll.timeout.connect(self._refresh_foreground)
+        self._poll.start(FOREGROUND_POLL_MS)
+
+    @property
+    def project_id(self) -> str:
+        return self.runtime.id
+
+    @property
+    def title(self) -> str:
+        return self.runtime.name
+
+    # -- events from the core --
+
+    def on_event(self, event: object) -> None:
+        match event:
+            case LayoutChanged(project_id=self.project_id):
+                self._document = event.document
+                self._redraw()
+            case SessionsChanged(project_id=self.project_id):
+                self._sessions = {s.id: s for s in event.sessions}
+                self._redraw()
+            case ProjectProblem(project_id=self.project_id):
+                self.banner.add(event.message)
+
+    def _redraw(self) -> None:
+        layout = self._document.active
+        self.grid.render(layout, self._sessions)
+        leaf_ids = {leaf.id for leaf in lay.leaves(layout.root)}
+        self.selection &= leaf_ids
+        if self.active_leaf not in leaf_ids:
+            self.active_leaf = next(iter(sorted(leaf_ids, key=lambda i: self._reading_order(i))), None)
+        for leaf_id, cell in self.grid.cells().items():
+            cell.set_active(leaf_id == self.active_leaf)
+            cell.set_selected(leaf_id in self.selection and len(self.selection) > 1)
+        self._refresh_layout_bar()
+        self._refresh_status()
+
+    def _reading_order(self, leaf_id: str) -> int:
+        order = [leaf.id for leaf in lay.leaves(self._document.active.root)]
+        return order.index(leaf_id) if leaf_id in order else len(order)
+
+    # -- the layout bar --
+
+    def _build_layout_bar(self) -> QWidget:
+        bar = QFrame()
+        bar.setObjectName("LayoutBar")
+        row = QHBoxLayout(bar)
+        row.setContentsMargins(6, 3, 6, 3)
+        row.setSpacing(4)
+        row.addWidget(QLabel("Layout"))
+        self.layout_picker = QComboBox()
+        self.layout_picker.setMinimumWidth(160)
+        self.layout_picker.activated.connect(self._picked_layout)
+        row.addWidget(self.layout_picker)
+        for text, tip, slot in (
+            ("New", "Create a new layout", self.create_layout),
+            ("Duplicate", "Duplicate this layout", self.duplicate_layout),
+            ("Rename", "Rename this layout", self.rename_layout),
+            ("Delete", "Delete this layout (its terminals keep running)", self.delete_layout),
+        ):
+            button = QPushButton(text)
+            button.setToolTip(tip)
+            button.clicked.connect(slot)
+            row.addWidget(button)
+            if text == "Delete":
+                self._delete_layout_button = button
+        row.addStretch(1)
+        grid = QPushButton(icon("grid"), "Grid…")
+        grid.setToolTip("Turn the active cell into a grid of rows × columns")
+        grid.clicked.connect(lambda: self.make_grid(self.active_leaf))
+        row.addWidget(grid)
+        equalize = QPushButton("Equalize")
+        equalize.setToolTip("Give every cell of the layout the same size (Ctrl+Alt+=)")
+        equalize.clicked.connect(lambda: self.mutate(lay.Equalize(None)))
+        row.addWidget(equalize)
+        return bar
+
+    def _refresh_layout_bar(self) -> None:
+        picker = self.layout_picker
+        names = [(layout.id, layout.name) for layout in self._document.layouts]
+        if [picker.itemData(i) for i in range(picker.count())] != [i for i, _ in names] or [
+            picker.itemText(i) for i in range(picker.count())
+        ] != [n for _, n in names]:
+            picker.blockSignals(True)
+            picker.clear()
+            for layout_id, name in names:
+                picker.addItem(name, layout_id)
+            picker.blockSignals(False)
+        picker.setCurrentIndex(max(0, picker.findData(self._document.active_id)))
+        self._delete_layout_button.setEnabled(len(names) > 1)
+
+    def _picked_layout(self, index: int) -> None:
+        self.activate_layout(self.layout_picker.itemData(index))
+
+    def _refresh_status(self) -> None:
+        live = [s for s in self._sessions.values() if s.is_live]
+        hidden = len(self.runtime.background_sessions())
+        parts = [self.runtime.root, f"{len(live)} terminal{'s' if len(live) != 1 else ''} running"]
+        if hidden:
+            parts.append(f"{hidden} in the background")
+        self._status.setText("  ·  ".join(parts))
+
+    def _refresh_foreground(self) -> None:
+        for cell in self.grid.visible_cells():
+            session = cell.session
+            if session is None or not session.is_live:
+                continue
+            try:
+                pid = self.runtime.sessions.terminal(session.id).foreground_pid()
+            except Exception:
+                continue
+            cell.set_foreground(process_name(pid) if pid else None)
+
+    # -- named layouts --
+
+    def activate_layout(self, layout_id: str) -> None:
+        self._client.call(self.runtime.activate_layout(layout_id))
+
+    def create_layout(self) -> None:
+        name, ok = QInputDialog.getText(self, "New layout", "Name of the new layout:", text=self._free_name("Layout"))
+        if ok:
+            self._client.call(self.runtime.create_layout(name))
+
+    def duplicate_layout(self) -> None:
+        active = self._document.active
+        name, ok = QInputDialog.getText(
+            self, "Duplicate layout", "Name of the copy:", text=self._free_name(f"{active.name} copy")
+        )
+        if ok:
+            self._client.call(self.runtime.duplicate_layout(active.id, name))
+
+    def rename_layout(self) -> None:
+        active = self._document.active
+        name, ok = QInputDialog.getText(self, "Rename layout", "New name:", text=active.name)
+        if ok and name != active.name:
+            self._client.call(self.runtime.rename_layout(active.id, name))
+
+    def delete_layout(self) -> None:
+        active = self._document.active
+        answer = QMessageBox.question(
+            self,
+            "Delete layout",
+            f"Delete the layout “{active.name}”? Terminals it shows keep running in the background.",
+        )
+        if answer == QMessageBox.StandardButton.Yes:
+            self._client.call(self.runtime.delete_layout(active.id))
+
+    def _free_name(self, base: str) -> str:
+        taken = {layout.name.casefold() for layout in self._document.layouts}
+        if base.casefold() not in taken:
+            return base
+        number = 2
+        while f"{base} {number}".casefold() in taken:
+            number += 1
+        return f"{base} {number}"
+
+    # -- GridController --
+
+    def view_for(self, session_id: SessionId) -> TerminalView | None:
+        return self._terminals.view_for(session_id)
+
+    def park(self, view: TerminalView) -> None:
+        self._terminals.park(view)
+
+    def mutate(self, op: lay.LayoutOp) -> None:
+        self._client.call(self.runtime.mutate(op))
+
+    def split(self, leaf_id: str, direction: lay.Direction, position: str) -> None:
+        self._client.call(self.runtime.split(leaf_id, direction, position), on_done=self._focus_later)
+
+    def toggle_zoom(self, leaf_id: str) -> None:
+        self.mutate(lay.ToggleZoom(leaf_id))
+        self._focus_later(leaf_id)
+
+    def start_shell(self, leaf_id: str) -> None:
+        self._client.call(self.runtime.start_shell(leaf_id), on_done=lambda _info: self._focus_later(leaf_id))
+
+    def restart(self, leaf_id: str) -> None:
+        self._client.call(self.runtime.restart(leaf_id), on_done=lambda _info: self._focus_later(leaf_id))
+
+    def resize_split(self, split_id: str, weights: list[float]) -> None:
+        self.mutate(lay.ResizeSplit(split_id, tuple(weights)))
+
+    def resize_grid(self, grid_id: str, rows: list[float], cols: list[float]) -> None:
+        self.mutate(lay.ResizeGrid(grid_id, tuple(rows), tuple(cols)))
+
+    def swap_cells(self, source: str, destination: str) -> None:
+        self.mutate(lay.MoveContent(source, destination))
+
+    def start_cell_drag(self, leaf_id: str) -> None:
+        self.grid.drag_cell(leaf_id)
+
+    def cell_activated(self, leaf_id: str, extend_selection: bool) -> None:
+        if extend_selection:
+            if not self.selection and self.active_leaf:
+                self.selection.add(self.active_leaf)
+            self.selection ^= {leaf_id}
+        else:
+            self.selection = {leaf_id}
+        self.active_leaf = leaf_id
+        for other_id, cell in self.grid.cells().items():
+            cell.set_active(other_id == leaf_id)
+            cell.set_selected(other_id in self.selection and len(self.selection) > 1)
+
+    def close_cell(self, leaf_id: str) -> None:
+        leaf = self._leaf(leaf_id)
+        if leaf is None:
+            return
+        session = self._sessions.get(leaf.session) if leaf.session else None
+        stop = True
+        if session is not None and session.is_live:
+            choice = self._ask_close(session)
+            if choice is None:
+                return
+            stop = choice
+        self._client.call(self.runtime.close_cell(leaf_id, stop_session=stop))
+
+    def _ask_close(self, session: SessionInfo) -> bool | None:
+        """True: stop the process; False: keep it in the background; None: keep the cell."""
+        program = self._busy_program(session)
+        if session.kind is SessionKind.SHELL and program is None:
+            return True
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle("Close cell")
+        what = program or session.label
+        box.setText(f"{what} is still running in this cell.")
+        box.setInformativeText("Stop it, or keep it running in the background (you can attach it to a cell later)?")
+        stop = box.addButton("Stop it", QMessageBox.ButtonRole.DestructiveRole)
+        keep = box.addButton("Keep in background", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(keep)
+        box.exec()
+        clicked = box.clickedButton()
+        if clicked is stop:
+            return True
+        if clicked is keep:
+            return False
+        return None
+
+    def _busy_program(self, session: SessionInfo) -> str | None:
+        """The program running in front of a shell, if any (an idle shell is not busy)."""
+        try:
+            terminal = self.runtime.sessions.terminal(session.id)
+        except Exception:
+            return None
+        foreground = terminal.foreground_pid()
+        if foreground is None or foreground == terminal.pid():
+            return None
+        return process_name(foreground) or "a program"
+
+    def busy_sessions(self) -> list[SessionInfo]:
+        """Live sessions whose process would be stopped by closing the project."""
+        return [s for s in self._sessions.values() if s.is_live]
+
+    def fill_attach_menu(self, leaf_id: str, menu: QMenu) -> None:
+        background = self.runtime.background_sessions()
+        if not background:
+            action = menu.addAction("No terminal is running in the background")
+            action.setEnabled(False)
+            return
+        for session in background:
+            label = session.title or session.label
+            menu.addAction(label, lambda s=session.id: self._client.call(self.runtime.attach(leaf_id, s)))
+
+    def fill_context_menu(self, leaf_id: str, menu: QMenu) -> None:
+        leaf = self._leaf(leaf_id)
+        if leaf is None:
+            return
+        root = self._document.active.root
+        parent = lay.parent_of(root, leaf_id)
+        add = menu.addAction
+        add(icon("split-right"), "Split right\tCtrl+Shift+E", lambda: self.split(leaf_id, lay.Direction.ROW, "after"))
+        add("Split left", lambda: self.split(leaf_id, lay.Direction.ROW, "before"))
+        add(icon("split-down"), "Split down\tCtrl+Shift+O", lambda: self.split(leaf_id, lay.Direction.COLUMN, "after"))
+        add("Split up", lambda: self.split(leaf_id, lay.Direction.COLUMN, "before"))
+        menu.addSeparator()
+        add("Columns in this row…", lambda: self.set_count(leaf_id, lay.Direction.ROW))
+        add("Rows in this column…", lambda: self.set_count(leaf_id, lay.Direction.COLUMN))
+        add(icon("grid"), "Make grid…", lambda: self.make_grid(leaf_id))
+        if isinstance(parent, lay.Grid):
+            add("Grid size…", lambda: self.set_grid_size(parent))
+            placed = next(c for c in parent.cells if c.node.id == leaf_id)
+            if placed.row_span > 1 or placed.col_span > 1:
+                add("Unmerge cell", lambda: self.mutate(lay.UnmergeCell(parent.id, placed.row, placed.col)))
+        merge = menu.addMenu("Merge")
+        for towards, label in (("right", "With the cell on the right"), ("down", "With the cell below"),
+                               ("left", "With the cell on the left"), ("up", "With the cell above")):
+            other = lay.neighbour(root, leaf_id, towards)
+            action = merge.addAction(label, lambda o=other: self.merge((leaf_id, o), keep=leaf_id))
+            action.setEnabled(other is not None)
+        selected = merge.addAction(
+            f"Selected cells ({len(self.selection)})\tCtrl+Shift+M", self.merge_selection
+        )
+        selected.setEnabled(len(self.selection) > 1)
+        swap = menu.addMenu("Swap with")
+        for other in lay.leaves(root):
+            if other.id != leaf_id:
+                swap.addAction(self._describe_leaf(other), lambda o=other.id: self.swap_cells(leaf_id, o))
+        swap.setEnabled(len(lay.leaves(root)) > 1)
+        if parent is not None:
+            add("Equalize sizes here", lambda: self.mutate(lay.Equalize(parent.id)))
+        add("Equalize all\tCtrl+Alt+=", lambda: self.mutate(lay.Equalize(None)))
+        menu.addSeparator()
+        zoomed = self._document.active.zoomed == leaf_id
+        add(icon("zoom"), ("Restore layout" if zoomed else "Zoom cell") + "\tCtrl+Shift+X", lambda: self.toggle_zoom(leaf_id))
+        session = self._sessions.get(leaf.session) if leaf.session else None
+        if session is not None:
+            add(icon("restart"), "Restart", lambda: self.restart(leaf_id))
+            stop = add("Stop process", lambda: self._client.call(self.runtime.stop_session(session.id)))
+            stop.setEnabled(session.is_live)
+            view = self.view_for(session.id)
+            if view is not None:
+                menu.addSeparator()
+                add("Copy\tCtrl+Shift+C", view.copy)
+                add("Paste\tCtrl+Shift+V", view.paste)
+                add("Find…\tCtrl+Shift+F", view.toggle_find)
+        else:
+            add("Open shell", lambda: self.start_shell(leaf_id))
+            attach = menu.addMenu("Attach session")
+            self.fill_attach_menu(leaf_id, attach)
+        menu.addSeparator()
+        add(icon("close"), "Close cell\tCtrl+Shift+W", lambda: self.close_cell(leaf_id))
+
+    # -- spreadsheet operations with a question first --
+
+    def set_count(self, leaf_id: str, direction: lay.Direction) -> None:
+        parent = lay.parent_of(self._document.active.root, leaf_id)
+        container = parent.id if isinstance(parent, lay.Split) and parent.direction is direction else leaf_id
+        current = len(parent.children) if container != leaf_id and isinstance(parent, lay.Split) else 1
+        what = "columns in this row" if direction is lay.Direction.ROW else "rows in this column"
+        count, ok = QInputDialog.getInt(self, "Set count", f"Number of {what}:", current, 1, 12)
+        if ok:
+            self.mutate(lay.SetCount(container, direction, count))
+
+    def make_grid(self, leaf_id: str | None) -> None:
+        if leaf_id is None:
+            return
+        text, ok = QInputDialog.getText(self, "Make grid", "Rows × columns (for example 2x3):", text="2x2")
+        if not ok:
+            return
+        size = _parse_size(text)
+        if size is None:
+            QMessageBox.warning(self, "Make grid", f"“{text}” is not a size like 2x3 (1 to 12 each).")
+            return
+        self.mutate(lay.MakeGrid(leaf_id, *size))
+
+    def set_grid_size(self, grid: lay.Grid) -> None:
+        text, ok = QInputDialog.getText(
+            self, "Grid size", "Rows × columns:", text=f"{len(grid.rows)}x{len(grid.cols)}"
+        )
+        size = _parse_size(text) if ok else None
+        if size is not None:
+            self.mutate(lay.SetGridSize(grid.id, *size))
+
+    def merge(self, leaf_ids: tuple[str | None, ...], keep: str | None) -> None:
+        ids = tuple(i for i in leaf_ids if i)
+        if len(ids) > 1:
+            self.mutate(lay.MergeLeaves(ids, keep))
+
+    def merge_selection(self) -> None:
+        keep = self.active_leaf if self.active_leaf in self.selection else None
+        self.merge(tuple(self.selection), keep)
+        self.selection.clear()
+
+    # -- keyboard actions on the active cell --
+
+    def act_on_active(self, action: str) -> None:
+        leaf_id = self.active_leaf
+        if leaf_id is None:
+            return
+        match action:
+            case "split-right":
+                self.split(leaf_id, lay.Direction.ROW, "after")
+            case "split-down":
+                self.split(leaf_id, lay.Direction.COLUMN, "after")
+            case "close":
+                self.close_cell(leaf_id)
+            case "zoom":
+                self.toggle_zoom(leaf_id)
+            case "merge":
+                self.merge_selection()
+            case "equalize":
+                self.mutate(lay.Equalize(None))
+
+    def focus_neighbour(self, towards: str) -> None:
+        if self.active_leaf is None:
+            return
+        other = lay.neighbour(self._document.active.root, self.active_leaf, towards)
+        if other is not None:
+            self.cell_activated(other, False)
+            self._focus_later(other)
+
+    def focus_active(self) -> None:
+        if self.active_leaf:
+            self._focus_later(self.active_leaf)
+
+    def _focus_later(self, leaf_id: object) -> None:
+        """Focus a cell's terminal once the core's change has been drawn."""
+        if not isinstance(leaf_id, str):
+            return
+
+        def focus() -> None:
+            cell = self.grid.cell(leaf_id)
+            if cell is not None:
+                self.cell_activated(leaf_id, False)
+                cell.focus_terminal()
+
+        QTimer.singleShot(50, focus)
+
+    # -- helpers --
+
+    def _leaf(self, leaf_id: str) -> lay.Leaf | None:
+        try:
+            return lay.find_leaf(self._document.active.root, leaf_id)
+        except Exception:
+            return None
+
+    def _describe_leaf(self, leaf: lay.Leaf) -> str:
+        session = self._sessions.get(leaf.session) if leaf.session else None
+        if session is None:
+            return f"Empty cell {self._reading_order(leaf.id) + 1}"
+        return f"{session.label} (cell {self._reading_order(leaf.id) + 1})"
+
+
+def _parse_size(text: str) -> tuple[int, int] | None:
+    parts = text.lower().replace("×", "x").replace(" ", "").split("x")
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        return None
+    rows, cols = int(parts[0]), int(parts[1])
+    return (rows, cols) if 1 <= rows <= 12 and 1 <= cols <= 12 else None

@@ -1,0 +1,288 @@
+"""The windows of the application and the project tabs they hold.
+
+Tabs are views over project runtimes owned by the application; moving a tab to another window
+reparents its widgets and never touches a process. The arrangement is saved in workspace.json.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import uuid
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QPoint, QTimer
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QWidget
+
+from idea.application.projects import ProjectRuntime
+from idea.bootstrap import App
+from idea.domain.errors import AppError
+from idea.domain.events import ProjectProblem
+from idea.domain.project import ProjectRecord
+from idea.domain.workspace import ColorScheme, WindowState, Workspace
+from idea.ui.core_client import CoreClient
+from idea.ui.windows.main_window import MainWindow
+from idea.ui.windows.project_tab import ProjectTab
+from idea.ui.windows.tab_bar import ProjectTabBar
+
+WORKSPACE_SAVE_DELAY_MS = 1000
+
+
+class WindowManager:
+    def __init__(self, app: App, client: CoreClient, terminals, relay, theme_changed) -> None:  # noqa: ANN001
+        self._app = app
+        self._client = client
+        self._terminals = terminals
+        self._theme_changed = theme_changed
+        self.windows: list[MainWindow] = []
+        self.tabs: dict[str, ProjectTab] = {}
+        self._opening: set[str] = set()
+        self._quitting = False
+        self._save_timer = QTimer()
+        self._save_timer.setSingleShot(True)
+        self._save_timer.setInterval(WORKSPACE_SAVE_DELAY_MS)
+        self._save_timer.timeout.connect(self.save_workspace)
+        relay.published.connect(self._route)
+
+    # -- windows --
+
+    def new_window(self, window_id: str | None = None) -> MainWindow:
+        window = MainWindow(self, window_id or str(uuid.uuid4()))
+        window.closing.connect(self._window_closed)
+        self.windows.append(window)
+        self.workspace_changed()
+        return window
+
+    def active_window(self) -> MainWindow:
+        active = QApplication.activeWindow()
+        for window in self.windows:
+            if window is active:
+                return window
+        return self.windows[-1] if self.windows else self.new_window()
+
+    def window_of(self, project_id: str) -> MainWindow | None:
+        return next((w for w in self.windows if project_id in w.project_ids()), None)
+
+    # -- projects --
+
+    def recent_projects(self) -> list[ProjectRecord]:
+        return self._app.projects.recent_projects()
+
+    def diagnostics_path(self) -> str:
+        return str(self._app.diagnostics.path)
+
+    def choose_and_open(self, window: MainWindow) -> None:
+        folder = QFileDialog.getExistingDirectory(window, "Open project folder", os.path.expanduser("~"))
+        if folder:
+            self.open_project(folder, window)
+
+    def open_project(
+        self,
+        path: str,
+        window: MainWindow | None = None,
+        *,
+        activate: bool = True,
+        on_opened=None,  # noqa: ANN001 - Callable[[ProjectTab], None] | None
+    ) -> None:
+        target = window or self.active_window()
+
+        def opened(runtime: ProjectRuntime) -> None:
+            tab = self.tabs.get(runtime.id)
+            if tab is None:
+                tab = ProjectTab(runtime, self._client, self._terminals)
+                self.tabs[runtime.id] = tab
+                target.add_project_tab(tab, activate=activate)
+                self.workspace_changed()
+            elif activate:
+                owner = self.window_of(runtime.id)
+                if owner is not None:
+                    owner.focus_tab(runtime.id)
+            if on_opened is not None:
+                on_opened(tab)
+
+        def failed(error: BaseException) -> None:
+            message = error.message if isinstance(error, AppError) else f"Unexpected error: {error}"
+            target.show_message(message)
+            QMessageBox.warning(target, "Cannot open project", message)
+
+        self._client.call(self._app.projects.open(path), on_done=opened, on_error=failed)
+
+    def close_project(self, project_id: str, *, confirm: bool = True) -> None:
+        tab = self.tabs.get(project_id)
+        if tab is None:
+            return
+        owner = self.window_of(project_id)
+        if confirm and owner is not None and not self._confirm_stop(owner, [tab], "Close project"):
+            return
+        self._forget_tab(project_id)
+        self._client.call(self._app.projects.close(project_id))
+
+    def _forget_tab(self, project_id: str) -> None:
+        tab = self.tabs.pop(project_id, None)
+        owner = self.window_of(project_id)
+        if owner is not None:
+            owner.take_project_tab(project_id)
+        if tab is not None:
+            for cell in tab.grid.cells().values():
+                cell.release()
+            tab.deleteLater()
+        self.workspace_changed()
+
+    def _confirm_stop(self, window: QWidget, tabs: list[ProjectTab], title: str) -> bool:
+        live = [session for tab in tabs for session in tab.busy_sessions()]
+        if not live:
+            return True
+        count = len(live)
+        answer = QMessageBox.question(
+            window,
+            title,
+            f"{count} terminal{'s are' if count > 1 else ' is'} still running. Closing stops "
+            f"{'them' if count > 1 else 'it'}.",
+            QMessageBox.StandardButton.Close | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        return answer == QMessageBox.StandardButton.Close
+
+    # -- moving tabs between windows --
+
+    def move_tab(self, project_id: str, target: QWidget | None, index: int, at: QPoint | None) -> None:
+        """Move a tab to the window owning the tab bar `target`, or to a new window (at `at`)."""
+        source = self.window_of(project_id)
+        tab = self.tabs.get(project_id)
+        if source is None or tab is None:
+            return
+        destination = next((w for w in self.windows if w.tab_bar is target), None)
+        if destination is source and isinstance(target, ProjectTabBar):
+            current = source.project_ids().index(project_id)
+            if index >= 0 and index != current:
+                target.moveTab(current, min(index, target.count() - 1))
+            return
+        if destination is None:
+            if source.tabs.count() == 1 and target is None and at is None:
+                return  # already alone in its window
+            destination = self.new_window()
+            destination.resize(source.size())
+            if at is not None:
+                destination.move(at - QPoint(40, 20))
+        source.take_project_tab(project_id)
+        destination.add_project_tab(tab, index)
+        destination.show()
+        destination.focus_tab(project_id)
+        if source.tabs.count() == 0 and source is not destination:
+            source.close()  # nothing runs there any more: no confirmation
+        self.workspace_changed()
+
+    # -- closing and quitting --
+
+    def window_may_close(self, window: MainWindow) -> bool:
+        if self._quitting:
+            return True
+        tabs = window.project_tabs()
+        last_window = len(self.windows) == 1
+        if not self._confirm_stop(window, tabs, "Quit IdeA" if last_window else "Close window"):
+            return False
+        if last_window:
+            self.save_workspace()  # the next start restores this window
+            self._quitting = True
+        return True
+
+    def _window_closed(self, window: MainWindow) -> None:
+        if window not in self.windows:
+            return
+        if not self._quitting:
+            for project_id in window.project_ids():
+                self._forget_tab(project_id)
+                self._client.call(self._app.projects.close(project_id))
+        self.windows.remove(window)
+        window.deleteLater()
+        if not self._quitting:
+            self.workspace_changed()
+
+    def quit(self) -> None:
+        tabs = [tab for window in self.windows for tab in window.project_tabs()]
+        if self._confirm_stop(self.active_window(), tabs, "Quit IdeA"):
+            self.quit_without_asking()
+
+    def quit_without_asking(self) -> None:
+        """Automation (--quit-after): keep the workspace for the next start and stop everything."""
+        self.save_workspace()
+        self._quitting = True
+        for window in list(self.windows):
+            window.close()
+        QApplication.quit()
+
+    # -- events --
+
+    def _route(self, event: object) -> None:
+        project_id = getattr(event, "project_id", None)
+        if project_id is not None:
+            tab = self.tabs.get(project_id)
+            if tab is not None:
+                tab.on_event(event)
+        elif isinstance(event, ProjectProblem):
+            window = self.active_window()
+            window.show_message(event.message)
+            QMessageBox.warning(window, "IdeA", event.message)
+
+    # -- appearance --
+
+    def set_color_scheme(self, scheme: str) -> None:
+        self._app.preferences.update_settings(color_scheme=ColorScheme(scheme))
+        self._theme_changed()
+
+    # -- workspace persistence --
+
+    def workspace_changed(self) -> None:
+        if not self._quitting:
+            self._save_timer.start()
+
+    def save_workspace(self) -> None:
+        self._save_timer.stop()
+        windows = tuple(
+            WindowState(
+                id=window.window_id,
+                geometry=_encode(window.saveGeometry()),
+                state=_encode(window.saveState()),
+                tabs=tuple(window.project_ids()),
+                active_tab=window.current_tab().project_id if window.current_tab() else None,
+            )
+            for window in self.windows
+        )
+        self._app.preferences.save_workspace(Workspace(windows=windows))
+
+    def restore(self, extra_paths: list[str]) -> None:
+        """Reopen the windows, tabs and projects of the last run, then the projects named on the command line."""
+        workspace = self._app.preferences.load_workspace()
+        missing: list[str] = []
+        for state in workspace.windows:
+            window = self.new_window(state.id)
+            if state.geometry:
+                window.restoreGeometry(_decode(state.geometry))
+            if state.state:
+                window.restoreState(_decode(state.state))
+            for project_id in state.tabs:
+                record = self._app.projects.known_project(project_id)
+                if record is None or not Path(record.root).is_dir():
+                    missing.append(record.root if record else project_id)
+                    continue
+                self.open_project(record.root, window, activate=project_id == state.active_tab)
+            window.show()
+        if not self.windows:
+            self.new_window().show()
+        for path in extra_paths:
+            self.open_project(path, self.windows[0])
+        if missing:
+            self.windows[0].show_message(
+                "Not reopened (folder missing): " + ", ".join(missing)
+            )
+
+
+def _encode(data: QByteArray) -> str:
+    return base64.b64encode(bytes(data.data())).decode("ascii")
+
+
+def _decode(text: str) -> QByteArray:
+    try:
+        return QByteArray(base64.b64decode(text))
+    except ValueError:
+        return QByteArray()
