@@ -14,6 +14,14 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"IdeA {__version__}")
         return 0
+    if command == "mcp-server":
+        from idea.infrastructure.mcp.bridge import run_bridge
+
+        return run_bridge(args[1:])
+    if command == "hook":
+        from idea.infrastructure.hooks.relay import run_hook
+
+        return run_hook(args[1:])
     if command == "doctor":
         from idea.ui.doctor import run_doctor
 

@@ -1,0 +1,1 @@
+"""The hook relay: the subcommand agent CLIs run on lifecycle events to tell IdeA about them."""

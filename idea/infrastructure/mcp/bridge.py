@@ -1,0 +1,201 @@
+"""`idea mcp-server`: the stdio MCP server an agent CLI starts, relaying to its project's endpoint (spec 03 §4).
+
+The bridge is a byte relay. It connects to the project's Unix socket, introduces its agent with one
+handshake line, then runs two independent pumps: the CLI's stdin to the socket and the socket to the CLI's
+stdout. Neither pump waits for the other, because MCP is not one answer per line: notifications have no
+answer, and a pending `idea_ask_agent` must not hold back the next request. Bytes are forwarded as soon as
+they arrive, so every line is flushed the moment it is complete.
+
+Standard library only, imported lazily by `idea/__main__.py`: the CLI waits for this process to start.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import socket
+import sys
+import threading
+import time
+
+from idea.domain.mcp_wiring import TOKEN_ENV_VAR
+
+CONNECT_TIMEOUT_S = 5.0
+CONNECT_RETRY_S = 0.2
+DRAIN_GRACE_S = 1.0
+CHUNK = 64 * 1024
+FIRST_LINE_LIMIT = 16 * 1024 * 1024
+USAGE = (
+    "usage: idea mcp-server --endpoint <socket path> --project <32hex> --requester <agentId> [--token <secret>]"
+)
+_OPTIONS = ("--endpoint", "--project", "--requester", "--token")
+
+# What ends the relay, as reported by the pumps.
+_STDIN_CLOSED = "stdin closed"
+_SOCKET_CLOSED = "socket closed"
+_STDOUT_CLOSED = "stdout closed"
+
+
+class _UsageError(Exception):
+    pass
+
+
+class _Refused(Exception):
+    pass
+
+
+def run_bridge(argv: list[str]) -> int:
+    """Exit status: 0 when either side hung up, 1 when IdeA cannot be reached or refuses, 2 on bad usage."""
+    try:
+        options = _parse(argv)
+    except _UsageError as exc:
+        _say(str(exc))
+        print(USAGE, file=sys.stderr)
+        return 2
+    endpoint = options["--endpoint"]
+    token = options.get("--token") or os.environ.get(TOKEN_ENV_VAR, "")
+    if not token:
+        _say(f"no launch token ({TOKEN_ENV_VAR} is not set); IdeA will refuse this connection")
+    try:
+        sock = _connect(endpoint)
+    except OSError as exc:
+        _say(
+            f"cannot reach IdeA at {endpoint} after {CONNECT_TIMEOUT_S:g} s ({exc.strerror or exc}); "
+            "is the project open in IdeA?"
+        )
+        return 1
+    try:
+        sock.sendall(_handshake_line(options.get("--project", ""), options.get("--requester", ""), token))
+        return _relay(sock)
+    except _Refused as exc:
+        _say(f"IdeA refused the connection: {exc}")
+        return 1
+    except OSError as exc:
+        _say(f"the connection to IdeA failed: {exc.strerror or exc}")
+        return 1
+    finally:
+        sock.close()
+
+
+def _parse(argv: list[str]) -> dict[str, str]:
+    options: dict[str, str] = {}
+    args = iter(argv)
+    for arg in args:
+        name, has_value, value = arg.partition("=")
+        if name not in _OPTIONS:
+            raise _UsageError(f"unknown argument {arg!r}")
+        if not has_value:
+            value = next(args, None)  # type: ignore[assignment]
+            if value is None:
+                raise _UsageError(f"{name} needs a value")
+        options[name] = value
+    if not options.get("--endpoint"):
+        raise _UsageError("--endpoint is required")
+    return options
+
+
+def _handshake_line(project: str, requester: str, token: str) -> bytes:
+    handshake = {"v": 1, "kind": "mcp", "project": project, "requester": requester, "token": token}
+    return json.dumps(handshake, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def _connect(endpoint: str) -> socket.socket:
+    """Retry every 200 ms for at most 5 s: IdeA may still be binding the endpoint of a project it opens."""
+    deadline = time.monotonic() + CONNECT_TIMEOUT_S
+    while True:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(endpoint)
+            return sock
+        except OSError:
+            sock.close()
+            if time.monotonic() + CONNECT_RETRY_S > deadline:
+                raise
+        time.sleep(CONNECT_RETRY_S)
+
+
+def _relay(sock: socket.socket) -> int:
+    ends: queue.Queue[str | _Refused] = queue.Queue()
+    # Daemon threads: a pump blocked on a pipe the CLI keeps open must not keep the process alive.
+    threading.Thread(target=_pump_stdin, args=(sock, ends), daemon=True).start()
+    threading.Thread(target=_pump_socket, args=(sock, ends), daemon=True).start()
+    end = ends.get()
+    if end == _STDIN_CLOSED:
+        # The CLI is done: the half-close tells IdeA, which cancels this requester's calls in flight.
+        # Answers already on their way still reach the CLI during a short grace.
+        try:
+            sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+        try:
+            end = ends.get(timeout=DRAIN_GRACE_S)
+        except queue.Empty:
+            return 0
+    if isinstance(end, _Refused):
+        raise end
+    return 0
+
+
+def _pump_stdin(sock: socket.socket, ends: queue.Queue[str | _Refused]) -> None:
+    while True:
+        try:
+            chunk = os.read(0, CHUNK)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            ends.put(_STDIN_CLOSED)
+            return
+        try:
+            sock.sendall(chunk)
+        except OSError:
+            return  # IdeA hung up; the socket pump reports why
+
+
+def _pump_socket(sock: socket.socket, ends: queue.Queue[str | _Refused]) -> None:
+    try:
+        pending = _first_line(sock)
+        while pending:
+            _write_stdout(pending)
+            pending = sock.recv(CHUNK)
+        ends.put(_SOCKET_CLOSED)
+    except _Refused as refusal:
+        ends.put(refusal)
+    except BrokenPipeError:
+        ends.put(_STDOUT_CLOSED)
+    except OSError:
+        ends.put(_SOCKET_CLOSED)
+
+
+def _first_line(sock: socket.socket) -> bytes:
+    """What the socket says first, read up to its first line: a refusal of the handshake is IdeA's only
+    line that is not JSON-RPC, and it is never forwarded to the CLI."""
+    received = b""
+    while b"\n" not in received and len(received) < FIRST_LINE_LIMIT:
+        chunk = sock.recv(CHUNK)
+        if not chunk:
+            break
+        received += chunk
+    line = received.split(b"\n", 1)[0]
+    if line.startswith(b'{"error"'):
+        raise _Refused(_refusal_message(line))
+    return received
+
+
+def _refusal_message(line: bytes) -> str:
+    try:
+        error = json.loads(line)["error"]
+        return f"{error['code']}: {error['message']}"
+    except (ValueError, KeyError, TypeError):
+        return line.decode("utf-8", "replace")
+
+
+def _write_stdout(data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(1, view)
+        view = view[written:]
+
+
+def _say(message: str) -> None:
+    print(f"[bridge] {message}", file=sys.stderr, flush=True)

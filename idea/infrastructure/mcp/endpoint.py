@@ -1,0 +1,155 @@
+"""Where a project's MCP endpoint lives and how it is bound (spec 03 §3.1-§3.2).
+
+One Unix socket per project, in a private directory; no network port. The path is computed from the
+environment alone so the binder, the run-dir writer and the tests always agree on it.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import socket
+import stat
+import struct
+import sys
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from idea.application.ports import Diagnostics
+from idea.domain.errors import AppError, ErrorCode
+from idea.domain.ids import ProjectId, simple_hex
+
+ENDPOINT_DIR = "idea-mcp"
+PRIVATE_DIR_MODE = 0o700
+SOCKET_MODE = 0o600
+LISTEN_BACKLOG = 64
+LIVENESS_PROBE_TIMEOUT_S = 0.2
+# Size of sockaddr_un.sun_path, terminating NUL included.
+SUN_PATH_SIZE = 104 if sys.platform == "darwin" else 108
+
+
+def mcp_endpoint(
+    project_id: ProjectId, environ: Mapping[str, str] | None = None, *, diagnostics: Diagnostics | None = None
+) -> str:
+    """`<base>/idea-mcp/<32 hex>.sock` under the first usable base: `$XDG_RUNTIME_DIR`, `$TMPDIR`, the
+    system temporary directory. A base is usable when its `idea-mcp` directory is (or can be made) a
+    private directory of this user and the socket path fits in a `sockaddr_un`. When none is, the last
+    candidate is returned anyway so that binding reports the real error."""
+    env = os.environ if environ is None else environ
+    socket_name = f"{simple_hex(project_id)}.sock"
+    bases = [base for base in (env.get("XDG_RUNTIME_DIR"), env.get("TMPDIR"), tempfile.gettempdir()) if base]
+    for base in bases:
+        directory = Path(base) / ENDPOINT_DIR
+        path = str(directory / socket_name)
+        if not fits_sockaddr(path):
+            if diagnostics is not None:
+                diagnostics.beacon(f"[mcp] endpoint path too long: {path}")
+            continue
+        if _ensure_private_dir(directory):
+            return path
+    return str(Path(bases[-1]) / ENDPOINT_DIR / socket_name)
+
+
+def fits_sockaddr(path: str) -> bool:
+    return len(os.fsencode(path)) < SUN_PATH_SIZE
+
+
+def _ensure_private_dir(directory: Path) -> bool:
+    """True when `directory` is a real directory of this user with mode 0700 (created or tightened)."""
+    try:
+        directory.mkdir(mode=PRIVATE_DIR_MODE, exist_ok=True)
+        info = os.lstat(directory)
+        # In a shared /tmp another user could have planted the directory (or a symlink) first.
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+            return False
+        if stat.S_IMODE(info.st_mode) != PRIVATE_DIR_MODE:
+            os.chmod(directory, PRIVATE_DIR_MODE)
+        return True
+    except OSError:
+        return False
+
+
+@dataclass
+class BoundEndpoint:
+    """A listening socket and the file it is bound to; `release` removes the file only if it is still ours."""
+
+    path: str
+    sock: socket.socket
+    inode: int
+
+    def release(self) -> None:
+        try:
+            if os.lstat(self.path).st_ino == self.inode:
+                os.unlink(self.path)
+        except FileNotFoundError:
+            pass
+
+
+def bind_endpoint(path: str, diagnostics: Diagnostics) -> BoundEndpoint:
+    """Bind and listen on `path` (mode 0600, backlog 64).
+
+    A socket that answers belongs to another live IdeA process: PROJECT_ALREADY_OPEN, because two
+    processes on one project would corrupt its stores. A socket that refuses is the corpse of a killed
+    process and is unlinked first; otherwise bind would fail with EADDRINUSE.
+    """
+    if _endpoint_answers(path, diagnostics):
+        raise _already_open(path)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind(path)
+        os.chmod(path, SOCKET_MODE)
+        sock.listen(LISTEN_BACKLOG)
+        sock.setblocking(False)
+        inode = os.lstat(path).st_ino
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise _already_open(path) from exc  # another process bound it between our probe and bind
+        raise AppError(
+            ErrorCode.PROCESS, f"the MCP endpoint {path} could not be bound: {exc.strerror or exc}"
+        ) from exc
+    return BoundEndpoint(path=path, sock=sock, inode=inode)
+
+
+def _endpoint_answers(path: str, diagnostics: Diagnostics) -> bool:
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(LIVENESS_PROBE_TIMEOUT_S)
+    try:
+        probe.connect(path)
+    except FileNotFoundError:
+        return False
+    except ConnectionRefusedError:
+        try:
+            os.unlink(path)
+            diagnostics.beacon(f"[mcp] removed stale endpoint {path}")
+        except FileNotFoundError:
+            pass
+        return False
+    except TimeoutError:
+        return True  # a listener whose backlog is full is still alive
+    except OSError as exc:
+        raise AppError(
+            ErrorCode.PROCESS, f"the MCP endpoint {path} could not be checked: {exc.strerror or exc}"
+        ) from exc
+    finally:
+        probe.close()
+    return True
+
+
+def _already_open(path: str) -> AppError:
+    return AppError(
+        ErrorCode.PROJECT_ALREADY_OPEN,
+        f"another IdeA process has this project open (its endpoint {path} is live)",
+        data={"endpoint": path},
+    )
+
+
+def peer_uid(sock: socket.socket) -> int | None:
+    """The user id of the process at the other end of a Unix socket, where the OS tells it (Linux)."""
+    if not hasattr(socket, "SO_PEERCRED"):
+        return None
+    credentials = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    _pid, uid, _gid = struct.unpack("3i", credentials)
+    return uid

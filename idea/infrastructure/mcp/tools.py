@@ -1,0 +1,271 @@
+"""The `idea_*` tools: the catalogue MCP clients receive (spec 03 §5) and the one validation of their
+arguments, shared by every door that speaks in tool arguments (the MCP server, the request folders).
+
+The JSON schemas below are the rules: `parse_tool_call` checks arguments against them, so what a model is
+told and what IdeA enforces cannot drift apart. Identity is never an argument; it comes from the door.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from idea.domain.errors import AppError, ErrorCode
+from idea.domain.orchestration import (
+    AskAgent,
+    Command,
+    LaunchAgent,
+    ListAgents,
+    ReadWorkState,
+    Reply,
+    SetWorkState,
+    StopAgent,
+    UpdateAgentContext,
+    Visibility,
+    WorkStatus,
+)
+
+MAX_ARGUMENTS_BYTES = 1024 * 1024
+TASK_MAX_CHARS = 100_000
+RESULT_MAX_CHARS = 200_000
+
+_TARGET = {
+    "type": "string",
+    "minLength": 1,
+    "description": "Agent name as listed by idea_list_agents (case-insensitive).",
+}
+
+
+def _object(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object", "additionalProperties": False}
+    if required:
+        schema["required"] = list(required)
+    schema["properties"] = properties
+    return schema
+
+
+TOOL_DEFINITIONS: tuple[dict[str, Any], ...] = (
+    {
+        "name": "idea_list_agents",
+        "description": "List the agents of this IdeA project: role, whether they run, what they are doing.",
+        "inputSchema": _object({}),
+    },
+    {
+        "name": "idea_ask_agent",
+        "description": (
+            "Delegate a task to another agent and wait for its answer. Starts the agent if needed. Give "
+            "complete, self-contained instructions: the target does not see your conversation."
+        ),
+        "inputSchema": _object(
+            {
+                "target": _TARGET,
+                "task": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": TASK_MAX_CHARS,
+                    "description": "The full task.",
+                },
+            },
+            required=("target", "task"),
+        ),
+    },
+    {
+        "name": "idea_reply",
+        "description": (
+            "Return the result of a task IdeA delivered to you (a message starting with "
+            "'[IdeA · task from …]'). Always call this when you finish a delegated task."
+        ),
+        "inputSchema": _object(
+            {
+                "result": {"type": "string", "minLength": 1, "maxLength": RESULT_MAX_CHARS},
+                "ticket": {"type": "string", "description": "The ticket id from the task header. Recommended."},
+            },
+            required=("result",),
+        ),
+    },
+    {
+        "name": "idea_launch_agent",
+        "description": (
+            "Start a teammate (visible in a free cell, or in the background). Optionally give it a task that "
+            "needs no answer; use idea_ask_agent when you need the result."
+        ),
+        "inputSchema": _object(
+            {
+                "target": _TARGET,
+                "visibility": {"type": "string", "enum": ["visible", "background"], "default": "visible"},
+                "nodeId": {
+                    "type": "string",
+                    "format": "uuid",
+                    "description": "Cell id (UUID) to use; must be empty.",
+                },
+                "task": {
+                    "type": "string",
+                    "maxLength": TASK_MAX_CHARS,
+                    "description": "Fire-and-forget task; no reply is awaited.",
+                },
+            },
+            required=("target",),
+        ),
+    },
+    {
+        "name": "idea_stop_agent",
+        "description": "Stop a running teammate (orchestrator only).",
+        "inputSchema": _object({"target": _TARGET}, required=("target",)),
+    },
+    {
+        "name": "idea_update_context",
+        "description": "Replace an agent's role file (its persona). Takes effect at its next launch.",
+        "inputSchema": _object(
+            {
+                "target": _TARGET,
+                "content": {"type": "string", "minLength": 1, "maxLength": RESULT_MAX_CHARS},
+            },
+            required=("target", "content"),
+        ),
+    },
+    {
+        "name": "idea_workstate_read",
+        "description": "Read the team's live work state: who is working on what, for which ticket.",
+        "inputSchema": _object({}),
+    },
+    {
+        "name": "idea_workstate_set",
+        "description": "Set your own row of the team's live work state: your status and what you are doing.",
+        "inputSchema": _object(
+            {
+                "status": {"type": "string", "enum": ["idle", "working", "waiting", "blocked", "done"]},
+                "intent": {"type": "string"},
+                "progress": {"type": "string"},
+            },
+            required=("status",),
+        ),
+    },
+)
+
+TOOL_NAMES: tuple[str, ...] = tuple(tool["name"] for tool in TOOL_DEFINITIONS)
+_SCHEMAS: dict[str, dict[str, Any]] = {tool["name"]: tool["inputSchema"] for tool in TOOL_DEFINITIONS}
+
+_COMMANDS: dict[str, Callable[[dict[str, str]], Command]] = {
+    "idea_list_agents": lambda args: ListAgents(),
+    "idea_ask_agent": lambda args: AskAgent(target=args["target"], task=args["task"]),
+    "idea_reply": lambda args: Reply(result=args["result"], ticket=args.get("ticket")),
+    "idea_launch_agent": lambda args: LaunchAgent(
+        target=args["target"],
+        visibility=Visibility(args["visibility"]),
+        node_id=args.get("nodeId"),
+        task=args.get("task"),
+    ),
+    "idea_stop_agent": lambda args: StopAgent(target=args["target"]),
+    "idea_update_context": lambda args: UpdateAgentContext(target=args["target"], content=args["content"]),
+    "idea_workstate_read": lambda args: ReadWorkState(),
+    "idea_workstate_set": lambda args: SetWorkState(
+        status=WorkStatus(args["status"]), intent=args.get("intent"), progress=args.get("progress")
+    ),
+}
+
+
+def parse_tool_call(
+    name: str,
+    arguments: Mapping[str, Any] | None,
+    *,
+    label: str | None = None,
+    field_names: Mapping[str, str] | None = None,
+) -> Command:
+    """The command a tool call asks for, its arguments checked once against the tool's schema.
+
+    Strings are trimmed; an empty optional string counts as absent. Every violation is
+    AppError(INVALID_ARGUMENTS) with a message that tells the model what to fix. `label` and `field_names`
+    let another door word those messages in its own vocabulary (a request type, `targetAgent` for
+    `target`).
+    """
+    words = _Wording(label or name, field_names or {})
+    schema = _SCHEMAS.get(name)
+    if schema is None:
+        raise words.invalid(f"unknown tool {name}")
+    arguments = {} if arguments is None else arguments
+    if not isinstance(arguments, Mapping):
+        raise words.invalid("the arguments must be a JSON object")
+    size = len(json.dumps(arguments, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    if size > MAX_ARGUMENTS_BYTES:
+        raise words.invalid(
+            f"the arguments take {size} bytes, more than the limit of {MAX_ARGUMENTS_BYTES} bytes; write the "
+            "material to a file of the project and refer to its path instead"
+        )
+    return _COMMANDS[name](_checked(schema, arguments, words))
+
+
+class _Wording:
+    def __init__(self, label: str, field_names: Mapping[str, str]) -> None:
+        self.label = label
+        self._field_names = field_names
+
+    def field(self, name: str) -> str:
+        return f"`{self._field_names.get(name, name)}`"
+
+    def invalid(self, problem: str) -> AppError:
+        return AppError(ErrorCode.INVALID_ARGUMENTS, f"{self.label}: {problem}")
+
+
+def _checked(schema: dict[str, Any], arguments: Mapping[str, Any], words: _Wording) -> dict[str, str]:
+    properties: dict[str, dict[str, Any]] = schema["properties"]
+    required = set(schema.get("required", ()))
+    unknown = [key for key in arguments if key not in properties]
+    if unknown:
+        accepted = ", ".join(words.field(key) for key in properties) or "none"
+        raise words.invalid(
+            f"unknown argument {', '.join(map(words.field, unknown))}; accepted arguments: {accepted}"
+        )
+    values: dict[str, str] = {}
+    for key, rules in properties.items():
+        field = words.field(key)
+        raw = arguments.get(key)
+        if raw is None:
+            if key in required:
+                raise words.invalid(f"{field} is required")
+            if "default" in rules:
+                values[key] = rules["default"]
+            continue
+        if not isinstance(raw, str):
+            raise words.invalid(f"{field} must be a string, not {_json_type(raw)}")
+        text = raw.strip()
+        if not text:
+            if key in required:
+                raise words.invalid(f"{field} must not be empty")
+            continue
+        values[key] = _conforming(text, rules, field, words)
+    return values
+
+
+def _conforming(text: str, rules: dict[str, Any], field: str, words: _Wording) -> str:
+    if "enum" in rules:
+        choice = text.lower()
+        if choice not in rules["enum"]:
+            options = ", ".join(f'"{option}"' for option in rules["enum"])
+            raise words.invalid(f'{field} must be one of {options}, not "{text[:40]}"')
+        return choice
+    limit = rules.get("maxLength")
+    if limit is not None and len(text) > limit:
+        raise words.invalid(
+            f"{field} has {len(text)} characters, more than the limit of {limit}; shorten it or write the "
+            "material to a file of the project and refer to its path"
+        )
+    if rules.get("format") == "uuid":
+        try:
+            return str(uuid.UUID(text))
+        except ValueError:
+            raise words.invalid(f'{field} must be a UUID, not "{text[:40]}"') from None
+    return text
+
+
+def _json_type(value: object) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, list | tuple):
+        return "an array"
+    return type(value).__name__

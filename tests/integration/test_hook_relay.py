@@ -1,0 +1,147 @@
+"""`idea hook`, the relay agent CLIs run on lifecycle events (spec 05 §3), started as the run dir declares it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import time
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+from idea.infrastructure.agents.executable import idea_command
+from idea.infrastructure.hooks.relay import PAYLOAD_LIMIT, TRUNCATION_MARK
+from tests.fakes_orchestration import ARCHITECT, MAIN, TOKENS
+from tests.integration.mcp_support import REPO_ROOT, Served, bridge_env, hook_command, project_endpoint, serving
+
+CLAUDE_STOP = {
+    "session_id": "9b2f7c1e-0d3a-4e5b-8c6d-7e8f9a0b1c2d",
+    "transcript_path": "/home/ada/.claude/projects/-home-ada-shop/9b2f.jsonl",
+    "cwd": "/home/ada/shop/.ideai/run/x",
+    "hook_event_name": "Stop",
+    "stop_hook_active": False,
+}
+CODEX_TURN = {
+    "type": "agent-turn-complete",
+    "thread-id": "01a228ba-8e6d-78e3-9bc1-15ddaff71950",
+    "turn-id": "7",
+    "cwd": "/home/ada/shop",
+    "input-messages": ["[IdeA · task from Main · ticket 3f2a9c1e] review the ports"],
+    "last-assistant-message": "Done.",
+}
+
+
+@pytest.fixture
+def endpoint() -> Iterator[str]:
+    with project_endpoint() as path:
+        yield path
+
+
+@pytest.fixture
+async def served(endpoint: str) -> AsyncIterator[Served]:
+    async with serving(endpoint) as served:
+        yield served
+
+
+async def run_relay(
+    argv: list[str], *, stdin: bytes = b"", token: str | None = TOKENS[MAIN]
+) -> tuple[int, bytes, bytes, float]:
+    started = time.monotonic()
+    process = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=REPO_ROOT,
+        env=bridge_env(token),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        stdout, stderr = await asyncio.wait_for(process.communicate(stdin), 10)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    assert process.returncode is not None
+    return process.returncode, stdout, stderr, time.monotonic() - started
+
+
+async def test_a_claude_event_on_stdin_reaches_the_gateway(served: Served) -> None:
+    status, stdout, _, _ = await run_relay(
+        [*hook_command("claude", served.endpoint), "--event", "Stop"], stdin=json.dumps(CLAUDE_STOP).encode()
+    )
+
+    assert (status, stdout) == (0, b"")
+    await served.gateway.until(lambda: len(served.gateway.hook_events) == 1)
+    [event] = served.gateway.hook_events
+    assert (event.agent_id, event.source, event.event, event.payload) == (MAIN, "claude", "Stop", CLAUDE_STOP)
+    assert served.beacons("[hook]") == [f"[hook] claude Stop agent={MAIN}"]
+
+
+async def test_a_codex_notification_as_last_argument_reaches_the_gateway(served: Served) -> None:
+    status, stdout, _, _ = await run_relay([*hook_command("codex", served.endpoint), json.dumps(CODEX_TURN)])
+
+    assert (status, stdout) == (0, b"")
+    await served.gateway.until(lambda: len(served.gateway.hook_events) == 1)
+    [event] = served.gateway.hook_events
+    assert (event.source, event.event, event.payload) == ("codex", "agent-turn-complete", CODEX_TURN)
+
+
+async def test_a_large_payload_is_cut_to_64_kib_keeping_the_start_of_long_strings(served: Served) -> None:
+    prompt = "[IdeA · task from Main · ticket 3f2a9c1e] " + "x" * 150_000
+    payload = {"hook_event_name": "UserPromptSubmit", "session_id": "s", "prompt": prompt}
+
+    status, _, _, _ = await run_relay(
+        [*hook_command("claude", served.endpoint), "--event", "UserPromptSubmit"],
+        stdin=json.dumps(payload).encode(),
+    )
+
+    assert status == 0
+    await served.gateway.until(lambda: len(served.gateway.hook_events) == 1)
+    relayed = served.gateway.hook_events[0].payload
+    assert len(json.dumps(relayed, ensure_ascii=False).encode()) <= PAYLOAD_LIMIT
+    assert relayed["prompt"].startswith("[IdeA · task from Main · ticket 3f2a9c1e] xxx")
+    assert relayed["prompt"].endswith(TRUNCATION_MARK)
+    assert relayed["session_id"] == "s"
+
+
+async def test_a_payload_that_is_not_json_is_still_relayed(served: Served) -> None:
+    status, _, _, _ = await run_relay(
+        [*hook_command("claude", served.endpoint), "--event", "Notification"], stdin=b"oops"
+    )
+
+    assert status == 0
+    await served.gateway.until(lambda: len(served.gateway.hook_events) == 1)
+    assert served.gateway.hook_events[0].payload == {"raw": "oops"}
+
+
+async def test_an_unreachable_idea_is_silent_on_stdout_and_exits_0(endpoint: str) -> None:
+    status, stdout, stderr, elapsed = await run_relay(
+        [*hook_command("claude", endpoint), "--event", "Stop"], stdin=json.dumps(CLAUDE_STOP).encode()
+    )
+
+    assert (status, stdout) == (0, b"")
+    assert b"IdeA is not listening" in stderr
+    assert elapsed < 2.0  # spawn included; the relay itself waits at most a few hundred ms
+
+
+async def test_a_wrong_token_is_refused_and_the_event_dropped(served: Served) -> None:
+    status, stdout, stderr, _ = await run_relay(
+        [*hook_command("claude", served.endpoint, ARCHITECT), "--event", "Stop"],
+        stdin=json.dumps(CLAUDE_STOP).encode(),
+        token=TOKENS[MAIN],
+    )
+
+    assert (status, stdout) == (0, b"")
+    assert b"PERMISSION_DENIED" in stderr
+    assert served.gateway.hook_events == []
+    assert served.beacons("[hook] refused") == [f"[hook] refused handshake agent={ARCHITECT}"]
+
+
+async def test_bad_usage_still_exits_0_without_output(endpoint: str) -> None:
+    status, stdout, stderr, _ = await run_relay(
+        [*idea_command(), "hook", "--source", "gemini", "--endpoint", endpoint]
+    )
+
+    assert (status, stdout) == (0, b"")
+    assert b"usage: idea hook" in stderr
