@@ -7,6 +7,7 @@ in cosmicpython's bootstrap: the terminal backend, the clock, the id source, the
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -42,6 +43,7 @@ TerminalBackend = Callable[[asyncio.AbstractEventLoop], TerminalFactory]
 
 RENDEZVOUS_WINDOW_MS = 600_000
 RENDEZVOUS_CEILING_MS = 14_400_000
+SHUTDOWN_TIMEOUT_S = 15.0
 
 
 @dataclass
@@ -55,10 +57,15 @@ class App:
     templates: TemplateCatalogue
     projects: ProjectService
 
-    def shutdown(self, timeout: float = 10.0) -> None:
-        """Stop every project's processes, then the core loop."""
+    def shutdown(self, wait: Callable[[concurrent.futures.Future[None]], None] | None = None) -> None:
+        """Stop every project's processes, then the core loop. `wait` waits for the closing; the GUI passes
+        one that keeps processing Qt events, since stopping a terminal needs the GUI thread."""
+        closing = self.core.submit(self.projects.close_all())
         try:
-            self.core.submit(self.projects.close_all()).result(timeout)
+            if wait is None:
+                closing.result(SHUTDOWN_TIMEOUT_S)
+            else:
+                wait(closing)
         finally:
             self.core.stop()
 

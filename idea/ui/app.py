@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import sys
+import time
 from pathlib import Path
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from idea import __version__
-from idea.bootstrap import App, bootstrap
+from idea.bootstrap import SHUTDOWN_TIMEOUT_S, App, bootstrap
 from idea.ui.core_client import CoreClient
 from idea.ui.event_relay import EventRelay
 from idea.ui.gui_thread import GuiThread
@@ -75,7 +77,13 @@ class GuiSession:
 
     def shutdown(self) -> None:
         self.relay.close()
-        self.app.shutdown()
+
+        def keep_gui_alive(closing: concurrent.futures.Future[None]) -> None:
+            deadline = time.monotonic() + SHUTDOWN_TIMEOUT_S
+            while not closing.done() and time.monotonic() < deadline:
+                self.qt_app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+
+        self.app.shutdown(keep_gui_alive)
 
 
 def run_gui(argv: list[str]) -> int:

@@ -84,6 +84,9 @@ def _stylesheet(c: Colors) -> str:
     #CellHeader QLabel#CellTitle {{ color: {c.text}; font-weight: 600; }}
     #CellHeader QToolButton {{ border: none; padding: 1px; border-radius: 3px; }}
     #CellHeader QToolButton:hover {{ background: {c.border}; }}
+    #CellHeader QLabel#StateDot[tone="running"] {{ color: {c.ok}; }}
+    #CellHeader QLabel#StateDot[tone="starting"] {{ color: {c.warn}; }}
+    #CellHeader QLabel#StateDot[tone="failed"] {{ color: {c.error}; }}
     #CellBanner {{ background: {c.header}; border-top: 1px solid {c.border}; }}
     #CellBanner QLabel {{ color: {c.text}; }}
     #Placeholder {{ background: {c.base}; }}

@@ -44,6 +44,7 @@ class CellController(Protocol):
     def cell_activated(self, leaf_id: str, extend_selection: bool) -> None: ...
     def fill_context_menu(self, leaf_id: str, menu: QMenu) -> None: ...
     def fill_attach_menu(self, leaf_id: str, menu: QMenu) -> None: ...
+    def fill_launch_menu(self, leaf_id: str, menu: QMenu) -> None: ...
     def start_cell_drag(self, leaf_id: str) -> None: ...
     def park(self, view: TerminalView) -> None: ...
 
@@ -63,6 +64,7 @@ class CellHeader(QFrame):
         row.setContentsMargins(6, 0, 2, 0)
         row.setSpacing(4)
         self.state_dot = QLabel("●")
+        self.state_dot.setObjectName("StateDot")
         self.title = QLabel()
         self.title.setObjectName("CellTitle")
         self.detail = QLabel()
@@ -244,13 +246,16 @@ class CellWidget(QFrame):
             header.title.setText("Empty")
             header.detail.setText("")
         else:
-            dot, tip = {
-                SessionState.STARTING: ("◌", "Starting"),
-                SessionState.RUNNING: ("●", "Running"),
-                SessionState.EXITED: ("○", session.describe_end()),
-                SessionState.FAILED: ("✕", session.describe_end()),
+            dot, tip, tone = {
+                SessionState.STARTING: ("◌", "Starting", "starting"),
+                SessionState.RUNNING: ("●", "Running", "running"),
+                SessionState.EXITED: ("○", session.describe_end(), "ended"),
+                SessionState.FAILED: ("✕", session.describe_end(), "failed"),
             }[session.state]
             header.state_dot.setText(dot)
+            header.state_dot.setProperty("tone", tone)
+            header.state_dot.style().unpolish(header.state_dot)
+            header.state_dot.style().polish(header.state_dot)
             header.state_dot.setToolTip(tip)
             header.title.setText(session.label)
             header.detail.setText(self._detail_text(session))
@@ -286,6 +291,11 @@ class CellWidget(QFrame):
         column.addWidget(self._placeholder_text)
         row = QHBoxLayout()
         row.addStretch(1)
+        self._launch = QPushButton("Launch agent")
+        self._launch_menu = QMenu(self._launch)
+        self._launch_menu.aboutToShow.connect(self._fill_launch_menu)
+        self._launch.setMenu(self._launch_menu)
+        row.addWidget(self._launch)
         self._open_shell = QPushButton("Open shell")
         self._open_shell.clicked.connect(lambda: self._controller.start_shell(self.leaf_id))
         row.addWidget(self._open_shell)
@@ -302,6 +312,10 @@ class CellWidget(QFrame):
     def _fill_attach_menu(self) -> None:
         self._attach_menu.clear()
         self._controller.fill_attach_menu(self.leaf_id, self._attach_menu)
+
+    def _fill_launch_menu(self) -> None:
+        self._launch_menu.clear()
+        self._controller.fill_launch_menu(self.leaf_id, self._launch_menu)
 
     def _refresh_placeholder(self) -> None:
         session = self._session

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QDockWidget,
     QLabel,
     QListWidget,
     QListWidgetItem,
@@ -20,6 +21,11 @@ from PySide6.QtWidgets import (
 )
 
 from idea import __version__
+from idea.domain import layout as lay
+from idea.domain.ids import NodeId, SessionId
+from idea.ui.agents.agents_panel import AgentsPanel
+from idea.ui.agents.first_run_wizard import FirstRunWizard
+from idea.ui.agents.profile_editor import ProfileEditor
 from idea.ui.windows.project_tab import ProjectTab
 from idea.ui.windows.tab_bar import ProjectTabBar
 
@@ -95,6 +101,12 @@ class MainWindow(QMainWindow):
         self._stack.addWidget(self.welcome)
         self._stack.addWidget(self.tabs)
         self.setCentralWidget(self._stack)
+        self.agents_panel = AgentsPanel(manager.client, manager.app.profiles, manager.app.templates, self, self)
+        self.agents_panel.statusMessage.connect(self.show_message)
+        self.agents_dock = QDockWidget("Agents", self)
+        self.agents_dock.setObjectName("AgentsDock")
+        self.agents_dock.setWidget(self.agents_panel)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.agents_dock)
         self._build_menus()
         self._refresh_stack()
 
@@ -115,6 +127,7 @@ class MainWindow(QMainWindow):
         self.tab_bar.setTabData(index, tab.project_id)
         self.tabs.setTabToolTip(index, tab.runtime.root)
         tab.statusMessage.connect(self.show_message)
+        tab.activeCellChanged.connect(self.agents_panel.active_cell_changed)
         if activate:
             self.tabs.setCurrentIndex(index)
         tab.show()
@@ -125,6 +138,7 @@ class MainWindow(QMainWindow):
             if tab.project_id == project_id:
                 self.tabs.removeTab(index)
                 tab.statusMessage.disconnect(self.show_message)
+                tab.activeCellChanged.disconnect(self.agents_panel.active_cell_changed)
                 self._refresh_stack()
                 return tab
         return None
@@ -146,9 +160,24 @@ class MainWindow(QMainWindow):
     def _current_changed(self, _index: int) -> None:
         self._update_title()
         tab = self.current_tab()
+        self.agents_panel.set_project(tab.runtime if tab else None)
         if tab is not None:
             tab.focus_active()
         self._manager.workspace_changed()
+
+    # -- what the agents panel asks of the window (AgentsPanelHost) --
+
+    def active_leaf(self) -> NodeId | None:
+        tab = self.current_tab()
+        return tab.active_leaf if tab else None
+
+    def focus_session(self, session_id: SessionId) -> None:
+        tab = self.current_tab()
+        if tab is None:
+            return
+        leaf = lay.leaf_showing_session(tab.runtime.active.root, session_id)
+        if leaf is not None:
+            tab.reveal(leaf.id)
 
     def _update_title(self) -> None:
         tab = self.current_tab()
@@ -207,6 +236,18 @@ class MainWindow(QMainWindow):
         self._action(layout_menu, "Next layout", "Ctrl+Alt+PgDown", lambda: self._cycle_layout(1))
         self._action(layout_menu, "Previous layout", "Ctrl+Alt+PgUp", lambda: self._cycle_layout(-1))
 
+        agents_menu = self.menuBar().addMenu("&Agents")
+        panel = self.agents_panel
+        agents_menu.addAction(panel.new_agent_action)
+        agents_menu.addSeparator()
+        for action in (panel.launch_here_action, panel.launch_split_action, panel.launch_background_action,
+                       panel.stop_action, panel.attach_action, panel.background_action, panel.focus_action):
+            agents_menu.addAction(action)
+        agents_menu.addSeparator()
+        self._action(agents_menu, "Set up AI CLIs…", None, self.open_setup_wizard)
+        self._action(agents_menu, "Profiles…", None, self.open_profile_editor)
+        agents_menu.addAction(self.agents_dock.toggleViewAction())
+
         view_menu = self.menuBar().addMenu("&View")
         self._action(view_menu, "Dark theme", None, lambda: manager.set_color_scheme("dark"))
         self._action(view_menu, "Light theme", None, lambda: manager.set_color_scheme("light"))
@@ -261,6 +302,18 @@ class MainWindow(QMainWindow):
             f"<h3>IdeA {__version__}</h3><p>Manage a team of AI coding agents in a grid of real terminals.</p>"
             f"<p>Diagnostics log: {self._manager.diagnostics_path()}</p>",
         )
+
+    def open_setup_wizard(self) -> None:
+        manager = self._manager
+        wizard = FirstRunWizard(manager.client, manager.app.profiles, manager.app.projects.open_runtimes, self)
+        wizard.finished.connect(lambda _result: manager.profiles_changed())
+        wizard.open()
+
+    def open_profile_editor(self) -> None:
+        manager = self._manager
+        editor = ProfileEditor(manager.client, manager.app.profiles, manager.app.projects.open_runtimes, self)
+        editor.finished.connect(lambda _result: manager.profiles_changed())
+        editor.open()
 
     def show_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)

@@ -76,9 +76,10 @@ class ProblemBanner(QFrame):
 
 
 class ProjectTab(QWidget):
-    """Emits `statusMessage` for the window's status bar."""
+    """Emits `statusMessage` for the window's status bar, `activeCellChanged` when another cell is active."""
 
     statusMessage = Signal(str)
+    activeCellChanged = Signal()
 
     def __init__(
         self,
@@ -311,10 +312,20 @@ class ProjectTab(QWidget):
             self.selection ^= {leaf_id}
         else:
             self.selection = {leaf_id}
+        changed = self.active_leaf != leaf_id
         self.active_leaf = leaf_id
         for other_id, cell in self.grid.cells().items():
             cell.set_active(other_id == leaf_id)
             cell.set_selected(other_id in self.selection and len(self.selection) > 1)
+        if changed:
+            self.activeCellChanged.emit()
+
+    def reveal(self, leaf_id: str) -> None:
+        """Make a cell visible (leaving another cell's zoom) and give its terminal the focus."""
+        zoomed = self._document.active.zoomed
+        if zoomed is not None and zoomed != leaf_id:
+            self.mutate(lay.ToggleZoom(zoomed))
+        self._focus_later(leaf_id)
 
     def close_cell(self, leaf_id: str) -> None:
         leaf = self._leaf(leaf_id)
@@ -337,9 +348,17 @@ class ProjectTab(QWidget):
         box = QMessageBox(self)
         box.setIcon(QMessageBox.Icon.Question)
         box.setWindowTitle("Close cell")
-        what = program or session.label
-        box.setText(f"{what} is still running in this cell.")
-        box.setInformativeText("Stop it, or keep it running in the background (you can attach it to a cell later)?")
+        if session.kind is SessionKind.AGENT:
+            box.setText(f"The agent {session.label} is running in this cell.")
+            box.setInformativeText(
+                "Keep it running in the background (it still receives tasks; attach it to a cell from the "
+                "Agents panel), or stop it?"
+            )
+        else:
+            box.setText(f"{program or session.label} is still running in this cell.")
+            box.setInformativeText(
+                "Stop it, or keep it running in the background (you can attach it to a cell later)?"
+            )
         stop = box.addButton("Stop it", QMessageBox.ButtonRole.DestructiveRole)
         keep = box.addButton("Keep in background", QMessageBox.ButtonRole.AcceptRole)
         box.addButton(QMessageBox.StandardButton.Cancel)
@@ -376,6 +395,36 @@ class ProjectTab(QWidget):
         for session in background:
             label = session.title or session.label
             menu.addAction(label, lambda s=session.id: self._client.call(self.runtime.attach(leaf_id, s)))
+
+    def fill_launch_menu(self, leaf_id: str, menu: QMenu) -> None:
+        """The project's agents, to run in this empty cell: launch a stopped one, attach a background one."""
+        manifest = self.runtime.agents.manifest()
+        if not manifest.agents:
+            menu.addAction("No agent yet: create one in the Agents panel").setEnabled(False)
+            return
+        root = self._document.active.root
+        for agent in manifest.agents:
+            live = self.runtime.sessions.live_agent_session(agent.agent_id)
+            if live is None:
+                menu.addAction(
+                    f"Launch {agent.name}",
+                    lambda a=agent.agent_id: self._client.call(
+                        self.runtime.runner.launch(a, node_id=leaf_id, visible=True),
+                        on_done=lambda _live: self._focus_later(leaf_id),
+                    ),
+                )
+                continue
+            shown = lay.leaf_showing_session(root, live.id)
+            if shown is None:
+                menu.addAction(
+                    f"Attach {agent.name} (running in the background)",
+                    lambda a=agent.agent_id: self._client.call(
+                        self.runtime.runner.attach(a, leaf_id), on_done=lambda _r: self._focus_later(leaf_id)
+                    ),
+                )
+            else:
+                running = menu.addAction(f"{agent.name} (running in cell {self._reading_order(shown.id) + 1})")
+                running.setEnabled(False)
 
     def fill_context_menu(self, leaf_id: str, menu: QMenu) -> None:
         leaf = self._leaf(leaf_id)
@@ -419,10 +468,21 @@ class ProjectTab(QWidget):
         zoomed = self._document.active.zoomed == leaf_id
         add(icon("zoom"), ("Restore layout" if zoomed else "Zoom cell") + "\tCtrl+Shift+X", lambda: self.toggle_zoom(leaf_id))
         session = self._sessions.get(leaf.session) if leaf.session else None
-        if session is not None:
+        if session is not None and session.kind is SessionKind.AGENT and session.agent_id:
+            agent_id = session.agent_id
+            add(icon("restart"), f"Restart {session.label}", lambda: self.restart(leaf_id))
+            background = add(
+                "Send to background",
+                lambda: self._client.call(self.runtime.runner.send_to_background(agent_id)),
+            )
+            background.setEnabled(session.is_live)
+            stop = add(f"Stop {session.label}", lambda: self._client.call(self.runtime.runner.stop(agent_id)))
+            stop.setEnabled(session.is_live)
+        elif session is not None:
             add(icon("restart"), "Restart", lambda: self.restart(leaf_id))
             stop = add("Stop process", lambda: self._client.call(self.runtime.stop_session(session.id)))
             stop.setEnabled(session.is_live)
+        if session is not None:
             view = self.view_for(session.id)
             if view is not None:
                 menu.addSeparator()
@@ -431,6 +491,7 @@ class ProjectTab(QWidget):
                 add("Find…\tCtrl+Shift+F", view.toggle_find)
         else:
             add("Open shell", lambda: self.start_shell(leaf_id))
+            self.fill_launch_menu(leaf_id, menu.addMenu("Launch agent"))
             attach = menu.addMenu("Attach session")
             self.fill_attach_menu(leaf_id, attach)
         menu.addSeparator()

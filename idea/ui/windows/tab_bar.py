@@ -6,7 +6,9 @@ from typing import Protocol
 
 from PySide6.QtCore import QMimeData, QPoint, Qt, Signal
 from PySide6.QtGui import QCursor, QDrag, QDragEnterEvent, QDropEvent, QMouseEvent
-from PySide6.QtWidgets import QApplication, QTabBar, QWidget
+from PySide6.QtWidgets import QApplication, QTabBar, QToolButton, QWidget
+
+from idea.ui.icons import icon
 
 TAB_MIME = "application/x-idea-project-tab"
 
@@ -34,6 +36,25 @@ class ProjectTabBar(QTabBar):
         self.setElideMode(Qt.TextElideMode.ElideRight)
         self.setUsesScrollButtons(True)
         self.setDocumentMode(True)
+        self.setDrawBase(False)
+
+    def tabInserted(self, index: int) -> None:
+        # The style's close button is a saturated box; a flat icon fits the rest of the chrome.
+        super().tabInserted(index)
+        button = QToolButton(self)
+        button.setIcon(icon("close"))
+        button.setAutoRaise(True)
+        button.setToolTip("Close project")
+        button.setFixedSize(18, 18)
+        button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        button.clicked.connect(lambda: self._close_clicked(button))
+        self.setTabButton(index, QTabBar.ButtonPosition.RightSide, button)
+
+    def _close_clicked(self, button: QToolButton) -> None:
+        for index in range(self.count()):
+            if self.tabButton(index, QTabBar.ButtonPosition.RightSide) is button:
+                self.tabCloseRequested.emit(index)
+                return
 
     def project_id(self, index: int) -> str | None:
         data = self.tabData(index)

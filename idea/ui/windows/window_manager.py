@@ -20,6 +20,7 @@ from idea.domain.errors import AppError
 from idea.domain.events import ProjectProblem
 from idea.domain.project import ProjectRecord
 from idea.domain.workspace import ColorScheme, WindowState, Workspace
+from idea.ui.agents.resume_dialog import offer_resume
 from idea.ui.core_client import CoreClient
 from idea.ui.windows.main_window import MainWindow
 from idea.ui.windows.project_tab import ProjectTab
@@ -43,6 +44,18 @@ class WindowManager:
         self._save_timer.setInterval(WORKSPACE_SAVE_DELAY_MS)
         self._save_timer.timeout.connect(self.save_workspace)
         relay.published.connect(self._route)
+
+    @property
+    def app(self) -> App:
+        return self._app
+
+    @property
+    def client(self) -> CoreClient:
+        return self._client
+
+    def profiles_changed(self) -> None:
+        for window in self.windows:
+            window.agents_panel.refresh()
 
     # -- windows --
 
@@ -93,6 +106,7 @@ class WindowManager:
                 self.tabs[runtime.id] = tab
                 target.add_project_tab(tab, activate=activate)
                 self.workspace_changed()
+                offer_resume(self._client, runtime, target)
             elif activate:
                 owner = self.window_of(runtime.id)
                 if owner is not None:
@@ -189,7 +203,13 @@ class WindowManager:
     def _window_closed(self, window: MainWindow) -> None:
         if window not in self.windows:
             return
-        if not self._quitting:
+        if self._quitting:
+            # Terminals go back to the parking lot before the window's widgets are deleted: the
+            # shutdown stops their processes properly.
+            for tab in window.project_tabs():
+                for cell in tab.grid.cells().values():
+                    cell.release()
+        else:
             for project_id in window.project_ids():
                 self._forget_tab(project_id)
                 self._client.call(self._app.projects.close(project_id))
@@ -219,6 +239,8 @@ class WindowManager:
             tab = self.tabs.get(project_id)
             if tab is not None:
                 tab.on_event(event)
+            for window in self.windows:
+                window.agents_panel.on_event(event)
         elif isinstance(event, ProjectProblem):
             window = self.active_window()
             window.show_message(event.message)
@@ -269,6 +291,8 @@ class WindowManager:
             window.show()
         if not self.windows:
             self.new_window().show()
+        if self._app.profiles.needs_setup():
+            self.windows[0].open_setup_wizard()
         for path in extra_paths:
             self.open_project(path, self.windows[0])
         if missing:
