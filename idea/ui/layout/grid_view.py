@@ -166,7 +166,7 @@ class GridView(QWidget):
         self._root_widget = root
         self._box.addWidget(root)
         root.show()
-        QTimer.singleShot(0, lambda: self._apply_weights(layout.root))
+        QTimer.singleShot(0, self, lambda: self._apply_weights(layout.root))
 
     def _build(self, node: Node) -> QWidget:
         match node:

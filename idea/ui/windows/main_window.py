@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPoint, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QLabel,
@@ -87,7 +87,8 @@ class MainWindow(QMainWindow):
         self.window_id = window_id
         self._manager = manager
         self.setWindowTitle("IdeA")
-        self.resize(1400, 900)
+        available = QGuiApplication.primaryScreen().availableGeometry()
+        self.resize(min(1400, int(available.width() * 0.9)), min(900, int(available.height() * 0.9)))
         self.tabs = QTabWidget()
         self.tab_bar = ProjectTabBar(manager, self.tabs)
         self.tabs.setTabBar(self.tab_bar)

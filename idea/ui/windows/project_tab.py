@@ -581,7 +581,7 @@ class ProjectTab(QWidget):
                 self.cell_activated(leaf_id, False)
                 cell.focus_terminal()
 
-        QTimer.singleShot(50, focus)
+        QTimer.singleShot(50, self, focus)
 
     # -- helpers --
 
