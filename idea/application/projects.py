@@ -275,6 +275,7 @@ class ProjectService:
         self._deps = deps
         self._user_data = user_data
         self._runtimes: dict[ProjectId, ProjectRuntime] = {}
+        self._closing: dict[ProjectId, asyncio.Future[None]] = {}
 
     def runtime(self, project_id: ProjectId) -> ProjectRuntime:
         try:
@@ -283,7 +284,7 @@ class ProjectService:
             raise not_found(f"project {project_id} is not open") from None
 
     def open_runtimes(self) -> list[ProjectRuntime]:
-        return list(self._runtimes.values())
+        return [runtime for runtime in self._runtimes.values() if runtime.id not in self._closing]
 
     def recent_projects(self) -> list[ProjectRecord]:
         return self._load_registry().recent()
@@ -294,9 +295,12 @@ class ProjectService:
     async def open(self, path: str) -> ProjectRuntime:
         """Open a project folder (or return its runtime if it is already open)."""
         root = self._deps.folder.resolve_root(path)
-        for runtime in self._runtimes.values():
-            if runtime.root == root:
+        for runtime in list(self._runtimes.values()):
+            if runtime.root != root:
+                continue
+            if runtime.id not in self._closing:
                 return runtime
+            await asyncio.shield(self._closing[runtime.id])  # reopened while closing: open it afresh
         registry = self._load_registry()
         record = registry.by_root(root) or ProjectRecord(
             id=self._deps.ids.new_id(), name=_folder_name(root), root=root
@@ -323,12 +327,25 @@ class ProjectService:
         return runtime
 
     async def close(self, project_id: ProjectId) -> None:
-        runtime = self._runtimes.pop(project_id, None)
+        """Stop the project's processes; the runtime stays known until they are stopped, so quitting
+        right after still waits for them."""
+        runtime = self._runtimes.get(project_id)
         if runtime is None:
             return
-        await runtime.close()
-        self._deps.diagnostics.beacon(f"[project] closed id={project_id}")
-        self._deps.events.publish(ProjectClosed(project_id))
+        closing = self._closing.get(project_id)
+        if closing is None:
+            closing = asyncio.ensure_future(self._close(runtime))
+            self._closing[project_id] = closing
+        await asyncio.shield(closing)
+
+    async def _close(self, runtime: ProjectRuntime) -> None:
+        try:
+            await runtime.close()
+        finally:
+            self._runtimes.pop(runtime.id, None)
+            self._closing.pop(runtime.id, None)
+            self._deps.diagnostics.beacon(f"[project] closed id={runtime.id}")
+            self._deps.events.publish(ProjectClosed(runtime.id))
 
     async def close_all(self) -> None:
         for project_id in list(self._runtimes):
