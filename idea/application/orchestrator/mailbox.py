@@ -1,0 +1,122 @@
+"""Mailboxes (spec 03 §7.2-7.3): one FIFO of tickets per agent, shared by delegations, launch tasks, human
+tickets and late replies, and the agent's busy state.
+
+An agent is busy from the start of its head ticket's delivery until that ticket ends. Only the service's
+single end-of-ticket path removes a ticket, so every way a ticket ends releases the head.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from idea.application.orchestrator.cold_start import ColdStartGate
+from idea.domain.ids import AgentId
+from idea.domain.orchestration_events import AgentQueueSnapshot, BusyState, QueuedTicketView
+from idea.domain.orchestration_rules import TASK_PREVIEW_CHARS
+from idea.domain.tickets import Ticket, TicketEnd, TicketPhase, preview
+
+DELIVERED_PHASES = frozenset({TicketPhase.AWAITING_REPLY, TicketPhase.DELIVERED})
+
+
+@dataclass(eq=False)
+class TicketRecord:
+    """A ticket and what happens to it at runtime."""
+
+    ticket: Ticket
+    outcome: asyncio.Future[TicketEnd]
+    window_ms: int  # inactivity window of its rendezvous
+    enqueued_mono_ms: int
+    phase: TicketPhase = TicketPhase.QUEUED
+    end: TicketEnd | None = None
+    writing: bool = False  # text being typed: the delivery finishes even if the ticket ends meanwhile
+    turn_started: bool = False  # the CLI reported a turn for this ticket's text
+    force_delivery: bool = False  # the person chose "Deliver now (clears your line)"
+    supervisor: asyncio.Task[None] | None = None  # the inactivity watchdog
+    follow_up: asyncio.Task[None] | None = None  # no-reply grace or quiet watch, after submission
+    release_edge: Callable[[], None] | None = None  # the wait-for edge of an ask
+
+    @property
+    def submitted(self) -> bool:
+        return self.phase in DELIVERED_PHASES
+
+
+class Mailbox:
+    def __init__(self, agent_id: AgentId) -> None:
+        self.agent_id = agent_id
+        self.records: list[TicketRecord] = []  # position 0 is the head
+        self.busy: BusyState | None = None
+
+    def enqueue(self, record: TicketRecord) -> None:
+        self.records.append(record)
+
+    def start_head(self, now_ms: int) -> TicketRecord | None:
+        """Make the head busy when the agent is idle; the record to deliver, or None."""
+        if self.busy is not None or not self.records:
+            return None
+        head = self.records[0]
+        self.busy = BusyState(ticket=head.ticket.id, since_ms=now_ms)
+        return head
+
+    def remove(self, record: TicketRecord) -> bool:
+        """Take `record` out of the queue (idempotent); True when it was the busy head, now released."""
+        if record in self.records:
+            self.records.remove(record)
+        if self.busy is not None and self.busy.ticket == record.ticket.id:
+            self.busy = None
+            return True
+        return False
+
+    def snapshot(self, *, late_replies: int, bridge_connected: bool) -> AgentQueueSnapshot:
+        busy_ticket = self.busy.ticket if self.busy else None
+        views = tuple(
+            QueuedTicketView(
+                ticket_id=record.ticket.id,
+                conversation_id=record.ticket.conversation,
+                position=position,
+                status="inProgress" if record.ticket.id == busy_ticket else "queued",
+                phase=record.phase,
+                source=record.ticket.source,
+                requester_label=record.ticket.requester_label,
+                task_preview=preview(record.ticket.task, TASK_PREVIEW_CHARS),
+                task_len=len(record.ticket.task),
+                delivered=record.submitted,
+            )
+            for position, record in enumerate(self.records)
+        )
+        return AgentQueueSnapshot(
+            agent_id=self.agent_id,
+            busy=self.busy,
+            tickets=views,
+            late_replies=late_replies,
+            bridge_connected=bridge_connected,
+        )
+
+
+@dataclass(eq=False)
+class AgentLane:
+    """Everything the core tracks about one agent: its mailbox and the signals of its current session."""
+
+    agent_id: AgentId
+    mailbox: Mailbox
+    writer: asyncio.Task[None] | None = None  # the one delivery typing into this terminal
+    writer_record: TicketRecord | None = None
+    gate: ColdStartGate | None = None
+    attention: str | None = None  # a hook reported a permission or input wait
+    turn_owner: str | None = None  # ticket id of the turn the CLI is running, from its last prompt
+    last_submit_mono_ms: int | None = None
+    bridge_connected: bool = False
+    stopping: bool = False  # a stop was requested: its exit ends tickets with TARGET_STOPPED
+    late_replies: int = 0
+
+    def forget_session(self) -> None:
+        """The agent's process is gone: its session signals mean nothing for the next one."""
+        if self.gate is not None:
+            self.gate.dispose()
+        self.gate = None
+        self.attention = None
+        self.turn_owner = None
+        self.last_submit_mono_ms = None
+        self.bridge_connected = False
+        self.stopping = False

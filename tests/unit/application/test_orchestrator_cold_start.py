@@ -1,0 +1,156 @@
+"""Waking a stopped agent: the cold-start gate (spec 03 §8.6, failures #5, #6, #19)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+import pytest
+
+from idea.domain.errors import AppError, ErrorCode
+from idea.domain.orchestration import Reply, Source
+from idea.domain.orchestration_events import ColdStartDegraded
+from tests.orchestration_fakes import Harness, claude_profile, file_protocol_profile, make_harness, settle
+
+SETTLE = 500
+
+
+def cold(profile=None) -> Harness:  # type: ignore[no-untyped-def]
+    h = make_harness([("Main", claude_profile()), ("Architect", profile or claude_profile())])
+    h.lifecycle.start("Main")
+    return h
+
+
+def by_bridge(h: Harness) -> None:
+    h.service.bridge_initialized(h.id("Architect"))
+
+
+def by_session_start(h: Harness) -> None:
+    h.hook("Architect", "SessionStart", session_id="s", transcript_path="/home/dev/.claude/projects/x/s.jsonl")
+
+
+def by_prompt_in_output(h: Harness) -> None:
+    h.lifecycle.terminal("Architect").emit_output(b"\x1b[2K\x1b[1m? for\x1b[0m shortcuts")
+
+
+@pytest.mark.parametrize("signal", [by_bridge, by_session_start, by_prompt_in_output])
+async def test_the_first_task_waits_for_the_first_ready_signal_then_the_settle(
+    signal: Callable[[Harness], None],
+) -> None:
+    h = cold(claude_profile(promptReadyPattern="? for shortcuts"))
+    ask = await h.ask("Main", "Architect", "reply pong-cold")
+    assert h.lifecycle.live(h.id("Architect")) is not None
+    await h.time.advance(20_000)
+    assert h.written("Architect") == ""  # nothing typed before the CLI is ready
+
+    signal(h)
+    await h.time.advance(SETTLE - 1)
+    assert h.written("Architect") == ""
+    await h.time.advance(1)
+    assert h.written("Architect").startswith("[IdeA · task from Main · ticket ")  # the first turn, intact
+
+    ticket = await h.begin_turn("Architect")
+    await h.service.dispatch(h.agent("Architect"), Reply("pong-cold", ticket), Source.UI)
+    assert (await ask).reply == "pong-cold"
+    assert any("[cold-start] released" in line and "after_ms=20000" in line for line in h.diagnostics.lines)
+    await h.close()
+
+
+async def test_a_prompt_already_on_screen_releases_the_gate() -> None:
+    h = cold(claude_profile(promptReadyPattern="? for shortcuts"))
+    h.lifecycle.initial_screen = "  ? for shortcuts"
+    await h.ask("Main", "Architect", "task")
+    await h.deliver("Architect", within_ms=SETTLE + 350 + 100)
+    await h.close()
+
+
+async def test_a_cli_that_never_signals_is_released_at_its_cold_start_limit() -> None:
+    h = cold(file_protocol_profile(coldStartMaxMs=60_000))
+    await h.ask("Main", "Architect", "task")
+    await h.time.advance(59_999)
+    assert h.written("Architect") == ""
+
+    await h.time.advance(1 + SETTLE)
+
+    assert h.written("Architect") != ""
+    assert h.events.of_type(ColdStartDegraded)[0].agent_id == h.id("Architect")
+    assert any("by=timeout" in line for line in h.diagnostics.lines)
+    await h.close()
+
+
+async def test_a_ready_signal_during_the_launch_itself_counts() -> None:
+    h = cold()
+    h.lifecycle.launch_hold = asyncio.Event()
+    await h.ask("Main", "Architect", "task")
+    by_bridge(h)  # the bridge initialised before the launch call returned
+    h.lifecycle.launch_hold.set()
+    await h.deliver("Architect", within_ms=SETTLE + 350 + 100)
+    await h.close()
+
+
+async def test_concurrent_asks_to_a_stopped_agent_launch_it_once() -> None:
+    h = make_harness([("Main", claude_profile()), ("QA", claude_profile()), ("Architect", claude_profile())])
+    h.lifecycle.start("Main")
+    h.lifecycle.start("QA")
+    h.lifecycle.launch_hold = asyncio.Event()
+    first = await h.ask("Main", "Architect", "first")
+    second = await h.ask("QA", "Architect", "second")
+    h.lifecycle.launch_hold.set()
+    await settle()
+    by_bridge(h)
+
+    await h.deliver("Architect")
+
+    assert len(h.lifecycle.launches) == 1
+    assert "first" in h.last_delivery("Architect") and "second" not in h.written("Architect")
+    first.cancel()
+    second.cancel()
+    await h.close()
+
+
+async def test_a_delegation_wakes_its_target_in_the_first_empty_cell() -> None:
+    h = cold()
+    h.lifecycle.empty_cells = ["cell-7"]
+    await h.ask("Main", "Architect", "task")
+
+    ((agent_id, node_id, visible, reason),) = h.lifecycle.launches
+    assert (agent_id, node_id, visible, reason) == (h.id("Architect"), None, True, "ask from Main")
+    assert h.lifecycle.live(h.id("Architect")).node_id == "cell-7"  # type: ignore[union-attr]
+    await h.close()
+
+
+async def test_a_failed_launch_is_a_process_error_with_no_ticket_and_no_wait() -> None:
+    h = cold()
+    h.lifecycle.fail_launch = AppError(ErrorCode.PROCESS, "Codex is not signed in")
+    ask = await h.ask("Main", "Architect", "task")
+
+    with pytest.raises(AppError) as failure:
+        await ask
+    assert (failure.value.code, failure.value.message) == (ErrorCode.PROCESS, "Codex is not signed in")
+    assert h.queue("Architect").tickets == () and h.row("Main") is None and h.log.turns == []
+
+    h.lifecycle.fail_launch = None
+    reverse = await h.ask("Architect", "Main", "allowed: Main waits on nobody")
+    assert not reverse.done()
+    reverse.cancel()
+    await h.close()
+
+
+async def test_a_warm_agent_has_no_gate() -> None:
+    h = cold()
+    h.lifecycle.start("Architect")
+    await h.ask("Main", "Architect", "task")
+    await h.deliver("Architect", within_ms=360)
+    assert h.lifecycle.launches == []
+    await h.close()
+
+
+async def test_the_gate_is_armed_even_for_a_profile_without_prompt_pattern() -> None:
+    h = cold(claude_profile())  # the original armed no gate here, and the first task was lost
+    await h.ask("Main", "Architect", "task")
+    await h.time.advance(30_000)
+    assert h.written("Architect") == ""
+
+    by_bridge(h)
+    await h.deliver("Architect", within_ms=SETTLE + 350 + 100)
+    await h.close()
