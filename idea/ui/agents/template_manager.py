@@ -1,0 +1,672 @@
+"""Agents ▸ Templates: the persona templates shared by all projects, and an editor for each one.
+
+Saving a changed body raises the template's version; the agents kept in sync in the open projects then take
+the new body at once (closed projects catch up when they are next opened), and the dialog names them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QSizePolicy,
+    QSplitter,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from idea.application.agents.profiles import ProfileCatalogue
+from idea.application.agents.templates import TemplateCatalogue
+from idea.application.projects import ProjectRuntime
+from idea.domain.errors import AppError
+from idea.domain.template import TemplateRecord
+from idea.ui.agents.new_agent_dialog import BLANK_PERSONA
+from idea.ui.agents.persona_editor import MarkdownEditor
+from idea.ui.agents.widgets import HintLabel, Notice, ask, error_text, show_error
+from idea.ui.core_client import CoreClient
+
+NAME_COLUMN, VERSION_COLUMN, DESCRIPTION_COLUMN, PROFILE_COLUMN = range(4)
+TEMPLATE_ID_ROLE = Qt.ItemDataRole.UserRole + 1
+DRAFT_KEY = "draft"  # list key of the template being created (real ids are UUIDs)
+NEW_TEMPLATE_NAME = "New template"
+NAME_HINT = "Templates are shared by all your projects."
+FIXED_NAME_HINT = "A template keeps its name; duplicate it to get a copy under another name."
+NOT_SYNCED_REMINDER = (
+    "Agents not kept in sync show “update available” and take the new version when you choose, "
+    "from the Agents panel."
+)
+
+
+@dataclass(frozen=True)
+class StoredTemplate:
+    record: TemplateRecord
+    body: str
+
+
+@dataclass(frozen=True)
+class LoadedTemplates:
+    templates: list[StoredTemplate]
+    profile_names: dict[str, str]
+
+
+@dataclass
+class Draft:
+    """A template being written in the dialog, stored only when saved."""
+
+    name: str
+    description: str
+    body: str
+    default_profile_id: str | None
+
+
+@dataclass(frozen=True)
+class SaveOutcome:
+    record: TemplateRecord
+    version_raised: bool
+    followers: list[tuple[str, list[str]]]  # (project name, agents that took the new body)
+    sync_failures: list[str]
+
+
+# -- work done on the core loop --
+
+
+async def load_templates(templates: TemplateCatalogue, profiles: ProfileCatalogue | None) -> LoadedTemplates:
+    stored = [StoredTemplate(record, templates.body(record.id)) for record in templates.templates()]
+    names: dict[str, str] = {}
+    if profiles is not None:
+        # Starter templates propose a reference profile the user may not have set up.
+        names = {profile.id: f"{profile.name} (not set up)" for profile in profiles.reference_profiles()}
+        names.update({profile.id: profile.name for profile in profiles.profiles()})
+    return LoadedTemplates(stored, names)
+
+
+async def save_template(
+    templates: TemplateCatalogue,
+    open_runtimes: Callable[[], Iterable[ProjectRuntime]],
+    template_id: str,
+    body: str,
+    description: str,
+) -> SaveOutcome:
+    """Store the edits, then bring every synchronised agent of the open projects to the new version."""
+    previous = templates.template(template_id)
+    record = templates.update(template_id, body, description=description)
+    if previous is None or record.version == previous.version:
+        return SaveOutcome(record, version_raised=False, followers=[], sync_failures=[])
+    followers: list[tuple[str, list[str]]] = []
+    failures: list[str] = []
+    for runtime in open_runtimes():
+        # The template is saved whatever happens here: one project failing must not hide the others.
+        try:
+            updated = await runtime.agents.sync_templates()
+        except (AppError, OSError) as exc:
+            failures.append(f"{runtime.name}: {error_text(exc)}")
+            continue
+        if updated:
+            followers.append((runtime.name, updated))
+    return SaveOutcome(record, version_raised=True, followers=followers, sync_failures=failures)
+
+
+async def create_template(templates: TemplateCatalogue, draft: Draft) -> TemplateRecord:
+    return templates.create(draft.name, draft.description, draft.body, draft.default_profile_id)
+
+
+async def delete_template(templates: TemplateCatalogue, template_id: str) -> None:
+    templates.delete(template_id)
+
+
+# -- what the dialog says --
+
+
+def joined_names(names: list[str]) -> str:
+    """"QA", "QA and Git", "QA, Git and Docs"."""
+    if len(names) <= 1:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def followers_sentence(followers: list[tuple[str, list[str]]], version: int) -> str:
+    """"QA and Git now follow v3." — projects are named only when agents of several projects followed."""
+    if not followers:
+        return "No agent of the open projects is kept in sync with it."
+    if len(followers) == 1:
+        names = followers[0][1]
+        verb = "follows" if len(names) == 1 else "follow"
+        return f"{joined_names(names)} now {verb} v{version}."
+    groups = [f"{joined_names(names)} ({project})" for project, names in followers]
+    return f"{', '.join(groups)} now follow v{version}."
+
+
+def template_users(runtimes: Iterable[ProjectRuntime], template_id: str) -> list[str]:
+    """The agents of the open projects made from this template, marking those kept in sync."""
+    runtimes = list(runtimes)
+    users = []
+    for runtime in runtimes:
+        for agent in runtime.agents.manifest().agents:
+            if agent.template_id != template_id:
+                continue
+            notes = [runtime.name] if len(runtimes) > 1 else []
+            if agent.synchronized:
+                notes.append("kept in sync")
+            users.append(f"{agent.name} ({', '.join(notes)})" if notes else agent.name)
+    return users
+
+
+class TemplateManager(QDialog):
+    """`templatesChanged` is emitted after every template created, saved or deleted."""
+
+    templatesChanged = Signal()
+
+    def __init__(
+        self,
+        client: CoreClient,
+        templates: TemplateCatalogue,
+        open_runtimes: Callable[[], Iterable[ProjectRuntime]],
+        parent: QWidget | None = None,
+        *,
+        profiles: ProfileCatalogue | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._client = client
+        self._templates = templates
+        self._open_runtimes = open_runtimes
+        self._stored: dict[str, StoredTemplate] = {}
+        self._profile_names: dict[str, str] = {}
+        self._draft: Draft | None = None
+        self._current_id: str | None = None
+        self._loaded = False
+        self._saving = False
+        self._switching = False
+        self.setWindowTitle("Templates[*]")
+        self.resize(1320, 760)
+
+        self.list = QTreeWidget()
+        self.list.setHeaderLabels(["Template", "Version", "Description", "Default profile"])
+        self.list.setRootIsDecorated(False)
+        self.list.setUniformRowHeights(True)
+        self.list.setStyleSheet("QTreeWidget::item { padding: 4px 2px; }")
+        header = self.list.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(NAME_COLUMN, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(VERSION_COLUMN, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(DESCRIPTION_COLUMN, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(PROFILE_COLUMN, QHeaderView.ResizeMode.ResizeToContents)
+        self.list.currentItemChanged.connect(self._picked)
+        self.new_button = QPushButton("New template…")
+        self.new_button.clicked.connect(self.new_template)
+        self.duplicate_button = QPushButton("Duplicate")
+        self.duplicate_button.clicked.connect(self.duplicate)
+        self.delete_button = QPushButton("Delete")
+        self.delete_button.clicked.connect(self.delete)
+        legend = HintLabel(
+            "Each saved change to a persona raises the template's version. Agents kept in sync follow it; "
+            "the others show “update available”."
+        )
+        left = QWidget()
+        left_column = QVBoxLayout(left)
+        left_column.setContentsMargins(0, 0, 0, 0)
+        left_column.addWidget(self.list, 1)
+        list_buttons = QHBoxLayout()
+        for button in (self.new_button, self.duplicate_button, self.delete_button):
+            list_buttons.addWidget(button)
+        list_buttons.addStretch(1)
+        left_column.addLayout(list_buttons)
+        left_column.addWidget(legend)
+
+        self.title = QLabel()
+        self.title.setStyleSheet("font-size: 15px; font-weight: 600;")
+        self.name = QLineEdit()
+        self.name.textEdited.connect(self._name_edited)
+        self.name_message = HintLabel(NAME_HINT)
+        self.description = QLineEdit()
+        self.description.setPlaceholderText("One line shown in the template list")
+        self.description.textChanged.connect(self._changed)
+        self.default_profile = QLabel()
+        self.default_profile.setToolTip("The profile proposed when an agent is created from this template")
+        self.users = QLabel()
+        self.users.setWordWrap(True)
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        name_column = QVBoxLayout()
+        name_column.setSpacing(3)
+        name_column.addWidget(self.name)
+        name_column.addWidget(self.name_message)
+        form.addRow("Name", name_column)
+        form.addRow("Description", self.description)
+        form.addRow("Default profile", self.default_profile)
+        form.addRow("Agents", self.users)
+        self.report = Notice()
+        self.report.hide()
+        self.editor = MarkdownEditor()
+        self.editor.changed.connect(self._changed)
+        self.status = HintLabel()
+        keep_place = self.status.sizePolicy()
+        keep_place.setRetainSizeWhenHidden(True)  # the buttons stay at the right when there is no message
+        self.status.setSizePolicy(keep_place)
+        self.revert_button = QPushButton("Revert")
+        self.revert_button.clicked.connect(self.revert)
+        self.save_button = QPushButton("Save")
+        self.save_button.setToolTip("Save the template (Ctrl+S)")
+        self.save_button.clicked.connect(lambda: self.save())
+        for button in (self.revert_button, self.save_button):
+            button.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+        QShortcut(QKeySequence.StandardKey.Save, self, activated=lambda: self.save())
+        editor_buttons = QHBoxLayout()
+        editor_buttons.addWidget(self.status, 1)
+        editor_buttons.addWidget(self.revert_button)
+        editor_buttons.addWidget(self.save_button)
+        right = QWidget()
+        right_column = QVBoxLayout(right)
+        right_column.setContentsMargins(0, 0, 0, 0)
+        right_column.addWidget(self.title)
+        right_column.addLayout(form)
+        right_column.addWidget(self.report)
+        right_column.addWidget(self.editor, 1)
+        right_column.addLayout(editor_buttons)
+
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(left)
+        splitter.addWidget(right)
+        splitter.setChildrenCollapsible(False)
+        splitter.setSizes([560, 760])
+        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        close.rejected.connect(self.close)
+        column = QVBoxLayout(self)
+        column.addWidget(splitter, 1)
+        column.addWidget(close)
+        # Set once the button belongs to the dialog; before that, the dialog makes its first button the default.
+        self.save_button.setDefault(True)
+
+        self._show(None)
+        self.status.show_hint("Loading templates…")
+        self.list.setFocus()
+        client.call(load_templates(templates, profiles), on_done=self._templates_loaded, on_error=self._load_failed)
+
+    # -- the list --
+
+    def _templates_loaded(self, loaded: LoadedTemplates) -> None:
+        self._loaded = True
+        self._stored = {stored.record.id: stored for stored in loaded.templates}
+        self._profile_names = loaded.profile_names
+        self._fill_list(None)
+
+    def _load_failed(self, error: BaseException) -> None:
+        self.status.show_error(f"Templates unavailable: {error_text(error)}")
+
+    def _fill_list(self, select_id: str | None) -> None:
+        """Rebuild the list and show `select_id` (else the first template) as stored."""
+        target = self._refresh_rows(select_id)
+        self._show(target)
+
+    def _refresh_rows(self, select_id: str | None) -> str | None:
+        """Rebuild the rows without touching the editor; returns the key of the selected row."""
+        self._switching = True
+        self.list.clear()
+        for stored in self._stored.values():
+            record = stored.record
+            item = QTreeWidgetItem(
+                [record.name, f"v{record.version}", record.description, self._profile_label(record.default_profile_id)]
+            )
+            item.setData(NAME_COLUMN, TEMPLATE_ID_ROLE, record.id)
+            item.setToolTip(DESCRIPTION_COLUMN, record.description)
+            self.list.addTopLevelItem(item)
+        if self._draft is not None:
+            self.list.addTopLevelItem(self._draft_item(self._draft))
+        rows = [self.list.topLevelItem(i) for i in range(self.list.topLevelItemCount())]
+        keys = [row.data(NAME_COLUMN, TEMPLATE_ID_ROLE) for row in rows]
+        target = select_id if select_id in keys else (keys[0] if keys else None)
+        if target is not None:
+            self.list.setCurrentItem(rows[keys.index(target)])
+        self._switching = False
+        return target
+
+    def _draft_item(self, draft: Draft) -> QTreeWidgetItem:
+        item = QTreeWidgetItem(
+            [self._draft_name(draft), "new", draft.description, self._profile_label(draft.default_profile_id)]
+        )
+        item.setData(NAME_COLUMN, TEMPLATE_ID_ROLE, DRAFT_KEY)
+        item.setToolTip(NAME_COLUMN, "Not saved yet")
+        font = item.font(NAME_COLUMN)
+        font.setItalic(True)
+        for column in range(item.columnCount()):
+            item.setFont(column, font)
+        return item
+
+    @staticmethod
+    def _draft_name(draft: Draft) -> str:
+        return draft.name.strip() or NEW_TEMPLATE_NAME
+
+    @classmethod
+    def _draft_title(cls, draft: Draft) -> str:
+        return f"{cls._draft_name(draft)}  ·  not saved"
+
+    def _profile_label(self, profile_id: str | None) -> str:
+        if profile_id is None:
+            return "—"
+        return self._profile_names.get(profile_id) or f"profile {profile_id[:8]}"
+
+    def _select_row(self, key: str | None) -> None:
+        self._switching = True
+        for index in range(self.list.topLevelItemCount()):
+            item = self.list.topLevelItem(index)
+            if item.data(NAME_COLUMN, TEMPLATE_ID_ROLE) == key:
+                self.list.setCurrentItem(item)
+        self._switching = False
+
+    def _picked(self, item: QTreeWidgetItem | None, _previous: QTreeWidgetItem | None) -> None:
+        if self._switching or item is None:
+            return
+        key = item.data(NAME_COLUMN, TEMPLATE_ID_ROLE)
+        if key == self._current_id:
+            return
+        if self._saving:
+            self._select_row(self._current_id)  # the template being stored stays shown until it is stored
+            return
+        if self.is_modified:
+            self._select_row(self._current_id)  # the selection stays put until the user answers
+        self._after_unsaved_changes(lambda: self._go_to(key))
+
+    def _go_to(self, key: str) -> None:
+        self._select_row(key)
+        self._show(key)
+
+    # -- showing one template --
+
+    def _show(self, key: str | None) -> None:
+        self._current_id = key
+        self.report.hide()
+        self.status.show_hint("")
+        self._switching = True
+        if key is None:
+            self.title.setText("No template")
+            self.name.clear()
+            self.description.clear()
+            self.editor.set_text("")
+            self.default_profile.setText("—")
+            self.users.setText("—")
+            if self._loaded and not self._stored:
+                self.status.show_hint("No template yet: create one, or save an agent's persona from the Agents panel.")
+        elif key == DRAFT_KEY and self._draft is not None:
+            self.name.setText(self._draft.name)
+            self.description.setText(self._draft.description)
+            self.editor.set_text(self._draft.body)
+            self._show_facts(self._draft_title(self._draft), self._draft.default_profile_id, [])
+        else:
+            record, body = self._stored[key].record, self._stored[key].body
+            self.name.setText(record.name)
+            self.description.setText(record.description)
+            self.editor.set_text(body)
+            self._show_facts(record.name, record.default_profile_id, template_users(self._open_runtimes(), key))
+        self.name.setReadOnly(key != DRAFT_KEY)
+        # A name that cannot change reads as text, not as a field that refuses typing.
+        self.name.setStyleSheet("" if key == DRAFT_KEY else "QLineEdit { background: transparent; border: none; }")
+        self.name_message.show_hint(FIXED_NAME_HINT if key in self._stored else NAME_HINT)
+        editable = key is not None
+        for widget in (self.name, self.description, self.editor):
+            widget.setEnabled(editable)
+        self._switching = False
+        self._changed()
+
+    def _show_facts(self, title: str, default_profile_id: str | None, users: list[str]) -> None:
+        stored = self._stored.get(self._current_id or "")
+        self.title.setText(f"{title}  ·  v{stored.record.version}" if stored else title)
+        self.default_profile.setText(
+            self._profile_label(default_profile_id) if default_profile_id else "None: chosen when an agent is created"
+        )
+        self.users.setText(", ".join(users) or "No agent of the open projects is made from it.")
+
+    # -- editing --
+
+    @property
+    def is_modified(self) -> bool:
+        if self._current_id is None:
+            return False
+        if self._current_id == DRAFT_KEY:
+            return True
+        stored = self._stored[self._current_id]
+        return (
+            self.editor.text() != stored.body
+            or self.description.text().strip() != stored.record.description
+        )
+
+    def _name_problem(self) -> str | None:
+        name = self.name.text().strip()
+        if not name:
+            return "A template needs a name."
+        if any(s.record.name.casefold() == name.casefold() for s in self._stored.values()):
+            return f"A template named “{name}” already exists."
+        return None
+
+    def _name_edited(self, text: str) -> None:
+        if self._draft is None or self._current_id != DRAFT_KEY:
+            return
+        self._draft.name = text
+        self.title.setText(self._draft_title(self._draft))
+        item = self.list.currentItem()
+        if item is not None:
+            item.setText(NAME_COLUMN, self._draft_name(self._draft))
+        self._changed()
+
+    def _changed(self) -> None:
+        if self._switching:
+            return
+        valid = True
+        if self._current_id == DRAFT_KEY:
+            problem = self._name_problem()
+            valid = problem is None
+            if problem is None:
+                self.name_message.show_hint(NAME_HINT)
+            else:
+                self.name_message.show_error(problem)
+        modified = self.is_modified
+        idle = self._loaded and not self._saving
+        self.save_button.setEnabled(idle and modified and valid)
+        self.revert_button.setEnabled(idle and modified and self._current_id != DRAFT_KEY)
+        self.new_button.setEnabled(idle)
+        self.duplicate_button.setEnabled(idle and self._current_id in self._stored)
+        self.delete_button.setEnabled(idle and self._current_id is not None)
+        self.setWindowModified(modified)
+
+    def _set_saving(self, saving: bool) -> None:
+        self._saving = saving
+        self._changed()
+
+    # -- unsaved changes --
+
+    def _after_unsaved_changes(self, then: Callable[[], None]) -> None:
+        """Run `then` now, or once the user saved or discarded the edits (never blocking the GUI thread)."""
+        if not self.is_modified:
+            then()
+            return
+        buttons = QMessageBox.StandardButton
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Unsaved template",
+            f"Save the changes to “{self.name.text().strip() or NEW_TEMPLATE_NAME}”?",
+            buttons.Save | buttons.Discard | buttons.Cancel,
+            self,
+        )
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.setDefaultButton(buttons.Save)
+        box.setEscapeButton(buttons.Cancel)
+        box.button(buttons.Save).clicked.connect(lambda: self.save(then=then))
+        box.button(buttons.Discard).clicked.connect(lambda: self._discard_then(then))
+        box.open()
+
+    def _discard_then(self, then: Callable[[], None]) -> None:
+        if self._current_id == DRAFT_KEY:
+            self._draft = None
+            self._fill_list(None)
+        else:
+            self._show(self._current_id)
+        then()
+
+    # -- commands --
+
+    def new_template(self) -> None:
+        self._after_unsaved_changes(lambda: self._start_draft(Draft(NEW_TEMPLATE_NAME, "", BLANK_PERSONA, None)))
+
+    def duplicate(self) -> None:
+        stored = self._stored.get(self._current_id or "")
+        if stored is None:
+            return
+        record = stored.record
+
+        def start() -> None:
+            name = self._free_name(f"{record.name} copy")
+            self._start_draft(Draft(name, record.description, stored.body, record.default_profile_id))
+
+        self._after_unsaved_changes(start)
+
+    def _start_draft(self, draft: Draft) -> None:
+        self._draft = draft
+        self._fill_list(DRAFT_KEY)
+        self.name.setFocus()
+        self.name.selectAll()
+
+    def _free_name(self, base: str) -> str:
+        taken = {s.record.name.casefold() for s in self._stored.values()}
+        name, number = base, 2
+        while name.casefold() in taken:
+            name = f"{base} {number}"
+            number += 1
+        return name
+
+    def revert(self) -> None:
+        if self._current_id in self._stored:
+            self._show(self._current_id)
+
+    def save(self, then: Callable[[], None] | None = None) -> None:
+        """Store the template shown; `then` runs once it is stored."""
+        if self._saving or not self.is_modified:
+            return
+        if self._current_id == DRAFT_KEY and self._draft is not None:
+            self._create(self._draft, then)
+        elif self._current_id is not None:
+            self._update(self._current_id, then)
+
+    def _create(self, shown: Draft, then: Callable[[], None] | None) -> None:
+        problem = self._name_problem()
+        if problem is not None:
+            self.name_message.show_error(problem)
+            self.name.setFocus()
+            return
+        draft = Draft(self.name.text().strip(), self.description.text(), self.editor.text(), shown.default_profile_id)
+        self._set_saving(True)
+
+        def created(record: TemplateRecord) -> None:
+            self._saving = False
+            self._draft = None
+            self._stored[record.id] = StoredTemplate(record, draft.body)
+            self._fill_list(record.id)
+            self.status.show_ok(f"{record.name} created (v{record.version}).")
+            self.templatesChanged.emit()
+            if then is not None:
+                then()
+
+        self._client.call(
+            create_template(self._templates, draft), on_done=created, on_error=self._failed("Template not created")
+        )
+
+    def _update(self, template_id: str, then: Callable[[], None] | None) -> None:
+        body = self.editor.text()
+        self._set_saving(True)
+
+        def saved(outcome: SaveOutcome) -> None:
+            self._saving = False
+            record = outcome.record
+            self._stored[record.id] = StoredTemplate(record, body)
+            # Only the rows and facts are refreshed: what was typed while saving stays in the editor.
+            self._refresh_rows(record.id)
+            self._show_facts(record.name, record.default_profile_id, template_users(self._open_runtimes(), record.id))
+            self._report(outcome)
+            self._changed()
+            self.templatesChanged.emit()
+            if then is not None:
+                then()
+
+        self._client.call(
+            save_template(self._templates, self._open_runtimes, template_id, body, self.description.text()),
+            on_done=saved,
+            on_error=self._failed("Template not saved"),
+        )
+
+    def _report(self, outcome: SaveOutcome) -> None:
+        record = outcome.record
+        if not outcome.version_raised:
+            self.report.hide()
+            self.status.show_ok(f"{record.name} saved; the persona did not change, so it stays v{record.version}.")
+            return
+        lines = [f"{record.name} v{record.version} saved. {followers_sentence(outcome.followers, record.version)}"]
+        lines.extend(f"Not updated in {failure}" for failure in outcome.sync_failures)
+        lines.append(NOT_SYNCED_REMINDER)
+        self.report.setText("\n".join(lines))
+        self.report.show()
+        self.status.show_hint("")
+
+    def delete(self) -> None:
+        key = self._current_id
+        if key is None:
+            return
+        if key == DRAFT_KEY:
+            self._draft = None
+            self._fill_list(None)
+            return
+        record = self._stored[key].record
+        users = template_users(self._open_runtimes(), key)
+        informative = "Agents made from it keep their personas and show “template deleted”."
+        if users:
+            informative += f" In the open projects: {joined_names(users)}."
+
+        def deleted(_none: None) -> None:
+            self._saving = False
+            self._stored.pop(key, None)
+            self._fill_list(None if self._current_id == key else self._current_id)
+            self.status.show_ok(f"{record.name} deleted.")
+            self.templatesChanged.emit()
+
+        def confirmed() -> None:
+            self._set_saving(True)
+            self._client.call(
+                delete_template(self._templates, key), on_done=deleted, on_error=self._failed("Template not deleted")
+            )
+
+        ask(
+            self,
+            "Delete template",
+            f"Delete the template “{record.name}”? This cannot be undone.",
+            "Delete",
+            confirmed,
+            informative=informative,
+            destructive=True,
+        )
+
+    def _failed(self, title: str) -> Callable[[BaseException], None]:
+        def report(error: BaseException) -> None:
+            self._set_saving(False)
+            show_error(self, title, error)
+
+        return report
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.is_modified:
+            event.ignore()
+            self._after_unsaved_changes(self.close)
+            return
+        event.accept()
+
+    def reject(self) -> None:
+        self.close()  # Escape goes through the unsaved-changes question
