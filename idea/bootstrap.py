@@ -16,9 +16,11 @@ from pathlib import Path
 from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.agents.runner import AgentLaunchDeps
 from idea.application.agents.templates import TemplateCatalogue
+from idea.application.orchestrator.ports import PortalProvider
+from idea.application.orchestrator.timing import OrchestratorTimings
 from idea.application.ports import Clock, Host, IdGenerator, TerminalFactory
 from idea.application.preferences import Preferences
-from idea.application.projects import ProjectDeps, ProjectService
+from idea.application.projects import OrchestrationDeps, ProjectDeps, ProjectService
 from idea.infrastructure.agents.run_dir import LocalRunDirWriter
 from idea.infrastructure.cli_probe import SubprocessCliDetector
 from idea.infrastructure.clock import SystemClock, Uuid4Generator
@@ -26,7 +28,9 @@ from idea.infrastructure.core_loop import CoreLoop
 from idea.infrastructure.diagnostics import FileDiagnostics
 from idea.infrastructure.event_bus import EventBus
 from idea.infrastructure.host import LocalHost
+from idea.infrastructure.inspect.process_cpu import DescendantCpuProbe
 from idea.infrastructure.mcp.endpoint import mcp_endpoint
+from idea.infrastructure.orchestration_adapters import LocalOrchestrationAdapters
 from idea.infrastructure.paths import user_data_dir
 from idea.infrastructure.project_folder import LocalProjectFolder
 from idea.infrastructure.resources import ResourcePromptLibrary
@@ -38,11 +42,10 @@ from idea.infrastructure.stores.providers import JsonProviderSessionStore
 from idea.infrastructure.stores.running import JsonRunningAgentsStore
 from idea.infrastructure.stores.templates import JsonTemplateStore
 from idea.infrastructure.stores.user_data import JsonUserDataStore
+from idea.infrastructure.timer import MonotonicTimer
 
 TerminalBackend = Callable[[asyncio.AbstractEventLoop], TerminalFactory]
 
-RENDEZVOUS_WINDOW_MS = 600_000
-RENDEZVOUS_CEILING_MS = 14_400_000
 SHUTDOWN_TIMEOUT_S = 15.0
 
 
@@ -76,6 +79,13 @@ def headless_terminals(loop: asyncio.AbstractEventLoop) -> TerminalFactory:
     return PtyProcessTerminalFactory(loop)
 
 
+class NoPortals:
+    """Headless: nobody types in the terminals, deliveries need no input portal."""
+
+    def portal_for(self, session_id: str) -> None:
+        return None
+
+
 def bootstrap(
     *,
     terminals: TerminalBackend = headless_terminals,
@@ -96,11 +106,15 @@ def bootstrap(
     preferences = Preferences(user_data, events, diagnostics)
     profiles = ProfileCatalogue(JsonProfileStore(data_dir), SubprocessCliDetector(), preferences, host)
     templates = TemplateCatalogue(JsonTemplateStore(data_dir, clock=clock), clock, ids)
+    timings = OrchestratorTimings.from_env(host.environ())
     core = CoreLoop().start()
+    terminal_factory = terminals(core.loop)
+    # A backend whose terminals people type in also provides their input portals.
+    portals = terminal_factory if isinstance(terminal_factory, PortalProvider) else NoPortals()
     deps = ProjectDeps(
         folder=LocalProjectFolder(),
         layouts=JsonLayoutStore(),
-        terminals=terminals(core.loop),
+        terminals=terminal_factory,
         host=host,
         clock=clock,
         ids=ids,
@@ -118,8 +132,15 @@ def bootstrap(
             prompts=ResourcePromptLibrary(),
             endpoint_for=mcp_endpoint,
             new_token=lambda: secrets.token_hex(32),
-            rendezvous_window_ms=RENDEZVOUS_WINDOW_MS,
-            rendezvous_ceiling_ms=RENDEZVOUS_CEILING_MS,
+            rendezvous_window_ms=timings.window_ms,
+            rendezvous_ceiling_ms=timings.ceiling_ms,
+        ),
+        orchestration=OrchestrationDeps(
+            adapters=LocalOrchestrationAdapters(diagnostics, timings.mcp_safety_net_ms()),
+            portals=portals,
+            timer=MonotonicTimer(),
+            timings=timings,
+            cpu=DescendantCpuProbe(),
         ),
     )
     return App(

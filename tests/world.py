@@ -6,7 +6,8 @@ from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.agents.runner import AgentLaunchDeps
 from idea.application.agents.templates import TemplateCatalogue
 from idea.application.preferences import Preferences
-from idea.application.projects import ProjectDeps, ProjectService
+from idea.application.orchestrator.timing import OrchestratorTimings
+from idea.application.projects import OrchestrationDeps, ProjectDeps, ProjectService
 from idea.domain.profile import ProfileBook
 from idea.domain.workspace import NewCellContent, Settings
 from tests.fakes import (
@@ -19,6 +20,13 @@ from tests.fakes import (
     RecordingDiagnostics,
     RecordingEvents,
     SequentialIds,
+)
+from tests.orchestration_fakes import (
+    FakeActivity,
+    FakePortals,
+    MemoryConversationLog,
+    MemoryLiveStateStore,
+    VirtualTime,
 )
 from tests.fakes_agents import (
     MemoryManifestStore,
@@ -35,6 +43,41 @@ from tests.fakes_agents import (
 
 ROOT = "/work/demo"
 SOCKET = "/run/user/1000/idea-mcp/demo.sock"
+
+
+class QuietDoors:
+    def __init__(self) -> None:
+        self.open = False
+
+    async def start(self) -> None:
+        self.open = True
+
+    async def close(self) -> None:
+        self.open = False
+
+
+class MemoryOrchestrationAdapters:
+    """One live-state file, conversation log and activity probe per project root, and inert doors."""
+
+    def __init__(self) -> None:
+        self.live_states: dict[str, MemoryLiveStateStore] = {}
+        self.logs: dict[str, MemoryConversationLog] = {}
+        self.probes: dict[str, FakeActivity] = {}
+        self.opened_doors: list[QuietDoors] = []
+
+    def live_state(self, root: str) -> MemoryLiveStateStore:
+        return self.live_states.setdefault(root, MemoryLiveStateStore())
+
+    def conversations(self, root: str) -> MemoryConversationLog:
+        return self.logs.setdefault(root, MemoryConversationLog())
+
+    def activity(self, root: str, kind_of) -> FakeActivity:  # noqa: ANN001
+        return self.probes.setdefault(root, FakeActivity())
+
+    def doors(self, project_id: str, root: str, gateway) -> QuietDoors:  # noqa: ANN001
+        doors = QuietDoors()
+        self.opened_doors.append(doors)
+        return doors
 
 
 class World:
@@ -60,6 +103,7 @@ class World:
         self.running = MemoryRunningStore()
         self.run_dirs = RecordingRunDirWriter()
         self.tokens = iter(f"token-{n}" for n in range(1, 1000))
+        self.orchestration = MemoryOrchestrationAdapters()
         self.deps = ProjectDeps(
             folder=self.folder,
             layouts=self.layouts,
@@ -83,6 +127,12 @@ class World:
                 new_token=lambda: next(self.tokens),
                 rendezvous_window_ms=600_000,
                 rendezvous_ceiling_ms=14_400_000,
+            ),
+            orchestration=OrchestrationDeps(
+                adapters=self.orchestration,
+                portals=FakePortals(),
+                timer=VirtualTime(),
+                timings=OrchestratorTimings(),
             ),
         )
         self.service = ProjectService(self.deps, self.user_data)

@@ -11,6 +11,9 @@ from idea.application.agents.catalogue import AgentCatalogue
 from idea.application.agents.ports import ManifestStore, PersonaStore
 from idea.application.agents.runner import AgentLaunchDeps, AgentRunner
 from idea.application.agents.templates import TemplateCatalogue
+from idea.application.orchestrator.ports import OrchestrationAdapters, PortalProvider, ProcessCpuProbe, Timer
+from idea.application.orchestrator.service import OrchestratorService
+from idea.application.orchestrator.timing import OrchestratorTimings
 from idea.application.ports import (
     Clock,
     Diagnostics,
@@ -25,7 +28,7 @@ from idea.application.ports import (
 from idea.application.sessions import LaunchRequest, SessionRegistry
 from idea.domain import layout as lay
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode, not_found
-from idea.domain.events import LayoutChanged, ProjectClosed, ProjectOpened, ProjectProblem
+from idea.domain.events import LayoutChanged, OrchestrationNews, ProjectClosed, ProjectOpened, ProjectProblem
 from idea.domain.ids import LayoutId, NodeId, ProjectId, SessionId
 from idea.domain.project import ProjectRecord, ProjectRegistry
 from idea.domain.session import SessionInfo, SessionKind
@@ -49,16 +52,26 @@ class ProjectDeps:
     personas: PersonaStore
     templates: TemplateCatalogue
     launching: AgentLaunchDeps
+    orchestration: OrchestrationDeps
+
+
+@dataclass(frozen=True)
+class OrchestrationDeps:
+    adapters: OrchestrationAdapters
+    portals: PortalProvider  # the write portals of terminals a person can type in
+    timer: Timer
+    timings: OrchestratorTimings
+    cpu: ProcessCpuProbe | None = None
 
 
 class ProjectRuntime:
     """One open project. Windows and tabs are views over it: a tab can move between windows, a layout can
     be switched, cells can be merged, and no process notices."""
 
-    def __init__(self, record: ProjectRecord, document: lay.LayoutDocument, deps: ProjectDeps) -> None:
+    def __init__(self, record: ProjectRecord, deps: ProjectDeps) -> None:
         self.record = record
         self._deps = deps
-        self._document = document
+        self._document: lay.LayoutDocument | None = None  # read by load_layouts()
         self.problems: list[str] = []
         self.sessions = SessionRegistry(
             record.id, deps.terminals, deps.host, deps.clock, deps.ids, deps.events
@@ -77,6 +90,24 @@ class ProjectRuntime:
             is_live=lambda agent_id: self.sessions.live_agent_session(agent_id) is not None,
         )
         self.runner = AgentRunner(self, self.agents, deps.launching)
+        orchestration = deps.orchestration
+        self.orchestrator = OrchestratorService(
+            project_id=record.id,
+            project_root=record.root,
+            lifecycle=self.runner,
+            portals=orchestration.portals,
+            activity=orchestration.adapters.activity(record.root, self._cli_family),
+            live_state=orchestration.adapters.live_state(record.root),
+            conversations=orchestration.adapters.conversations(record.root),
+            clock=deps.clock,
+            timer=orchestration.timer,
+            ids=deps.ids,
+            events=_ProjectNews(record.id, deps.events),
+            diagnostics=deps.diagnostics,
+            timings=orchestration.timings,
+            cpu=orchestration.cpu,
+        )
+        self.doors = orchestration.adapters.doors(record.id, record.root, self.orchestrator)
         self._tasks: set[asyncio.Task[Any]] = set()
 
     @property
@@ -90,6 +121,12 @@ class ProjectRuntime:
     @property
     def name(self) -> str:
         return self.record.name
+
+    def _cli_family(self, agent_id: str) -> str | None:
+        try:
+            return self.runner.profile_of(agent_id).structured_adapter
+        except AppError:
+            return None
 
     @property
     def host(self) -> Host:
@@ -116,11 +153,29 @@ class ProjectRuntime:
     @property
     def document(self) -> lay.LayoutDocument:
         """The current layouts; an immutable snapshot, safe to read from the GUI thread."""
+        assert self._document is not None, "layouts are read when the project opens"
         return self._document
+
+    def load_layouts(self) -> bool:
+        """Read `layouts.json`; a broken file is kept aside and a default layout used. Returns whether
+        the layouts were just created (their cells are new)."""
+        try:
+            decoded = self._deps.layouts.load(self.root)
+        except CorruptFileError as exc:
+            self.problems.append(f"{exc.message}. The project opened with a default layout.")
+            decoded = None
+        if decoded is None:
+            self._document = lay.default_document(self._deps.ids.new_id(), self._deps.ids.new_id())
+            self._deps.layouts.save(self.root, self.document)
+            return True
+        for repair in decoded.repairs:
+            self._deps.diagnostics.beacon(f"[layout] repaired {self.root}: {repair}")
+        self._document = decoded.document
+        return False
 
     @property
     def active(self) -> lay.Layout:
-        return self._document.active
+        return self.document.active
 
     # -- cells --
 
@@ -128,7 +183,7 @@ class ProjectRuntime:
         """Apply one operation to the active layout and persist it. Sessions of displaced cells keep
         running in the background."""
         applied = lay.apply(self.active, op, self._deps.ids.new_id)
-        self._store(lay.replace_layout(self._document, applied.layout))
+        self._store(lay.replace_layout(self.document, applied.layout))
         return applied
 
     async def split(self, target: NodeId, direction: lay.Direction, position: str = "after") -> NodeId:
@@ -197,46 +252,50 @@ class ProjectRuntime:
 
     async def create_layout(self, name: str) -> LayoutId:
         layout_id, leaf_id = self._deps.ids.new_id(), self._deps.ids.new_id()
-        document = lay.create_layout(self._document, layout_id, name, leaf_id)
+        document = lay.create_layout(self.document, layout_id, name, leaf_id)
         self._store(lay.set_active(document, layout_id))
         await self.fill_new_cell(leaf_id)
         return layout_id
 
     async def rename_layout(self, layout_id: LayoutId, name: str) -> None:
-        self._store(lay.rename_layout(self._document, layout_id, name))
+        self._store(lay.rename_layout(self.document, layout_id, name))
 
     async def duplicate_layout(self, layout_id: LayoutId, name: str) -> LayoutId:
         new_layout = self._deps.ids.new_id()
-        document = lay.duplicate_layout(self._document, layout_id, new_layout, name, self._deps.ids.new_id)
+        document = lay.duplicate_layout(self.document, layout_id, new_layout, name, self._deps.ids.new_id)
         self._store(lay.set_active(document, new_layout))
         await self._reconcile_active()
         return new_layout
 
     async def delete_layout(self, layout_id: LayoutId) -> None:
-        shown = {leaf.session for leaf in lay.leaves(self._document.layout(layout_id).root) if leaf.session}
-        self._store(lay.delete_layout(self._document, layout_id))
+        shown = {leaf.session for leaf in lay.leaves(self.document.layout(layout_id).root) if leaf.session}
+        self._store(lay.delete_layout(self.document, layout_id))
         await self._reconcile_active()
         for session_id in shown:
             self.release_unshown(session_id)
 
     async def activate_layout(self, layout_id: LayoutId) -> None:
         """Switch layouts. Sessions of the old layout keep running in the background."""
-        if layout_id == self._document.active_id:
+        if layout_id == self.document.active_id:
             return
-        self._store(lay.set_active(self._document, layout_id))
+        self._store(lay.set_active(self.document, layout_id))
         await self._reconcile_active()
 
     # -- lifecycle --
 
     async def open(self, new_cells: list[NodeId]) -> None:
+        """Steps of spec 00 §5.6 after the files are loaded: team, layouts, live-state, doors."""
         self.agents.load()
         self.problems.extend(self.agents.problems)
         await self.agents.sync_templates()
         await self._reconcile_active()
+        self.orchestrator.reconcile_at_open()  # before any launch: a crash never ran close
         for leaf_id in new_cells:
             await self.fill_new_cell(leaf_id)
 
     async def close(self) -> None:
+        await self.orchestrator.close()
+        await self.doors.close()
         await self.runner.stop_all_for_close()
         await self.sessions.stop_all()
 
@@ -252,7 +311,7 @@ class ProjectRuntime:
 
     def release_unshown(self, session_id: SessionId) -> None:
         """Forget an ended session once no layout shows it any more."""
-        for layout in self._document.layouts:
+        for layout in self.document.layouts:
             if lay.leaf_showing_session(layout.root, session_id) is not None:
                 return
         self.sessions.release(session_id)
@@ -266,6 +325,17 @@ class ProjectRuntime:
             self._deps.diagnostics.beacon(f"[layout] save failed project={self.id}: {exc}")
             self._deps.events.publish(ProjectProblem(self.id, message))
         self._deps.events.publish(LayoutChanged(self.id, document))
+
+
+class _ProjectNews:
+    """Tags the orchestration core's events with their project, for subscribers of many projects."""
+
+    def __init__(self, project_id: ProjectId, events: EventPublisher) -> None:
+        self._project_id = project_id
+        self._events = events
+
+    def publish(self, event: object) -> None:
+        self._events.publish(OrchestrationNews(self._project_id, event))
 
 
 class ProjectService:
@@ -305,25 +375,28 @@ class ProjectService:
         record = registry.by_root(root) or ProjectRecord(
             id=self._deps.ids.new_id(), name=_folder_name(root), root=root
         )
-        problems: list[str] = []
+        runtime = ProjectRuntime(record, self._deps)
+        await runtime.doors.start()  # refused before anything is written if another IdeA serves it
         try:
-            self._deps.folder.ensure_scaffold(root)
-        except OSError as exc:
-            raise AppError(
-                ErrorCode.STORE, f"Cannot prepare {root} for IdeA: {exc.strerror or exc}"
-            ) from exc
-        except CorruptFileError as exc:
-            problems.append(exc.message)
-        document, created = self._load_layouts(root, problems)
-        runtime = ProjectRuntime(record, document, self._deps)
-        runtime.problems.extend(problems)
+            try:
+                self._deps.folder.ensure_scaffold(root)
+            except OSError as exc:
+                raise AppError(
+                    ErrorCode.STORE, f"Cannot prepare {root} for IdeA: {exc.strerror or exc}"
+                ) from exc
+            except CorruptFileError as exc:
+                runtime.problems.append(exc.message)
+            created = runtime.load_layouts()
+        except BaseException:
+            await runtime.doors.close()
+            raise
         self._runtimes[record.id] = runtime
         self._save_registry(registry.touched(record, self._deps.clock.now_ms()))
         self._deps.diagnostics.beacon(f"[project] opened id={record.id} root={root}")
         self._deps.events.publish(ProjectOpened(record.id, root, record.name))
-        for problem in problems:
+        await runtime.open(new_cells=[leaf.id for leaf in lay.leaves(runtime.active.root)] if created else [])
+        for problem in runtime.problems:
             self._deps.events.publish(ProjectProblem(record.id, problem))
-        await runtime.open(new_cells=[leaf.id for leaf in lay.leaves(document.active.root)] if created else [])
         return runtime
 
     async def close(self, project_id: ProjectId) -> None:
@@ -350,21 +423,6 @@ class ProjectService:
     async def close_all(self) -> None:
         for project_id in list(self._runtimes):
             await self.close(project_id)
-
-    def _load_layouts(self, root: str, problems: list[str]) -> tuple[lay.LayoutDocument, bool]:
-        """The project's layouts, and whether they were just created (their cells are new)."""
-        try:
-            decoded = self._deps.layouts.load(root)
-        except CorruptFileError as exc:
-            problems.append(f"{exc.message}. The project opened with a default layout.")
-            decoded = None
-        if decoded is None:
-            document = lay.default_document(self._deps.ids.new_id(), self._deps.ids.new_id())
-            self._deps.layouts.save(root, document)
-            return document, True
-        for repair in decoded.repairs:
-            self._deps.diagnostics.beacon(f"[layout] repaired {root}: {repair}")
-        return decoded.document, False
 
     def _load_registry(self) -> ProjectRegistry:
         try:

@@ -48,3 +48,12 @@ class AgentsChanged:
 
     project_id: ProjectId
     manifest: AgentManifest
+
+
+@dataclass(frozen=True)
+class OrchestrationNews:
+    """An event of a project's orchestration core (queues, deliveries, rendezvous ends, live-state),
+    tagged with the project it belongs to."""
+
+    project_id: ProjectId
+    event: object

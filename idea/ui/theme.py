@@ -95,6 +95,8 @@ def _stylesheet(c: Colors) -> str:
     #GridHandle {{ background: {c.border}; }}
     #GridHandle:hover {{ background: {c.accent}; }}
     #LayoutBar {{ background: {c.window}; border-bottom: 1px solid {c.border}; }}
+    #AgentTypingOverlay {{ background: rgba(10, 12, 16, 150); color: #ffffff; font-size: 13pt;
+                           font-weight: 600; }}
     #DropOverlay {{ background: transparent; }}
     #DropOverlay[target="true"] {{ background: rgba(90, 162, 240, 60); border: 2px solid {c.accent}; }}
     """

@@ -11,7 +11,7 @@ from idea.application.agents.templates import TemplateCatalogue, TemplateLink, T
 from idea.application.ports import Clock, Diagnostics, EventPublisher, IdGenerator
 from idea.domain.agent import AgentEntry, AgentManifest, unique_md_path, validate_agent_name
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode
-from idea.domain.events import AgentsChanged, ProjectProblem
+from idea.domain.events import AgentsChanged
 from idea.domain.ids import AgentId, ProjectId
 from idea.domain.template import TemplateRecord
 
@@ -51,9 +51,9 @@ class AgentCatalogue:
         try:
             self._manifest = self._manifests.load(self._root)
         except CorruptFileError as exc:
-            message = f"{exc.message}. The project opened without agents; fix or restore the file to get them back."
-            self.problems.append(message)
-            self._events.publish(ProjectProblem(self._project_id, message))
+            self.problems.append(
+                f"{exc.message}. The project opened without agents; fix or restore the file to get them back."
+            )
             self._manifest = AgentManifest()
 
     # -- queries --

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from idea.application.agents.compose import ComposeInputs, LiveStateRow, compose_convention_file
+from idea.application.agents.compose import ComposeInputs, compose_convention_file
 from idea.application.agents.ports import (
     BridgeEndpoint,
     PromptLibrary,
@@ -50,7 +50,6 @@ class AgentLaunchDeps:
     new_token: Callable[[], str]  # a fresh launch secret
     rendezvous_window_ms: int
     rendezvous_ceiling_ms: int
-    live_state_rows: Callable[[AgentId], tuple[LiveStateRow, ...]] = lambda _agent: ()
 
 
 @dataclass(frozen=True)
@@ -324,7 +323,7 @@ class AgentRunner:
                 orchestration=self._deps.prompts.orchestration_texts(),
                 requests_dir="" if profile.materializes_idea_bridge() else requests_dir,
                 persona=self._catalogue.persona(agent_id),
-                live_state=self._deps.live_state_rows(agent_id),
+                live_state=self._runtime.orchestrator.work_state_rows(excluding=agent_id),
             )
         )
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
+from idea.application.orchestrator.gateway import OrchestrationGateway
 from idea.application.ports import TerminalSession, Unsubscribe
 from idea.domain.agent import AgentManifest
 from idea.domain.conversation_log import ConversationTurn
@@ -70,6 +71,7 @@ class InputPortal(Protocol):
     async def release(self) -> None: ...
 
 
+@runtime_checkable
 class PortalProvider(Protocol):
     def portal_for(self, session_id: str) -> InputPortal | None:
         """None: nobody can type in that terminal (a headless session)."""
@@ -116,3 +118,27 @@ class ConversationLog(Protocol):
     """`.ideai/conversations/<id>/log.jsonl`, append only."""
 
     async def append(self, turn: ConversationTurn) -> None: ...
+
+
+class OrchestrationDoors(Protocol):
+    """The doors of one project (its MCP socket and its request folders), opened and closed with it."""
+
+    async def start(self) -> None:
+        """Bind and listen; AppError(PROJECT_ALREADY_OPEN) when another IdeA process serves the project."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+class OrchestrationAdapters(Protocol):
+    """Builds the per-project adapters of the orchestration core when a project opens."""
+
+    def live_state(self, root: str) -> LiveStateStore: ...
+
+    def conversations(self, root: str) -> ConversationLog: ...
+
+    def activity(self, root: str, kind_of: Callable[[str], str | None]) -> ActivityProbe:
+        """`kind_of(agent_id)` is the agent's CLI family ("claude", "codex") or None."""
+        ...
+
+    def doors(self, project_id: str, root: str, gateway: OrchestrationGateway) -> OrchestrationDoors: ...

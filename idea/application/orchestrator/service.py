@@ -42,6 +42,7 @@ from idea.application.orchestrator.rendezvous import (
     run_inactivity_watchdog,
     watch_for_quiet_return,
 )
+from idea.application.agents.compose import LiveStateRow
 from idea.application.orchestrator.timing import OrchestratorTimings
 from idea.application.ports import Clock, Diagnostics, EventPublisher, IdGenerator
 from idea.domain import orchestration_rules as rules
@@ -243,6 +244,18 @@ class OrchestratorService:
     def queue_snapshots(self) -> tuple[AgentQueueSnapshot, ...]:
         """Every agent's queue, in manifest order, for the work panel."""
         return tuple(self._snapshot(self._lane(agent.agent_id)) for agent in self._lifecycle.manifest().agents)
+
+    def work_state_rows(self, excluding: AgentId) -> tuple[LiveStateRow, ...]:
+        """The other agents' lean live-state rows, in manifest order, for an agent's convention file."""
+        manifest = self._lifecycle.manifest()
+        names = {agent.agent_id: agent.name for agent in manifest.agents}
+        order = {agent.agent_id: index for index, agent in enumerate(manifest.agents)}
+        entries = [e for e in self._board.lean(names) if e["agentId"] != excluding and e["agentId"] in order]
+        entries.sort(key=lambda e: order[e["agentId"]])
+        return tuple(
+            LiveStateRow(e["agentId"], e["name"], e["status"], e.get("intent") or "", e.get("ticket"))
+            for e in entries
+        )
 
     def force_delivery(self, ticket_id: TicketId) -> None:
         """ "Deliver now (clears your line)": the waiting delivery stops waiting for the person's line."""

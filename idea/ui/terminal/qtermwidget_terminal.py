@@ -39,6 +39,7 @@ from idea.infrastructure.terminal_stream import (
 from idea.ui.gui_thread import GuiThread
 from idea.ui.terminal.appearance import TerminalAppearance
 from idea.ui.terminal.terminal_view import TerminalView
+from idea.ui.terminal.write_portal import WritePortal
 
 _log = logging.getLogger(__name__)
 
@@ -84,6 +85,7 @@ class QTermWidgetTerminal:
         self._title_subscribers: _Subscribers[str] = _Subscribers()
         # GUI-thread state: the view and when it may go.
         self._view: TerminalView | None = None
+        self.portal: WritePortal | None = None  # set with the view; read from the core loop
         self._view_exited = False
         self._released = False
 
@@ -191,6 +193,7 @@ class QTermWidgetTerminal:
             raise
         self._pid = pid
         self._view = view
+        self.portal = WritePortal(view, self._gui)
         return pid
 
     def _send_text(self, text: str) -> None:
@@ -274,6 +277,11 @@ class QtTerminalFactory:
         terminal = self._terminals.pop(session_id, None)
         if terminal is not None:
             terminal.release()
+
+    def portal_for(self, session_id: SessionId) -> WritePortal | None:
+        """PortalProvider: the input portal of a started session (any thread)."""
+        terminal = self._terminals.get(session_id)
+        return terminal.portal if terminal is not None else None
 
     def view_for(self, session_id: SessionId) -> TerminalView | None:
         """GUI thread: the view of a started session, for a cell to show."""

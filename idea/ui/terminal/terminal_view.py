@@ -72,6 +72,7 @@ class TerminalView(QWidget):
     titleChanged = Signal(str)
     exited = Signal(object)  # the exit code (-N when signal N ended it), or None when unknown
     focused = Signal()
+    pasting = Signal(str)  # the clipboard text a person is about to paste
 
     def __init__(self, appearance: TerminalAppearance, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -83,6 +84,7 @@ class TerminalView(QWidget):
         self._exit_code: int | None = None
         self._exit_noticed_at: float | None = None
         self._has_exited = False
+        self._paste_blocked = False
 
         term = QTermWidget(0, self)
         # xterm key sequences (TERM is xterm-256color): the widget's Linux-console table has no Shift+Tab.
@@ -258,7 +260,14 @@ class TerminalView(QWidget):
         self._term.copyClipboard()
 
     def paste(self) -> None:
+        if self._paste_blocked:
+            return
+        self.pasting.emit(QGuiApplication.clipboard().text())
         self._term.pasteClipboard()
+
+    def set_paste_blocked(self, blocked: bool) -> None:
+        """While an agent's task is being typed, a paste would mix with it."""
+        self._paste_blocked = blocked
 
     def toggle_find(self) -> None:
         """Show or hide the search bar, which finds text in the scrollback (Enter: next, Esc: close)."""

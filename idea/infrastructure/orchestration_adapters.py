@@ -1,0 +1,74 @@
+"""The per-project adapters of the orchestration core: live-state and conversation files, the activity
+probe over CLI transcripts, and the doors (MCP socket, request folders)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from idea import __version__
+from idea.application.orchestrator.gateway import OrchestrationGateway
+from idea.application.ports import Diagnostics
+from idea.infrastructure.fileproto.watcher import RequestFolderDoor
+from idea.infrastructure.inspect.activity import TranscriptActivityProbe
+from idea.infrastructure.mcp.endpoint import mcp_endpoint
+from idea.infrastructure.mcp.server import McpSocketServer
+from idea.infrastructure.stores.conversation_log import JsonlConversationLog
+from idea.infrastructure.stores.live_state import JsonLiveStateStore
+
+
+class ProjectDoors:
+    """The MCP server on the project's socket and the request-folder watcher, opened and closed together."""
+
+    def __init__(
+        self,
+        project_id: str,
+        root: str,
+        gateway: OrchestrationGateway,
+        diagnostics: Diagnostics,
+        ask_safety_net_s: float,
+    ) -> None:
+        self._server = McpSocketServer(
+            project_id,
+            mcp_endpoint(project_id, diagnostics=diagnostics),
+            gateway,
+            version=__version__,
+            diagnostics=diagnostics,
+            ask_safety_net_s=ask_safety_net_s,
+        )
+        self._root = root
+        self._gateway = gateway
+        self._diagnostics = diagnostics
+        self._requests: RequestFolderDoor | None = None
+
+    async def start(self) -> None:
+        await self._server.start()
+        self._requests = RequestFolderDoor(self._root, self._gateway, asyncio.get_running_loop(), self._diagnostics)
+        try:
+            await self._requests.start()
+        except BaseException:
+            await self._server.close()
+            raise
+
+    async def close(self) -> None:
+        if self._requests is not None:
+            await self._requests.close()
+        await self._server.close()
+
+
+class LocalOrchestrationAdapters:
+    def __init__(self, diagnostics: Diagnostics, ask_safety_net_ms: int) -> None:
+        self._diagnostics = diagnostics
+        self._ask_safety_net_s = ask_safety_net_ms / 1000
+
+    def live_state(self, root: str) -> JsonLiveStateStore:
+        return JsonLiveStateStore(root)
+
+    def conversations(self, root: str) -> JsonlConversationLog:
+        return JsonlConversationLog(root)
+
+    def activity(self, root: str, kind_of: Callable[[str], str | None]) -> TranscriptActivityProbe:
+        return TranscriptActivityProbe(root, kind_of)
+
+    def doors(self, project_id: str, root: str, gateway: OrchestrationGateway) -> ProjectDoors:
+        return ProjectDoors(project_id, root, gateway, self._diagnostics, self._ask_safety_net_s)
