@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any, TypeVar
 
 from pytestqt.qtbot import QtBot
 
@@ -17,6 +18,7 @@ from idea.ui.windows.main_window import MainWindow
 from idea.ui.windows.project_tab import ProjectTab
 
 WAIT_MS = 15_000
+T = TypeVar("T")
 
 
 def complete_first_run(data_dir: Path) -> None:
@@ -52,6 +54,13 @@ class Gui:
 
     def wait(self, condition: Callable[[], bool], timeout: int = WAIT_MS) -> None:
         self.qtbot.waitUntil(condition, timeout=timeout)
+
+    def run(self, work: Coroutine[Any, Any, T]) -> T:
+        """Run a use case on the core loop and wait for it while Qt keeps running (the core may need
+        the GUI thread, for terminals)."""
+        future = self.session.app.core.submit(work)
+        self.wait(future.done)
+        return future.result()
 
     def leaves(self, tab: ProjectTab) -> list[lay.Leaf]:
         return lay.leaves(tab.runtime.active.root)

@@ -45,6 +45,7 @@ class CellController(Protocol):
     def fill_context_menu(self, leaf_id: str, menu: QMenu) -> None: ...
     def fill_attach_menu(self, leaf_id: str, menu: QMenu) -> None: ...
     def fill_launch_menu(self, leaf_id: str, menu: QMenu) -> None: ...
+    def deliver_now(self, ticket_id: str) -> None: ...
     def start_cell_drag(self, leaf_id: str) -> None: ...
     def park(self, view: TerminalView) -> None: ...
 
@@ -128,6 +129,9 @@ class CellWidget(QFrame):
         self._marks: set[str] = set()
         self._active = False
         self._foreground: str | None = None
+        self._agent_status: str | None = None  # "working on a task from Main · 1 queued"
+        self._attention: str | None = None
+        self._waiting_ticket: str | None = None
         self.setMinimumSize(120, 60)
 
         self.header = CellHeader(self)
@@ -147,10 +151,12 @@ class CellWidget(QFrame):
         self._body.setSpacing(0)
         self._placeholder = self._build_placeholder()
         self._banner = self._build_banner()
+        self._waiting_banner = self._build_waiting_banner()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.header)
+        layout.addWidget(self._waiting_banner)
         layout.addLayout(self._body, 1)
         layout.addWidget(self._banner)
         self._body.addWidget(self._placeholder)
@@ -168,6 +174,9 @@ class CellWidget(QFrame):
     def show_content(self, leaf: Leaf, session: SessionInfo | None, view: TerminalView | None) -> None:
         """Show the leaf's session (borrowing its terminal view) or the empty-cell placeholder."""
         self._leaf = leaf
+        if (session.id if session else None) != (self._session.id if self._session else None):
+            self._agent_status = self._attention = None  # those were about what the cell showed before
+            self.delivery_done()
         self._session = session
         if view is not self._view:
             self._give_back_view()
@@ -210,8 +219,40 @@ class CellWidget(QFrame):
         self._active = active
         if active:
             self._marks.clear()
+            self._attention = None
         self.header.set_flag("active", active)
         self._refresh_header()
+
+    # -- what the orchestration core says about the agent shown here --
+
+    def set_agent_status(self, status: str | None) -> None:
+        if status != self._agent_status:
+            self._agent_status = status
+            self._refresh_header()
+
+    def task_delivered(self) -> None:
+        if not self._active:
+            self._marks.add("delivered")
+            self._refresh_header()
+
+    def needs_attention(self, message: str) -> None:
+        self._attention = message
+        self._refresh_header()
+
+    def delivery_waiting(self, ticket_id: str, requester: str) -> None:
+        """A task waits for the person's half-typed line (spec 03 §8.2 step 1)."""
+        self._waiting_ticket = ticket_id
+        self._waiting_text.setText(f"A task from {requester} is waiting — send or clear your line.")
+        self._waiting_banner.show()
+
+    @property
+    def waiting_ticket(self) -> str | None:
+        return self._waiting_ticket
+
+    def delivery_done(self, ticket_id: str | None = None) -> None:
+        if ticket_id is None or ticket_id == self._waiting_ticket:
+            self._waiting_ticket = None
+            self._waiting_banner.hide()
 
     def set_selected(self, selected: bool) -> None:
         self.header.set_flag("selected", selected)
@@ -260,17 +301,24 @@ class CellWidget(QFrame):
             header.title.setText(session.label)
             header.detail.setText(self._detail_text(session))
             header.detail.setToolTip(session.title or session.cwd)
-        marks = []
-        if "bell" in self._marks:
-            marks.append("🔔")
-        if "activity" in self._marks:
-            marks.append("•")
+        marks, tips = [], []
+        for name, mark, tip in (
+            ("attention", "⚠", f"Needs you: {self._attention}"),
+            ("delivered", "✉", "A task was delivered to this agent"),
+            ("bell", "🔔", "Bell rang"),
+            ("activity", "•", "New output"),
+        ):
+            if name in self._marks or (name == "attention" and self._attention):
+                marks.append(mark)
+                tips.append(tip)
         header.marks.setText(" ".join(marks))
-        header.marks.setToolTip("Bell rang" if "bell" in self._marks else ("New output" if marks else ""))
+        header.marks.setToolTip("\n".join(tips))
 
     def _detail_text(self, session: SessionInfo) -> str:
         parts = []
-        if self._foreground and self._foreground != session.label:
+        if self._agent_status:
+            parts.append(self._agent_status)
+        if self._foreground and self._foreground != session.label and not session.agent_id:
             parts.append(self._foreground)
         if session.title:
             parts.append(session.title)
@@ -341,6 +389,27 @@ class CellWidget(QFrame):
         row.addWidget(close)
         banner.hide()
         return banner
+
+    def _build_waiting_banner(self) -> QWidget:
+        banner = QFrame()
+        banner.setObjectName("CellBanner")
+        row = QHBoxLayout(banner)
+        row.setContentsMargins(8, 3, 4, 3)
+        self._waiting_text = QLabel()
+        row.addWidget(self._waiting_text, 1)
+        deliver = QPushButton("Deliver now (clears your line)")
+        deliver.clicked.connect(self._deliver_now)
+        row.addWidget(deliver)
+        keep = QPushButton("Keep waiting")
+        keep.clicked.connect(banner.hide)
+        row.addWidget(keep)
+        banner.hide()
+        return banner
+
+    def _deliver_now(self) -> None:
+        if self._waiting_ticket is not None:
+            self._controller.deliver_now(self._waiting_ticket)
+        self._waiting_banner.hide()
 
     def _refresh_banner(self) -> None:
         session = self._session

@@ -25,12 +25,20 @@ from PySide6.QtWidgets import (
 
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
-from idea.domain.events import LayoutChanged, ProjectProblem, SessionsChanged
+from idea.domain.events import LayoutChanged, OrchestrationNews, ProjectProblem, SessionsChanged
+from idea.domain.orchestration_events import (
+    AgentAttention,
+    AgentQueueChanged,
+    AgentQueueSnapshot,
+    DelegationDelivered,
+    DeliveryWaiting,
+)
 from idea.domain.ids import SessionId
 from idea.domain.session import SessionInfo, SessionKind
 from idea.infrastructure.process_tree import process_name
 from idea.ui.core_client import CoreClient
 from idea.ui.icons import icon
+from idea.ui.layout.cell import CellWidget
 from idea.ui.layout.grid_view import GridView
 
 if TYPE_CHECKING:
@@ -94,6 +102,7 @@ class ProjectTab(QWidget):
         self._terminals = terminals
         self._sessions: dict[SessionId, SessionInfo] = {s.id: s for s in runtime.sessions.snapshot()}
         self._document = runtime.document
+        self._queues: dict[str, AgentQueueSnapshot] = {}
         self.active_leaf: str | None = None
         self.selection: set[str] = set()
 
@@ -136,6 +145,44 @@ class ProjectTab(QWidget):
                 self._redraw()
             case ProjectProblem(project_id=self.project_id):
                 self.banner.add(event.message)
+            case OrchestrationNews(project_id=self.project_id):
+                self._orchestration_event(event.event)
+
+    def _orchestration_event(self, event: object) -> None:
+        """What the orchestration core says about an agent, shown on the cell that displays it."""
+        match event:
+            case AgentQueueChanged(snapshot=snapshot):
+                self._queues[snapshot.agent_id] = snapshot
+                cell = self._cell_of_agent(snapshot.agent_id)
+                if cell is not None:
+                    cell.set_agent_status(_queue_status(snapshot))
+                    waiting = {t.ticket_id for t in snapshot.tickets}
+                    if cell.waiting_ticket not in waiting:
+                        cell.delivery_done()
+            case DelegationDelivered(agent_id=agent_id, ticket=ticket):
+                cell = self._cell_of_agent(agent_id)
+                if cell is not None:
+                    cell.delivery_done(ticket)
+                    cell.task_delivered()
+            case DeliveryWaiting(agent_id=agent_id, ticket=ticket, requester_label=requester):
+                cell = self._cell_of_agent(agent_id)
+                if cell is not None:
+                    cell.delivery_waiting(ticket, requester)
+            case AgentAttention(agent_id=agent_id, reason=reason, message=message):
+                cell = self._cell_of_agent(agent_id)
+                if cell is not None:
+                    cell.needs_attention(message or reason)
+
+    def _cell_of_agent(self, agent_id: str) -> CellWidget | None:
+        info = self.runtime.sessions.live_agent_session(agent_id)
+        leaf = lay.leaf_showing_session(self._document.active.root, info.id) if info else None
+        return self.grid.cell(leaf.id) if leaf else None
+
+    def deliver_now(self, ticket_id: str) -> None:
+        async def force() -> None:
+            self.runtime.orchestrator.force_delivery(ticket_id)
+
+        self._client.call(force())
 
     def _redraw(self) -> None:
         layout = self._document.active
@@ -147,6 +194,9 @@ class ProjectTab(QWidget):
         for leaf_id, cell in self.grid.cells().items():
             cell.set_active(leaf_id == self.active_leaf)
             cell.set_selected(leaf_id in self.selection and len(self.selection) > 1)
+            agent_id = cell.session.agent_id if cell.session else None
+            queue = self._queues.get(agent_id) if agent_id else None
+            cell.set_agent_status(_queue_status(queue) if queue else None)
         self._refresh_layout_bar()
         self._refresh_status()
 
@@ -596,6 +646,15 @@ class ProjectTab(QWidget):
         if session is None:
             return f"Empty cell {self._reading_order(leaf.id) + 1}"
         return f"{session.label} (cell {self._reading_order(leaf.id) + 1})"
+
+
+def _queue_status(snapshot: AgentQueueSnapshot) -> str | None:
+    """One line for an agent cell's header: what it serves and what waits."""
+    if not snapshot.tickets:
+        return None
+    head, waiting = snapshot.tickets[0], len(snapshot.tickets) - 1
+    doing = f"serving {head.requester_label} (ticket {head.ticket_id[:8]})" if snapshot.busy else "task queued"
+    return doing + (f" · {waiting} queued" if waiting > 0 else "")
 
 
 def _parse_size(text: str) -> tuple[int, int] | None:
