@@ -224,6 +224,7 @@ class ProjectRuntime:
             return await self.start_shell(leaf_id)
         info = await self.sessions.restart(leaf.session)
         await self.mutate(lay.SetSession(leaf_id, info.id))
+        self.release_unshown(leaf.session)
         return info
 
     async def attach(self, leaf_id: NodeId, session_id: SessionId) -> None:

@@ -135,13 +135,11 @@ class SessionRegistry:
         return self._infos[session_id]
 
     async def restart(self, session_id: SessionId) -> SessionInfo:
-        """Run the same program again in a new session; the ended one is released."""
-        old = self.info(session_id)
-        if old.is_live:
+        """Run the same program again in a new session. The old one stays known until the caller has
+        shown the new one in its place and releases it."""
+        if self.info(session_id).is_live:
             await self.stop(session_id)
-        request = self._requests[session_id]
-        self.release(session_id)
-        return await self.start(request)
+        return await self.start(self._requests[session_id])
 
     async def stop(self, session_id: SessionId, grace_ms: int = 3000) -> None:
         terminal = self.terminal(session_id)

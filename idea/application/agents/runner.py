@@ -337,6 +337,9 @@ class AgentRunner:
             return
         agent_id = info.agent_id
         self._tokens.pop(agent_id, None)
+        # A CLI that quits by itself can leave daemons behind (Codex's app-server); ending the exited
+        # session ends whatever still carries the agent's marker.
+        self._runtime.schedule(self._runtime.sessions.terminal(info.id).terminate())
         if not self._closing:
             # Stopped or exited while the project stays open: nothing to resume next time.
             now = self._runtime.clock.now_ms()

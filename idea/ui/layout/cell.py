@@ -129,6 +129,7 @@ class CellWidget(QFrame):
         self._marks: set[str] = set()
         self._active = False
         self._foreground: str | None = None
+        self._view_connections: list[tuple[object, object]] = []
         self._agent_status: str | None = None  # "working on a task from Main · 1 queued"
         self._attention: str | None = None
         self._waiting_ticket: str | None = None
@@ -196,20 +197,37 @@ class CellWidget(QFrame):
         view.setParent(self)
         self._body.insertWidget(0, view, 1)
         view.show()
-        view.bell.connect(self._on_bell)
-        view.activity.connect(self._on_activity)
-        view.titleChanged.connect(lambda _title: self._refresh_header())
-        view.focused.connect(lambda: self._activated(False))
+        # Only this cell's own connections are undone when it gives the view back: the terminal
+        # adapter listens to the same signals.
+        self._view_connections = [
+            (view.bell, self._on_bell),
+            (view.activity, self._on_activity),
+            (view.titleChanged, self._on_title),
+            (view.focused, self._on_focused),
+            (view.destroyed, self._view_destroyed),
+        ]
+        for signal, slot in self._view_connections:
+            signal.connect(slot)
+
+    def _on_title(self, _title: str) -> None:
+        self._refresh_header()
+
+    def _on_focused(self) -> None:
+        self._activated(False)
+
+    def _view_destroyed(self) -> None:
+        # The session was released while shown here (its program had ended): forget the widget.
+        self._view = None
+        self._view_connections = []
+        self._placeholder.setVisible(True)
 
     def _give_back_view(self) -> None:
         view, self._view = self._view, None
         if view is None:
             return
-        for signal in (view.bell, view.activity, view.titleChanged, view.focused):
-            try:
-                signal.disconnect()
-            except (RuntimeError, TypeError):
-                pass
+        for signal, slot in self._view_connections:
+            signal.disconnect(slot)
+        self._view_connections = []
         self._body.removeWidget(view)
         self._controller.park(view)
 

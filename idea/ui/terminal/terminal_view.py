@@ -94,6 +94,7 @@ class TerminalView(QWidget):
         term.setAutoClose(True)  # without it the widget never notices that its program ended
         term.setMonitorActivity(True)
         term.setMonitorSilence(True)  # activity() fires once per burst only when silence re-arms it
+        term.setTerminalSizeHint(False)  # no "Size: 80 x 31" box over the program at every resize
         term.setSilenceTimeout(SILENCE_SECONDS)
         self._term = term
         self._display = term.focusProxy()

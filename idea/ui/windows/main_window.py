@@ -108,6 +108,7 @@ class MainWindow(QMainWindow):
         self.agents_dock.setObjectName("AgentsDock")
         self.agents_dock.setWidget(self.agents_panel)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.agents_dock)
+        self.resizeDocks([self.agents_dock], [300], Qt.Orientation.Horizontal)
         self._build_menus()
         self._refresh_stack()
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from idea.application.agents.templates import TemplateLink
@@ -289,3 +291,17 @@ async def test_changing_the_profile_relaunches_in_the_same_cell(world: World) ->
     assert second.session_id != first.session_id and second.node_id == cell
     assert world.terminals.terminals[second.session_id].spec.argv[0] == "/usr/bin/codex"
     assert runtime.agents.agent(agent.agent_id).profile_id == CODEX
+
+
+async def test_an_agent_cli_that_quits_by_itself_has_its_leftovers_ended(world: World) -> None:
+    # Codex leaves its app-server daemon running after its TUI quits; the exited session is terminated
+    # so that whatever carries the agent's marker ends too.
+    runtime = await open_project(world)
+    agent = await runtime.agents.create("Architect", CODEX, "")
+    live = await runtime.runner.launch(agent.agent_id)
+    terminal = world.terminals.terminals[live.session_id]
+
+    terminal.exit(0)
+    await asyncio.sleep(0)
+
+    assert terminal.terminated
