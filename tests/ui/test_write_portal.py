@@ -44,6 +44,7 @@ def test_a_task_waits_for_the_persons_line_then_holds_their_keys(
             "args": [str(ECHO_CLI)],
             "contextInjection": {"strategy": "conventionFile", "target": "AGENTS.md"},
             "submitDelayMs": 50,
+            "promptReadyPattern": "Fake agent CLI ready",
         }
     )
 

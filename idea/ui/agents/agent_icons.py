@@ -65,6 +65,24 @@ def _focus(p: QPainter) -> None:
         p.drawLine(QPointF(x1, y1), QPointF(x2, y2))
 
 
+def _send(p: QPainter) -> None:
+    path = QPainterPath(QPointF(2, 7.5))
+    path.lineTo(14, 2)
+    path.lineTo(9.5, 14)
+    path.lineTo(7.5, 9)
+    path.closeSubpath()
+    p.drawPath(path)
+    p.drawLine(QPointF(7.5, 9), QPointF(14, 2))
+
+
+def _interrupt(p: QPainter) -> None:
+    # The Esc key's symbol (ISO 9995-7): a circle open at the top left, an arrow leaving through the gap.
+    p.drawArc(QRectF(3.5, 3.5, 10, 10), 180 * 16, 270 * 16)
+    p.drawLine(QPointF(8.5, 8.5), QPointF(3, 3))
+    p.drawLine(QPointF(3, 3), QPointF(6.5, 3))
+    p.drawLine(QPointF(3, 3), QPointF(3, 6.5))
+
+
 _SHAPES: dict[str, Painter] = {
     "launch": _launch,
     "stop": _stop,
@@ -74,6 +92,8 @@ _SHAPES: dict[str, Painter] = {
     "background": _background,
     "persona": _persona,
     "focus": _focus,
+    "send": _send,
+    "interrupt": _interrupt,
 }
 
 

@@ -1,7 +1,9 @@
 """What the Agents panel shows for each agent, computed from the snapshots the GUI holds (no Qt here).
 
 One row per manifest entry, in manifest order: the name, whether it orchestrates, its profile, the state of
-its latest session, where that session is shown, and how its persona stands against its template.
+its latest session, where that session is shown, how its persona stands against its template, and what the
+orchestration core says about it (busy or idle, its queue, its live-state, its bridge, late replies, a call
+for the person's attention).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from idea.domain.agent import AgentEntry, AgentManifest
 from idea.domain.ids import AgentId, NodeId, SessionId
 from idea.domain.profile import ProfileBook
 from idea.domain.session import SessionInfo, SessionState
+from idea.ui.agents.agent_activity import IDLE_STATUS, NOTHING_KNOWN, AgentActivity, clock_text, elapsed_text
 from idea.ui.agents.profile_facts import delegation_label
 
 NO_PLACE = "—"
@@ -53,6 +56,9 @@ class AgentRow:
     node_id: NodeId | None  # the cell of the active layout showing that session
     cell_number: int | None  # 1-based, in reading order
     template: TemplateStatus
+    started_at_ms: int | None  # of the latest session
+    uses_bridge: bool  # its CLI reaches IdeA over the MCP bridge
+    activity: AgentActivity
 
     @property
     def is_live(self) -> bool:
@@ -85,11 +91,73 @@ class AgentRow:
         """Failed to start, or exited with a non-zero code or a signal."""
         return self.state is AgentState.FAILED or (self.state is AgentState.EXITED and self.exit_code not in (0, None))
 
+    @property
+    def is_busy(self) -> bool:
+        return self.activity.busy is not None
+
+    @property
+    def queue_depth(self) -> int:
+        return self.activity.queue_depth
+
+    @property
+    def bridge_text(self) -> str:
+        if not (self.uses_bridge and self.is_live):
+            return ""
+        return "bridge connected" if self.activity.bridge_connected else "bridge not connected"
+
+    @property
+    def work_text(self) -> str:
+        """What a running agent is doing, from its live-state row: "working: review of the storage ports"."""
+        work = self.activity.work
+        if not self.is_live or work is None or (work.status == IDLE_STATUS and not work.intent):
+            return ""
+        return work.text
+
+    @property
+    def attention_text(self) -> str:
+        return f"needs you: {self.activity.attention}" if self.is_live and self.activity.attention else ""
+
+    @property
+    def late_reply_text(self) -> str:
+        count = self.activity.late_replies
+        if count == 0:
+            return ""
+        return "late reply" if count == 1 else f"{count} late replies"
+
+    def note(self, now_ms: int) -> str:
+        """Beside the name: busy or idle and for how long for a running agent, else its state; then the
+        depth of its queue."""
+        if self.state is AgentState.RUNNING:
+            text = f"{'busy' if self.is_busy else 'idle'} {elapsed_text(now_ms - self._since_ms())}"
+        else:
+            text = self.state_text
+        return f"{text} · queue {self.queue_depth}" if self.queue_depth else text
+
+    def since_text(self) -> str:
+        """For the tooltip: "Busy since 14:02 with a task from you", "Idle since 13:40"."""
+        if self.state is not AgentState.RUNNING:
+            return ""
+        busy = self.activity.busy
+        if busy is None:
+            return f"Idle since {clock_text(self._since_ms())}"
+        head = self.activity.ticket(busy.ticket)
+        task = f" with a task from {head.requester_label}" if head is not None else ""
+        return f"Busy since {clock_text(busy.since_ms)}{task}"
+
+    def _since_ms(self) -> int:
+        busy = self.activity.busy
+        if busy is not None:
+            return busy.since_ms
+        return max(self.activity.idle_since_ms or 0, self.started_at_ms or 0)
+
     def details(self) -> str:
-        """The panel's second line: profile · place · template link (the state is shown beside the name)."""
+        """The panel's second line: profile · place · bridge · template link (the state is shown beside
+        the name)."""
         parts = [self.profile_name]
         if self.is_live or self.cell_number is not None:
             parts.append(self.place_text)
+        if self.bridge_text:
+            parts.append(self.bridge_text)
         if self.template_text:
             parts.append(self.template_text)
         return " · ".join(parts)
@@ -101,6 +169,7 @@ def build_rows(
     active_root: lay.Node,
     profiles: ProfileBook,
     templates: Mapping[AgentId, TemplateStatus],
+    activities: Mapping[AgentId, AgentActivity],
 ) -> list[AgentRow]:
     latest = latest_sessions(sessions)
     cell_order = {leaf.id: number for number, leaf in enumerate(lay.leaves(active_root), start=1)}
@@ -118,6 +187,7 @@ def build_rows(
                 is_orchestrator=orchestrator is not None and orchestrator.agent_id == agent.agent_id,
                 profiles=profiles,
                 template=templates.get(agent.agent_id, TemplateStatus(TemplateLink.NONE)),
+                activity=activities.get(agent.agent_id, NOTHING_KNOWN),
             )
         )
     return rows
@@ -165,6 +235,7 @@ def _row(
     is_orchestrator: bool,
     profiles: ProfileBook,
     template: TemplateStatus,
+    activity: AgentActivity,
 ) -> AgentRow:
     state, state_text = describe_state(session)
     profile = profiles.by_id(agent.profile_id)
@@ -183,4 +254,7 @@ def _row(
         node_id=node_id,
         cell_number=cell_number,
         template=template,
+        started_at_ms=session.started_at_ms if session is not None else None,
+        uses_bridge=profile is not None and profile.materializes_idea_bridge(),
+        activity=activity,
     )

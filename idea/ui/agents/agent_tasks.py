@@ -10,8 +10,11 @@ from idea.application.orchestrator.ports import LiveAgent
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.ids import AgentId, NodeId
+from idea.domain.ids import AgentId, NodeId, TicketId
+from idea.domain.orchestration import CancelTicket, Human, Interrupt, ReadWorkState, Source, SubmitHumanInput
+from idea.domain.orchestration_events import AgentQueueSnapshot
 from idea.domain.session import SessionKind
+from idea.ui.agents.agent_activity import WorkRow
 
 USER_LAUNCH = "user"
 
@@ -112,6 +115,40 @@ async def keep_persona(runtime: ProjectRuntime, agent_id: AgentId) -> None:
     persona = runtime.agents.persona(agent_id)
     await runtime.agents.pull_template(agent_id)
     await runtime.agents.update_persona(agent_id, persona)
+
+
+async def orchestration_state(
+    runtime: ProjectRuntime,
+) -> tuple[tuple[AgentQueueSnapshot, ...], dict[AgentId, WorkRow]]:
+    """Every agent's queue and live-state row, read together."""
+    return runtime.orchestrator.queue_snapshots(), await work_rows(runtime)
+
+
+async def work_rows(runtime: ProjectRuntime) -> dict[AgentId, WorkRow]:
+    outcome = await runtime.orchestrator.dispatch(Human(), ReadWorkState(), Source.UI)
+    entries = (outcome.data or {}).get("entries", [])
+    return {entry["agentId"]: WorkRow(entry["status"], entry.get("intent") or "") for entry in entries}
+
+
+async def send_task(runtime: ProjectRuntime, agent_name: str, text: str) -> TicketId:
+    """A ticket from the person, typed into the agent's terminal as is; a stopped agent is started first."""
+    outcome = await runtime.orchestrator.dispatch(Human(), SubmitHumanInput(target=agent_name, text=text), Source.UI)
+    return (outcome.data or {})["ticket"]
+
+
+async def cancel_ticket(runtime: ProjectRuntime, ticket_id: TicketId) -> str:
+    outcome = await runtime.orchestrator.dispatch(Human(), CancelTicket(ticket=ticket_id), Source.UI)
+    return outcome.detail
+
+
+async def interrupt(runtime: ProjectRuntime, agent_name: str) -> None:
+    """Esc in the agent's terminal; its tickets stay as they are."""
+    await runtime.orchestrator.dispatch(Human(), Interrupt(target=agent_name), Source.UI)
+
+
+async def deliver_now(runtime: ProjectRuntime, ticket_id: TicketId) -> None:
+    """The waiting delivery goes without waiting for the person's line any longer, which it clears."""
+    runtime.orchestrator.force_delivery(ticket_id)
 
 
 async def _vacate(runtime: ProjectRuntime, leaf_id: NodeId, agent_id: AgentId) -> None:

@@ -1,9 +1,12 @@
 """The Agents panel: the current project's team, what each agent is doing and where, and every action on
-an agent (launch, stop, attach, personas, profiles, templates, orchestrator, delete).
+an agent (launch, stop, attach, personas, profiles, templates, orchestrator, delete, send a task,
+interrupt), with the selected agent's queue of tickets under the list and the agents' replies to the
+person's tasks above it.
 
 The panel lives in a dock of a window and follows the window's current tab (`set_project`). It reads
 snapshots, sends every change to the core through CoreClient, and redraws from the events the window
-passes to `on_event`. What it needs from the window is the small `AgentsPanelHost` protocol.
+passes to `on_event` (project events and the orchestration core's, wrapped in OrchestrationNews). What it
+needs from the window is the small `AgentsPanelHost` protocol.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import os
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
-from PySide6.QtCore import QEvent, QPoint, QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QEvent, QPoint, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QAction,
     QActionGroup,
@@ -31,6 +34,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QPushButton,
     QSizePolicy,
+    QSplitter,
     QStackedWidget,
     QToolBar,
     QToolButton,
@@ -49,22 +53,37 @@ from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
 from idea.domain.agent import AgentManifest
 from idea.domain.errors import AppError
-from idea.domain.events import AgentsChanged, LayoutChanged, SessionsChanged
-from idea.domain.ids import AgentId, NodeId, SessionId
+from idea.domain.events import AgentsChanged, LayoutChanged, OrchestrationNews, SessionsChanged
+from idea.domain.ids import AgentId, NodeId, SessionId, TicketId
+from idea.domain.orchestration_events import (
+    AgentAttention,
+    AgentQueueSnapshot,
+    DeliveryMayBeStuck,
+    HumanReplyReceived,
+    LateReplyAvailable,
+    LiveStateChanged,
+)
 from idea.domain.session import SessionInfo, SessionKind
+from idea.domain.tickets import preview
 from idea.infrastructure.process_tree import process_name
 from idea.ui.agents import agent_tasks
+from idea.ui.agents.agent_activity import ActivityBook, WorkRow, clock_text
 from idea.ui.agents.agent_icons import agent_icon
+from idea.ui.agents.agent_queue import QueueSection
 from idea.ui.agents.agent_rows import AgentRow, AgentState, build_rows
 from idea.ui.agents.name_field import RenameAgentDialog
 from idea.ui.agents.new_agent_dialog import NewAgentDialog
 from idea.ui.agents.persona_editor import PersonaEditor
+from idea.ui.agents.reply_notices import ReplyNotices
 from idea.ui.agents.save_template_dialog import SaveTemplateDialog, TemplateUpdateDialog
-from idea.ui.agents.widgets import TwoLineDelegate, ask, palette_colors, show_error
+from idea.ui.agents.send_task_dialog import SendTaskDialog
+from idea.ui.agents.widgets import ListRowDelegate, ask, palette_colors, show_error
 from idea.ui.core_client import CoreClient
 
 NO_PROJECT_PAGE, EMPTY_TEAM_PAGE, LIST_PAGE = 0, 1, 2
 AGENT_ID_ROLE = Qt.ItemDataRole.UserRole + 1
+CLOCK_TICK_MS = 15_000  # "busy 3m" stays true to the minute
+STATUS_PREVIEW_CHARS = 120
 
 
 class AgentsPanelHost(Protocol):
@@ -108,26 +127,44 @@ class AgentsPanel(QWidget):
         self._pending_selection: AgentId | None = None
         self.persona_editors: dict[AgentId, PersonaEditor] = {}
         self._iconed: list[tuple[QAction | QToolButton, str]] = []
+        self._activity = ActivityBook()
+        self._orchestration_generation = 0
+        self._work_read_running = False
+        self._work_read_again = False
 
         self._build_actions()
         self.list = QListWidget()
-        self.list.setItemDelegate(TwoLineDelegate(self.list))
+        self.list.setItemDelegate(ListRowDelegate(self.list))
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.customContextMenuRequested.connect(self._show_context_menu)
         self.list.itemActivated.connect(lambda item: self.activate(item.data(AGENT_ID_ROLE)))
-        self.list.currentItemChanged.connect(lambda _c, _p: self._update_actions())
+        self.list.currentItemChanged.connect(lambda _c, _p: self._selection_changed())
         self.list.setFrameShape(QListWidget.Shape.NoFrame)
+        self.queue = QueueSection(self.send_task_action, self.interrupt_action)
+        self.queue.cancelRequested.connect(self.cancel_ticket)
+        self.queue.deliverNowRequested.connect(self.deliver_now)
+        self.replies = ReplyNotices()
 
+        team = QSplitter(Qt.Orientation.Vertical)
+        team.setChildrenCollapsible(False)
+        team.addWidget(self.list)
+        team.addWidget(self.queue)
+        team.setStretchFactor(0, 1)
+        team.setStretchFactor(1, 1)
         self.pages = QStackedWidget()
         self.pages.addWidget(self._message_page("Open a project to manage its agents."))
         self.pages.addWidget(self._empty_team_page())
-        self.pages.addWidget(self.list)
+        self.pages.addWidget(team)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
         column.addWidget(self._build_toolbar())
+        column.addWidget(self.replies)
         column.addWidget(self.pages, 1)
+        self._clock_tick = QTimer(self)
+        self._clock_tick.setInterval(CLOCK_TICK_MS)
+        self._clock_tick.timeout.connect(self._render)
         self.set_project(None)
 
     def sizeHint(self) -> QSize:
@@ -144,6 +181,8 @@ class AgentsPanel(QWidget):
         self.runtime = runtime
         self._template_links = {}
         self._pending_selection = None
+        self._activity.clear()
+        self.replies.clear()
         if runtime is None:
             self._manifest, self._sessions, self._document = AgentManifest(), {}, None
             self._render()
@@ -160,10 +199,12 @@ class AgentsPanel(QWidget):
         self._sessions = {s.id: s for s in runtime.sessions.snapshot()}
         self._document = runtime.document
         self._refresh_template_links()
+        self._load_orchestration()
         self._render()
 
     def on_event(self, event: object) -> None:
-        """Feed every AgentsChanged, SessionsChanged and LayoutChanged (others are ignored)."""
+        """Feed every AgentsChanged, SessionsChanged, LayoutChanged and OrchestrationNews (others are
+        ignored)."""
         runtime = self.runtime
         if runtime is None:
             return
@@ -173,8 +214,15 @@ class AgentsPanel(QWidget):
                 self._refresh_template_links()
             case SessionsChanged(project_id=runtime.id):
                 self._sessions = {s.id: s for s in event.sessions}
+                live = {s.agent_id for s in event.sessions if s.is_live}
+                for agent in self._manifest.agents:
+                    if agent.agent_id not in live:
+                        self._activity.process_ended(agent.agent_id)
             case LayoutChanged(project_id=runtime.id):
                 self._document = event.document
+            case OrchestrationNews(project_id=runtime.id):
+                if not self._orchestration_event(event.event):
+                    return
             case _:
                 return
         self._render()
@@ -182,6 +230,12 @@ class AgentsPanel(QWidget):
     def active_cell_changed(self) -> None:
         """The window calls this when its active cell changes, so "Launch here" and "Attach" follow it."""
         self._update_actions()
+
+    def agent_focused(self, agent_id: AgentId) -> None:
+        """The person went to this agent's terminal, so a call for their attention has been seen. The
+        window calls this when a cell showing an agent gets the keyboard focus."""
+        if self._activity.clear_attention(agent_id):
+            self._render()
 
     # -- reading the panel --
 
@@ -210,7 +264,8 @@ class AgentsPanel(QWidget):
             self._rows = []
             self.list.clear()
             self.pages.setCurrentIndex(NO_PROJECT_PAGE)
-            self._update_actions()
+            self._clock_tick.stop()
+            self._selection_changed()
             return
         self._rows = build_rows(
             self._manifest,
@@ -218,6 +273,7 @@ class AgentsPanel(QWidget):
             self._document.active.root,
             self._profiles.book(),
             self._template_links,
+            self._activity.all(),
         )
         selected = self._pending_selection or self.selected_agent()
         ids = [row.agent_id for row in self._rows]
@@ -229,9 +285,11 @@ class AgentsPanel(QWidget):
                 item = QListWidgetItem()
                 item.setData(AGENT_ID_ROLE, row.agent_id)
                 self.list.addItem(item)
+        now_ms = runtime.clock.now_ms()
         for index, row in enumerate(self._rows):
-            self._paint_item(self.list.item(index), row)
+            self._paint_item(self.list.item(index), row, now_ms)
         self.list.blockSignals(False)
+        self.list.doItemsLayout()  # a row grows a line when its agent has something to say
         if selected in ids:
             self.list.setCurrentRow(ids.index(selected))
             if selected == self._pending_selection:
@@ -243,9 +301,22 @@ class AgentsPanel(QWidget):
         for agent_id, editor in self.persona_editors.items():
             row = self.row(agent_id)
             editor.set_running(row is not None and row.is_live)
-        self._update_actions()
+        if any(row.is_live for row in self._rows):
+            if not self._clock_tick.isActive():
+                self._clock_tick.start()
+        else:
+            self._clock_tick.stop()
+        self._selection_changed()
 
-    def _paint_item(self, item: QListWidgetItem, row: AgentRow) -> None:
+    def _selection_changed(self) -> None:
+        self._update_actions()
+        row = self._selected_row()
+        self.queue.show_agent(
+            row.name if row else None, self._activity.of(row.agent_id) if row else None,
+            running=row is not None and row.is_live,
+        )
+
+    def _paint_item(self, item: QListWidgetItem, row: AgentRow, now_ms: int) -> None:
         c = palette_colors(self)
         if row.ended_badly:
             dot = c.error
@@ -256,12 +327,17 @@ class AgentsPanel(QWidget):
         else:
             dot = c.muted
         item.setText(row.name)
-        item.setData(TwoLineDelegate.BADGE_ROLE, "orchestrator" if row.is_orchestrator else "")
-        item.setData(TwoLineDelegate.NOTE_ROLE, row.state_text)
-        item.setData(TwoLineDelegate.NOTE_COLOR_ROLE, dot)
-        item.setData(TwoLineDelegate.DOT_ROLE, dot)
-        item.setData(TwoLineDelegate.HOLLOW_ROLE, not row.is_live)
-        item.setData(TwoLineDelegate.SUBTITLE_ROLE, row.details())
+        item.setData(ListRowDelegate.BADGE_ROLE, "orchestrator" if row.is_orchestrator else "")
+        item.setData(ListRowDelegate.NOTE_ROLE, row.note(now_ms))
+        item.setData(ListRowDelegate.NOTE_COLOR_ROLE, c.accent if row.is_busy else dot)
+        item.setData(ListRowDelegate.DOT_ROLE, dot)
+        item.setData(ListRowDelegate.HOLLOW_ROLE, not row.is_live)
+        item.setData(ListRowDelegate.SUBTITLE_ROLE, row.details())
+        item.setData(ListRowDelegate.MARK_ROLE, row.late_reply_text)
+        item.setData(ListRowDelegate.MARK_COLOR_ROLE, c.accent)
+        item.setData(ListRowDelegate.ALERT_ROLE, row.attention_text)
+        item.setData(ListRowDelegate.ALERT_COLOR_ROLE, c.warn)
+        item.setData(ListRowDelegate.ACTIVITY_ROLE, row.work_text)
         item.setToolTip(_tooltip(row))
 
     def _message_page(self, text: str) -> QWidget:
@@ -335,6 +411,14 @@ class AgentsPanel(QWidget):
             "Send to background", self.send_to_background, "background", tip="Free its cell; it keeps running"
         )
         self.focus_action = action("Focus", self.focus, "focus", tip="Go to the agent's cell")
+        self.send_task_action = action(
+            "Send task…", self.send_task, "send",
+            tip="Send a task to the agent: typed into its terminal after its queue (a stopped agent is started)",
+        )
+        self.interrupt_action = action(
+            "Interrupt", self.interrupt, "interrupt",
+            tip="Press Esc in the agent's terminal to stop its current turn (its queue stays)",
+        )
         self.persona_action = action("Edit persona…", self.edit_persona, "persona", tip="Edit the agent's role")
         self.rename_action = action("Rename…", self.rename, shortcut="F2")
         self.save_template_action = action("Save as template…", self.save_as_template)
@@ -361,6 +445,7 @@ class AgentsPanel(QWidget):
         self.launch_button.clicked.connect(lambda: self.activate(self.selected_agent()))
         bar.addWidget(self.launch_button)
         bar.addAction(self.stop_action)
+        bar.addAction(self.send_task_action)
         bar.addAction(self.focus_action)
         bar.addAction(self.attach_action)
         bar.addAction(self.background_action)
@@ -397,6 +482,8 @@ class AgentsPanel(QWidget):
         menu.addAction(self.focus_action)
         menu.addActions([self.launch_here_action, self.launch_split_action, self.launch_background_action])
         menu.addAction(self.stop_action)
+        menu.addSeparator()
+        menu.addActions([self.send_task_action, self.interrupt_action])
         menu.addSeparator()
         menu.addActions([self.attach_action, self.background_action])
         menu.addSeparator()
@@ -454,6 +541,8 @@ class AgentsPanel(QWidget):
         self.attach_action.setEnabled(selected and row.in_background and cell_usable)
         self.background_action.setEnabled(selected and row.in_cell)
         self.focus_action.setEnabled(selected and row.in_cell)
+        self.send_task_action.setEnabled(selected and not row.profile_missing)
+        self.interrupt_action.setEnabled(live)
         for each in (self.persona_action, self.rename_action, self.save_template_action):
             each.setEnabled(selected)
         self.change_profile_menu.setEnabled(selected)
@@ -488,7 +577,7 @@ class AgentsPanel(QWidget):
         if row is None or runtime is None:
             return
         if row.in_cell and row.session_id is not None:
-            self._host.focus_session(row.session_id)
+            self._go_to(row)
             return
         pinned = lay.leaf_pinning_agent(runtime.active.root, row.agent_id)
         free = self._free_cell(row.agent_id, pinned.id if pinned and not row.is_live else None)
@@ -556,7 +645,58 @@ class AgentsPanel(QWidget):
     def focus(self) -> None:
         row = self._selected_row()
         if row is not None and row.in_cell and row.session_id is not None:
+            self._go_to(row)
+
+    def _go_to(self, row: AgentRow) -> None:
+        if row.session_id is not None:
             self._host.focus_session(row.session_id)
+            self.agent_focused(row.agent_id)
+
+    def send_task(self) -> SendTaskDialog | None:
+        row, runtime = self._selected_row(), self.runtime
+        if row is None or runtime is None:
+            return None
+        dialog = SendTaskDialog(self._client, runtime, row.name, running=row.is_live, parent=self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        starting = "" if row.is_live else "; it is starting"
+        dialog.sent.connect(lambda _ticket: self.statusMessage.emit(f"Task sent to {row.name}{starting}"))
+        dialog.open()
+        return dialog
+
+    def interrupt(self) -> None:
+        row, runtime = self._selected_row(), self.runtime
+        if row is None or runtime is None or not row.is_live:
+            return
+        self._run(f"Cannot interrupt {row.name}", agent_tasks.interrupt(runtime, row.name),
+                  lambda _none: self.statusMessage.emit(f"Esc sent to {row.name}"))
+
+    def cancel_ticket(self, ticket_id: TicketId) -> None:
+        """The ticket leaves the queue; its requester, if an agent, is told the person cancelled it."""
+        runtime = self.runtime
+        if runtime is None:
+            return
+        queued = self._activity.find_ticket(ticket_id)
+
+        def cancelled(detail: str) -> None:
+            if queued is None:
+                self.statusMessage.emit(detail[:1].upper() + detail[1:])
+            else:
+                agent_id, ticket = queued
+                self.statusMessage.emit(f"Cancelled the ticket from {ticket.requester_label} to {self._name(agent_id)}")
+
+        self._run("Cannot cancel the ticket", agent_tasks.cancel_ticket(runtime, ticket_id), cancelled)
+
+    def deliver_now(self, ticket_id: TicketId) -> None:
+        """"Deliver now (clears your line)": what the person typed on the agent's line is erased and the
+        waiting task is typed."""
+        runtime = self.runtime
+        if runtime is None:
+            return
+        agent_id = self._activity.delivery_forced(ticket_id)
+        self._render()
+        name = self._name(agent_id) if agent_id else "the agent"
+        self._run("Cannot deliver the task", agent_tasks.deliver_now(runtime, ticket_id),
+                  lambda _none: self.statusMessage.emit(f"Typing the waiting task into {name}'s terminal"))
 
     def edit_persona(self) -> None:
         row, runtime = self._selected_row(), self.runtime
@@ -713,6 +853,83 @@ class AgentsPanel(QWidget):
             lambda: self._run(failure_title, work(), self._shown),
             informative=f"{row.name} takes this cell; the shell and {busy} are stopped.", destructive=True)
 
+    def _load_orchestration(self) -> None:
+        """Read every queue and live-state row again (events keep them current afterwards)."""
+        runtime = self.runtime
+        if runtime is None:
+            return
+        self._orchestration_generation += 1
+        generation = self._orchestration_generation
+
+        def arrived(state: tuple[tuple[AgentQueueSnapshot, ...], dict[AgentId, WorkRow]]) -> None:
+            if generation == self._orchestration_generation and runtime is self.runtime:
+                snapshots, work = state
+                self._activity.load(snapshots, work, runtime.clock.now_ms())
+                self._render()
+
+        self._client.call(
+            agent_tasks.orchestration_state(runtime),
+            on_done=arrived,
+            on_error=lambda error: self.statusMessage.emit(f"Agent queues unavailable: {error}"),
+        )
+
+    def _read_work_rows(self) -> None:
+        """One live-state read at a time; changes during a read are picked up by one more read."""
+        runtime = self.runtime
+        if runtime is None:
+            return
+        if self._work_read_running:
+            self._work_read_again = True
+            return
+        self._work_read_running = True
+
+        def finished() -> None:
+            self._work_read_running = False
+            if self._work_read_again:
+                self._work_read_again = False
+                self._read_work_rows()
+
+        def arrived(work: dict[AgentId, WorkRow]) -> None:
+            if runtime is self.runtime:
+                self._activity.set_work(work)
+                self._render()
+            finished()
+
+        def failed(error: BaseException) -> None:
+            self.statusMessage.emit(f"Live-state unavailable: {error}")
+            finished()
+
+        self._client.call(agent_tasks.work_rows(runtime), on_done=arrived, on_error=failed)
+
+    def _orchestration_event(self, event: object) -> bool:
+        """Tell the person what needs them, fold the event into the activity book; True when the panel
+        must be drawn again."""
+        runtime = self.runtime
+        if runtime is None:
+            return False
+        match event:
+            case LiveStateChanged():
+                self._read_work_rows()
+                return False
+            case HumanReplyReceived(agent_id=agent_id, text=text):
+                name = self._name(agent_id)
+                self.replies.add(name, text, clock_text(runtime.clock.now_ms()))
+                self.statusMessage.emit(f"{name} replied: {preview(text, STATUS_PREVIEW_CHARS)}")
+            case AgentAttention(agent_id=agent_id, reason=reason):
+                self.statusMessage.emit(f"{self._name(agent_id)} needs you: {reason}")
+            case LateReplyAvailable(requester=requester, target=target) if requester is not None:
+                self.statusMessage.emit(
+                    f"{self._name(target)} answered {self._name(requester)} after it stopped waiting: "
+                    "late reply available"
+                )
+            case DeliveryMayBeStuck(agent_id=agent_id):
+                self.statusMessage.emit(f"The task typed into {self._name(agent_id)} may still sit in its input box")
+        return self._activity.apply(event, runtime.clock.now_ms())
+
+    def _name(self, agent_id: AgentId) -> str:
+        agent = self._manifest.by_id(agent_id)
+        return agent.name if agent is not None else agent_id
+
     def _selected_row(self) -> AgentRow | None:
         agent_id = self.selected_agent()
         return self.row(agent_id) if agent_id else None
@@ -810,7 +1027,20 @@ class AgentsPanel(QWidget):
 def _tooltip(row: AgentRow) -> str:
     lines = [f"Profile: {row.profile_name}" + (f" ({row.delegation} delegation)" if row.delegation else "")]
     lines.append(f"State: {row.state_text}")
+    if row.since_text():
+        lines.append(row.since_text())
+    if row.queue_depth:
+        lines.append(f"Queue: {row.queue_depth} ticket{'s' if row.queue_depth > 1 else ''}")
+    if row.work_text:
+        lines.append(f"Live-state: {row.work_text}")
+    if row.attention_text:
+        message = row.activity.attention_message
+        lines.append(f"Needs you: {message or row.activity.attention}")
+    if row.late_reply_text:
+        lines.append(f"Late replies to its asks: {row.activity.late_replies} (shown to it as tasks when it runs)")
     lines.append(f"Where: {row.place_text}")
+    if row.bridge_text:
+        lines.append(f"Bridge: {row.bridge_text.removeprefix('bridge ')}")
     template = row.template.template
     if row.template.link is TemplateLink.TEMPLATE_DELETED:
         lines.append("Template: deleted (the persona stays)")

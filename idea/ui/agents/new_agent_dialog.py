@@ -28,7 +28,7 @@ from idea.domain.template import TemplateRecord
 from idea.ui.agents.name_field import AgentNameField
 from idea.ui.agents.persona_editor import MarkdownEditor
 from idea.ui.agents.profile_facts import delegation_sentence
-from idea.ui.agents.widgets import HintLabel, TwoLineDelegate, show_error
+from idea.ui.agents.widgets import HintLabel, ListRowDelegate, show_error
 from idea.ui.core_client import CoreClient
 
 TEMPLATE_TAB, BLANK_TAB = 0, 1
@@ -87,7 +87,7 @@ class NewAgentDialog(QDialog):
         self._fill_profiles()
 
         self.template_list = QListWidget()
-        self.template_list.setItemDelegate(TwoLineDelegate(self.template_list))
+        self.template_list.setItemDelegate(ListRowDelegate(self.template_list))
         self.template_list.setUniformItemSizes(True)
         self.template_list.currentItemChanged.connect(self._template_chosen)
         self.template_preview = QTextBrowser()
@@ -177,7 +177,7 @@ class NewAgentDialog(QDialog):
             self._bodies[record.id] = body
             item = QListWidgetItem(record.name)
             item.setData(Qt.ItemDataRole.UserRole, record)
-            item.setData(TwoLineDelegate.SUBTITLE_ROLE, record.description or "No description")
+            item.setData(ListRowDelegate.SUBTITLE_ROLE, record.description or "No description")
             item.setToolTip(record.description)
             self.template_list.addItem(item)
         if not loaded:

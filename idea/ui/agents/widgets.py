@@ -1,5 +1,5 @@
 """Small pieces shared by the agent screens: messages that never block the GUI thread, hints and notices
-drawn with the theme's colours, and the text of an error."""
+drawn with the theme's colours, list rows, elided lines, and the text of an error."""
 
 from __future__ import annotations
 
@@ -14,11 +14,13 @@ from PySide6.QtGui import (
     QPainter,
     QPalette,
     QPen,
+    QResizeEvent,
 )
 from PySide6.QtWidgets import (
     QApplication,
     QLabel,
     QMessageBox,
+    QSizePolicy,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -126,12 +128,36 @@ class Notice(QLabel):
         )
 
 
-class TwoLineDelegate(QStyledItemDelegate):
-    """List rows with a bold title, a muted second line, an optional status dot and a right-aligned note.
+class ElidedLabel(QLabel):
+    """One line cut with an ellipsis to the label's width; `full_text` keeps the whole line."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.full_text = ""
+        self.set_full_text(text)
+
+    def set_full_text(self, text: str) -> None:
+        self.full_text = text
+        self._elide()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        self.setText(self.fontMetrics().elidedText(self.full_text, Qt.TextElideMode.ElideRight, self.width()))
+
+
+class ListRowDelegate(QStyledItemDelegate):
+    """List rows with a bold title, a muted second line, an optional third line, an optional status dot and
+    right-aligned notes.
 
     Items carry: DisplayRole (title), SUBTITLE_ROLE, NOTE_ROLE (right of the title), DOT_ROLE (a colour
-    name, or None for no dot), HOLLOW_ROLE (an outlined dot: nothing running), NOTE_COLOR_ROLE, and
-    BADGE_ROLE (a short mark after the title, e.g. "orchestrator").
+    name, or None for no dot), HOLLOW_ROLE (an outlined dot: nothing running), NOTE_COLOR_ROLE, BADGE_ROLE
+    (a short mark after the title, e.g. "orchestrator"), MARK_ROLE and MARK_COLOR_ROLE (right of the second
+    line), and for the third line, drawn only when one of them is set, ALERT_ROLE with ALERT_COLOR_ROLE
+    (first, in its colour) and ACTIVITY_ROLE (muted).
     """
 
     SUBTITLE_ROLE = Qt.ItemDataRole.UserRole + 101
@@ -140,13 +166,23 @@ class TwoLineDelegate(QStyledItemDelegate):
     HOLLOW_ROLE = Qt.ItemDataRole.UserRole + 104
     NOTE_COLOR_ROLE = Qt.ItemDataRole.UserRole + 105
     BADGE_ROLE = Qt.ItemDataRole.UserRole + 106
+    MARK_ROLE = Qt.ItemDataRole.UserRole + 107
+    MARK_COLOR_ROLE = Qt.ItemDataRole.UserRole + 108
+    ALERT_ROLE = Qt.ItemDataRole.UserRole + 109
+    ALERT_COLOR_ROLE = Qt.ItemDataRole.UserRole + 110
+    ACTIVITY_ROLE = Qt.ItemDataRole.UserRole + 111
 
     PADDING = 6
     DOT = 8
 
+    def _lines(self, index: QModelIndex | QPersistentModelIndex) -> int:
+        return 3 if index.data(self.ALERT_ROLE) or index.data(self.ACTIVITY_ROLE) else 2
+
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         metrics = option.fontMetrics
-        return QSize(200, metrics.height() * 2 + metrics.leading() + 3 * self.PADDING)
+        lines = self._lines(index)
+        gaps = (metrics.leading() + self.PADDING // 2) * (lines - 1)
+        return QSize(200, metrics.height() * lines + gaps + 2 * self.PADDING + self.PADDING // 2)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         self.initStyleOption(option, index)
@@ -162,6 +198,7 @@ class TwoLineDelegate(QStyledItemDelegate):
         rect = option.rect.adjusted(self.PADDING + 2, self.PADDING, -self.PADDING - 2, -self.PADDING)
         metrics = option.fontMetrics
         line_height = metrics.height()
+        line_step = line_height + metrics.leading() + self.PADDING // 2
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         left = rect.left()
@@ -173,6 +210,11 @@ class TwoLineDelegate(QStyledItemDelegate):
             painter.setBrush(Qt.BrushStyle.NoBrush if index.data(self.HOLLOW_ROLE) else QColor(dot))
             painter.drawEllipse(QRectF(left + 0.75, centre_y - self.DOT / 2, self.DOT - 1.5, self.DOT - 1.5))
             left += self.DOT + self.PADDING
+
+        def colored(role: int) -> QColor:
+            color = index.data(role)
+            return text_color if selected or not color else QColor(color)
+
         note = index.data(self.NOTE_ROLE) or ""
         note_width = metrics.horizontalAdvance(note) + self.PADDING if note else 0
         title_font = QFont(option.font)
@@ -197,17 +239,44 @@ class TwoLineDelegate(QStyledItemDelegate):
                 badge,
             )
         if note:
-            note_color = index.data(self.NOTE_COLOR_ROLE)
-            painter.setPen(text_color if selected or not note_color else QColor(note_color))
+            painter.setPen(colored(self.NOTE_COLOR_ROLE))
             note_rect = QRect(rect.right() - note_width, rect.top(), note_width, line_height)
             painter.drawText(note_rect, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, note)
+        second_top = rect.top() + line_step
+        mark = index.data(self.MARK_ROLE) or ""
+        mark_width = metrics.horizontalAdvance(mark) + self.PADDING if mark else 0
+        if mark:
+            painter.setPen(colored(self.MARK_COLOR_ROLE))
+            painter.drawText(
+                QRect(rect.right() - mark_width, second_top, mark_width, line_height),
+                Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                mark,
+            )
         subtitle = index.data(self.SUBTITLE_ROLE) or ""
         if subtitle:
             painter.setPen(muted)
-            sub_rect = QRect(left, rect.top() + line_height + self.PADDING // 2, rect.right() - left, line_height)
+            sub_rect = QRect(left, second_top, rect.right() - left - mark_width, line_height)
             painter.drawText(
                 sub_rect,
                 Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
                 metrics.elidedText(subtitle, Qt.TextElideMode.ElideRight, sub_rect.width()),
             )
+        if self._lines(index) == 3:
+            third = QRect(left, second_top + line_step, rect.right() - left, line_height)
+            self._paint_third_line(painter, index, third, colored(self.ALERT_COLOR_ROLE), muted)
         painter.restore()
+
+    def _paint_third_line(self, painter: QPainter, index: QModelIndex | QPersistentModelIndex, line: QRect,
+                          alert_color: QColor, muted: QColor) -> None:
+        metrics = painter.fontMetrics()
+        flags = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        alert = index.data(self.ALERT_ROLE) or ""
+        if alert:
+            painter.setPen(alert_color)
+            alert = metrics.elidedText(alert, Qt.TextElideMode.ElideRight, line.width())
+            painter.drawText(line, flags, alert)
+            line = line.adjusted(metrics.horizontalAdvance(alert) + self.PADDING, 0, 0, 0)
+        activity = index.data(self.ACTIVITY_ROLE) or ""
+        if activity and line.width() > 0:
+            painter.setPen(muted)
+            painter.drawText(line, flags, metrics.elidedText(activity, Qt.TextElideMode.ElideRight, line.width()))
