@@ -26,6 +26,7 @@ from idea.domain.ids import NodeId, SessionId
 from idea.ui.agents.agents_panel import AgentsPanel
 from idea.ui.agents.first_run_wizard import FirstRunWizard
 from idea.ui.agents.profile_editor import ProfileEditor
+from idea.ui.agents.template_manager import TemplateManager
 from idea.ui.windows.project_tab import ProjectTab
 from idea.ui.windows.tab_bar import ProjectTabBar
 
@@ -129,7 +130,7 @@ class MainWindow(QMainWindow):
         self.tab_bar.setTabData(index, tab.project_id)
         self.tabs.setTabToolTip(index, tab.runtime.root)
         tab.statusMessage.connect(self.show_message)
-        tab.activeCellChanged.connect(self.agents_panel.active_cell_changed)
+        tab.activeCellChanged.connect(self._active_cell_changed)
         if activate:
             self.tabs.setCurrentIndex(index)
         tab.show()
@@ -140,7 +141,7 @@ class MainWindow(QMainWindow):
             if tab.project_id == project_id:
                 self.tabs.removeTab(index)
                 tab.statusMessage.disconnect(self.show_message)
-                tab.activeCellChanged.disconnect(self.agents_panel.active_cell_changed)
+                tab.activeCellChanged.disconnect(self._active_cell_changed)
                 self._refresh_stack()
                 return tab
         return None
@@ -166,6 +167,13 @@ class MainWindow(QMainWindow):
         if tab is not None:
             tab.focus_active()
         self._manager.workspace_changed()
+
+    def _active_cell_changed(self) -> None:
+        self.agents_panel.active_cell_changed()
+        tab = self.current_tab()
+        cell = tab.grid.cell(tab.active_leaf) if tab and tab.active_leaf else None
+        if cell is not None and cell.session is not None and cell.session.agent_id:
+            self.agents_panel.agent_focused(cell.session.agent_id)
 
     # -- what the agents panel asks of the window (AgentsPanelHost) --
 
@@ -241,6 +249,8 @@ class MainWindow(QMainWindow):
         agents_menu = self.menuBar().addMenu("&Agents")
         panel = self.agents_panel
         agents_menu.addAction(panel.new_agent_action)
+        agents_menu.addAction(panel.send_task_action)
+        agents_menu.addAction(panel.interrupt_action)
         agents_menu.addSeparator()
         for action in (panel.launch_here_action, panel.launch_split_action, panel.launch_background_action,
                        panel.stop_action, panel.attach_action, panel.background_action, panel.focus_action):
@@ -248,6 +258,7 @@ class MainWindow(QMainWindow):
         agents_menu.addSeparator()
         self._action(agents_menu, "Set up AI CLIs…", None, self.open_setup_wizard)
         self._action(agents_menu, "Profiles…", None, self.open_profile_editor)
+        self._action(agents_menu, "Templates…", None, self.open_template_manager)
         agents_menu.addAction(self.agents_dock.toggleViewAction())
 
         view_menu = self.menuBar().addMenu("&View")
@@ -316,6 +327,16 @@ class MainWindow(QMainWindow):
         editor = ProfileEditor(manager.client, manager.app.profiles, manager.app.projects.open_runtimes, self)
         editor.finished.connect(lambda _result: manager.profiles_changed())
         editor.open()
+
+    def open_template_manager(self) -> None:
+        manager = self._manager
+        dialog = TemplateManager(
+            manager.client, manager.app.templates, manager.app.projects.open_runtimes, self,
+            profiles=manager.app.profiles,
+        )
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.templatesChanged.connect(manager.profiles_changed)
+        dialog.open()
 
     def show_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)
