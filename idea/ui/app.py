@@ -11,10 +11,12 @@ import time
 from pathlib import Path
 
 from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from idea import __version__
 from idea.bootstrap import SHUTDOWN_TIMEOUT_S, App, bootstrap
+from idea.infrastructure.resources import resources_dir
 from idea.ui.core_client import CoreClient
 from idea.ui.event_relay import EventRelay
 from idea.ui.gui_thread import GuiThread
@@ -93,6 +95,7 @@ def run_gui(argv: list[str]) -> int:
     qt_app.setApplicationDisplayName("IdeA")
     qt_app.setApplicationVersion(__version__)
     qt_app.setDesktopFileName("idea")
+    qt_app.setWindowIcon(QIcon(str(resources_dir() / "icons" / "idea.svg")))
     session = GuiSession(qt_app)
     session.windows.restore([str(Path(p).expanduser()) for p in args.paths])
     if args.quit_after is not None or args.screenshot:
