@@ -17,6 +17,7 @@ import os
 import re
 import time
 import uuid
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,10 @@ _TOOL_FIELDS = {"targetAgent": "target"}  # request field -> tool argument
 _REQUEST_FIELDS = {tool: request for request, tool in _TOOL_FIELDS.items()}
 _ENVELOPE = ("type", "requestId", "requestedBy")
 _REQUEST_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+
+# watchdog's inotify backend warns each time a folder created inside the watched tree is already watched
+# (agents' `in/` and `out/` folders appear while the watch runs); the watch itself is fine.
+warnings.filterwarnings("ignore", message="Callback with id .* already exists", category=RuntimeWarning)
 
 
 @dataclass(frozen=True)
