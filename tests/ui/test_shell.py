@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QApplication
 
 from idea.domain import layout as lay
 from idea.domain.workspace import NewCellContent
+from idea.ui.terminal.appearance import LIGHT_SCHEME
 from tests.ui.gui_support import new_project
 
 
@@ -178,3 +179,38 @@ def test_a_program_that_exits_shows_its_code_and_can_restart(gui_factory, tmp_pa
     [restarted] = gui.wait_for_shells(tab, 1)
     assert restarted.session.pid != old_pid
     assert not cell._banner.isVisibleTo(cell)
+
+
+def test_swapping_two_cells_moves_their_terminals_not_their_processes(gui_factory, tmp_path: Path) -> None:
+    project = new_project(tmp_path)
+    gui = gui_factory()
+    gui.restore([project])
+    tab = gui.tab(project)
+    [first] = gui.wait_for_shells(tab, 1)
+    tab.split(first.leaf_id, lay.Direction.ROW, "after")
+    gui.wait(lambda: len(gui.leaves(tab)) == 2)
+    left, right = gui.wait_for_shells(tab, 2)
+    gui.type_line(right, "echo i-was-on-the-right")
+    gui.wait(lambda: "i-was-on-the-right" in gui.screen(right))
+    left_pid, right_pid = left.session.pid, right.session.pid
+
+    tab.swap_cells(left.leaf_id, right.leaf_id)
+
+    gui.wait(lambda: gui.cell(tab, 0).session is not None and gui.cell(tab, 0).session.pid == right_pid)
+    assert gui.cell(tab, 1).session.pid == left_pid
+    gui.wait(lambda: "i-was-on-the-right" in gui.screen(gui.cell(tab, 0)))
+
+
+def test_switching_to_the_light_theme_restyles_the_window_and_the_terminals(gui_factory, tmp_path: Path) -> None:
+    project = new_project(tmp_path)
+    gui = gui_factory()
+    gui.restore([project])
+    tab = gui.tab(project)
+    [cell] = gui.wait_for_shells(tab, 1)
+
+    gui.session.windows.set_color_scheme("light")
+
+    assert gui.session.app.preferences.settings.color_scheme.value == "light"
+    window = gui.windows[0]
+    assert window.palette().window().color().lightness() > 200
+    assert cell.view.appearance.scheme == LIGHT_SCHEME

@@ -293,6 +293,10 @@ class TerminalView(QWidget):
 
     # Appearance
 
+    @property
+    def appearance(self) -> TerminalAppearance:
+        return self._appearance
+
     def set_appearance(self, appearance: TerminalAppearance) -> None:
         previous, self._appearance = self._appearance, appearance
         self._apply_appearance(appearance, previous)
