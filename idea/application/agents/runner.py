@@ -144,6 +144,7 @@ class AgentRunner:
         )
         live = self.live(agent_id)
         assert live is not None
+        self._runtime.orchestrator.agent_launched(agent_id)
         return live
 
     async def stop(self, agent_id: AgentId) -> None:
@@ -289,6 +290,7 @@ class AgentRunner:
         )
         self._tokens[agent_id] = token
         cwd = resolve_cwd(profile, prepared.run_dir, runtime.root)
+        runtime.orchestrator.agent_launching(agent_id)
         info = await runtime.sessions.start(
             LaunchRequest(argv=argv, cwd=cwd, kind=SessionKind.AGENT, label=name, env=env, agent_id=agent_id)
         )

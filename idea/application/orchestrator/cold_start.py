@@ -20,6 +20,8 @@ class ColdStartGate:
         self.armed_mono_ms = armed_mono_ms
         self.released_by: str | None = None
         self.released_mono_ms: int | None = None
+        self.waited = False  # a delivery waited at this gate
+        self.watching_prompt = False
         self._event = asyncio.Event()
         self._cleanups: list[Callable[[], object]] = []
 
@@ -50,6 +52,7 @@ class ColdStartGate:
             cleanup()
 
     async def wait(self) -> None:
+        self.waited = True
         await self._event.wait()
 
 

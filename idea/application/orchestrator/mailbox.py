@@ -8,7 +8,7 @@ single end-of-ticket path removes a ticket, so every way a ticket ends releases 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from idea.application.orchestrator.cold_start import ColdStartGate
@@ -35,6 +35,7 @@ class TicketRecord:
     force_delivery: bool = False  # the person chose "Deliver now (clears your line)"
     supervisor: asyncio.Task[None] | None = None  # the inactivity watchdog
     follow_up: asyncio.Task[None] | None = None  # no-reply grace or quiet watch, after submission
+    activity_at_submit: Mapping[str, int] | None = None  # the target's activity as its text was submitted
     release_edge: Callable[[], None] | None = None  # the wait-for edge of an ask
 
     @property
@@ -106,7 +107,7 @@ class AgentLane:
     attention: str | None = None  # a hook reported a permission or input wait
     turn_owner: str | None = None  # ticket id of the turn the CLI is running, from its last prompt
     last_submit_mono_ms: int | None = None
-    bridge_connected: bool = False
+    bridge_connections: int = 0  # live MCP connections of this agent's bridges (a CLI may open several)
     stopping: bool = False  # a stop was requested: its exit ends tickets with TARGET_STOPPED
     late_replies: int = 0
 
@@ -118,5 +119,9 @@ class AgentLane:
         self.attention = None
         self.turn_owner = None
         self.last_submit_mono_ms = None
-        self.bridge_connected = False
         self.stopping = False
+        # Bridge connections are not forgotten: each one reports its own end, possibly after the exit.
+
+    @property
+    def bridge_connected(self) -> bool:
+        return self.bridge_connections > 0

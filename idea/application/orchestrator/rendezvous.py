@@ -10,13 +10,14 @@ here).
 
 Activity is observed as a snapshot `{agent id: token}` over the target and every agent it transitively
 waits on. Progress means some agent's token grew (or appeared): comparing per agent rather than a plain
-sum keeps a finished nested ask (whose agent leaves the set) from looking like a regression.
+sum keeps a finished nested ask (whose agent leaves the set) from looking like a regression. An agent that
+left the set during a window is still looked at once more, so the work it did in that window counts.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from enum import Enum
 from typing import Any
 
@@ -63,17 +64,24 @@ async def run_inactivity_watchdog(
     on_extended: Callable[[int], None],
     on_expired: Callable[[int], None],
     on_ceiling: Callable[[int], None],
+    probe_agents: Callable[[Collection[str]], ActivitySnapshot] | None = None,
 ) -> WatchdogVerdict:
     """Wait for `pending` one window at a time (the future is kept across windows, never restarted nor
     cancelled). At each expiry: progress under the ceiling re-arms the window; progress at or past the
-    ceiling is CEILING_ACTIVE; no progress is NO_PROGRESS. Worst case about ceiling + window."""
+    ceiling is CEILING_ACTIVE; no progress is NO_PROGRESS. Worst case about ceiling + window.
+
+    `probe_agents` gives the tokens of named agents: the agents of the previous snapshot that `probe` no
+    longer covers (their nested ask ended within the window) are judged on what they did in it (T13: C
+    works, replies to B a moment before the window ends, B has not written yet; A's ask is not idle)."""
     last: ActivitySnapshot = probe()
     while True:
         if await wait_done(pending, timer, window_ms):
             return WatchdogVerdict.RESOLVED
         elapsed = timer.monotonic_ms() - started_mono_ms
         now = probe()
-        if activity_progressed(last, now):
+        departed = [agent for agent in last if agent not in now]
+        observed = {**probe_agents(departed), **now} if departed and probe_agents is not None else now
+        if activity_progressed(last, observed):
             if elapsed >= ceiling_ms:
                 on_ceiling(elapsed)
                 return WatchdogVerdict.CEILING_ACTIVE
@@ -106,13 +114,15 @@ async def watch_for_quiet_return(
     waits_on_others: Callable[[], bool],
     alive: Callable[[], bool],
     cpu_seconds: Callable[[], float | None],
+    baseline: ActivitySnapshot | None = None,
 ) -> None:
     """Return once the target looks back at its prompt without a turn-end signal (§9.3-2 heuristic): its
     activity grew at least once since the submission, then stayed still for `quiet_ms`, it waits on no
     other agent, its process lives, and the processes it started used under 1 % CPU over that period.
-    Returns never for a dead process: its exit ends the ticket."""
+    Returns never for a dead process: its exit ends the ticket. `baseline`: the activity at the submission,
+    when it was taken before this watch started (growth since then counts)."""
     poll_ms = max(1, min(QUIET_POLL_MAX_MS, quiet_ms // QUIET_POLLS_PER_WINDOW))
-    last = probe()
+    last = baseline if baseline is not None else probe()
     grew_once = False
     still_since = timer.monotonic_ms()
     cpu_at_still = cpu_seconds()

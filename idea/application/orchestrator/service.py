@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import OrderedDict
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Collection, Coroutine
 from typing import Any, NoReturn
 
 from idea.application.orchestrator.board import LiveBoard
@@ -198,7 +198,7 @@ class OrchestratorService:
 
     def bridge_connected(self, agent_id: AgentId) -> None:
         lane = self._lane(agent_id)
-        lane.bridge_connected = True
+        lane.bridge_connections += 1
         self._events.publish(BridgeStateChanged(agent_id, connected=True))
         self._publish_queue(lane)
 
@@ -206,9 +206,11 @@ class OrchestratorService:
         self._release_gate(agent_id, "bridge_initialized")
 
     def bridge_disconnected(self, agent_id: AgentId) -> None:
+        """One connection ended; the agent stays connected while another one of its bridges is (`claude mcp
+        list` run in its run dir, a restarted CLI whose old bridge hangs up after the new one connected)."""
         lane = self._lane(agent_id)
-        lane.bridge_connected = False
-        self._events.publish(BridgeStateChanged(agent_id, connected=False))
+        lane.bridge_connections = max(0, lane.bridge_connections - 1)
+        self._events.publish(BridgeStateChanged(agent_id, connected=lane.bridge_connected))
         self._publish_queue(lane)
 
     def hook_event(self, agent_id: AgentId, source: str, event: str, payload: dict[str, Any]) -> None:
@@ -234,6 +236,24 @@ class OrchestratorService:
             self._attention(agent_id, payload.get("message"))
 
     # ------------------------------------------------------------- project runtime
+
+    def agent_launching(self, agent_id: AgentId) -> None:
+        """Any launch of an agent, the person's included, is a cold start: a task that arrives before its CLI
+        is ready waits at the gate instead of being typed before the prompt exists (§8.6, failure #5).
+        Called before the process starts, so its first ready signal is not missed."""
+        if self._closing or self._lifecycle.manifest().by_id(agent_id) is None:
+            return
+        gate = self._lane(agent_id).gate
+        if gate is not None and not gate.released:
+            return  # armed by the delegation that launches it
+        self._arm_gate(agent_id, self._lifecycle.profile_of(agent_id))
+
+    def agent_launched(self, agent_id: AgentId) -> None:
+        """The launched CLI runs: its prompt-ready pattern can release the gate."""
+        gate = self._lane(agent_id).gate
+        live = self._lifecycle.live(agent_id)
+        if gate is not None and live is not None:
+            self._watch_prompt(agent_id, gate, live)
 
     def reconcile_at_open(self) -> None:
         """Reboot reconciliation of the live-state (§10.4); run before any agent is launched."""
@@ -685,6 +705,7 @@ class OrchestratorService:
         lane.last_submit_mono_ms = self._timer.monotonic_ms()
         if record.end is not None:
             return
+        record.activity_at_submit = self._activity(record.ticket.target)
         ticket = record.ticket
         record.phase = TicketPhase.AWAITING_REPLY if ticket.kind is TicketKind.ASK else TicketPhase.DELIVERED
         if ticket.kind is not TicketKind.LATE_REPLY:
@@ -731,6 +752,7 @@ class OrchestratorService:
             on_extended=extended,
             on_expired=expired,
             on_ceiling=ceiling,
+            probe_agents=self._tokens_of,
         )
         if verdict is WatchdogVerdict.NO_PROGRESS:
             self._end_ticket(record, TicketEnd(TicketEndKind.TIMED_OUT))
@@ -747,6 +769,9 @@ class OrchestratorService:
 
     async def _watch_quiet_return(self, record: TicketRecord) -> None:
         target = record.ticket.target
+        # "Grew since the submission": a short turn may be over before the delivery has finished checking
+        # that it started, so the first watch starts from the activity at submission.
+        baseline = record.activity_at_submit
         while record.end is None:
             await watch_for_quiet_return(
                 timer=self._timer,
@@ -755,7 +780,9 @@ class OrchestratorService:
                 waits_on_others=lambda: bool(self._graph.waits_on(target)),
                 alive=lambda: self._lifecycle.live(target) is not None,
                 cpu_seconds=lambda: self._cpu_seconds(target),
+                baseline=baseline,
             )
+            baseline = None  # the agent continued after a cancelled verdict: watch from now on
             await self._no_reply_backstop(record)
 
     # ---------------------------------------------------------------- signals
@@ -881,13 +908,14 @@ class OrchestratorService:
 
     async def _gate_timeout(self, agent_id: AgentId, gate: ColdStartGate, max_ms: int) -> None:
         await self._timer.sleep(max_ms)
-        if self._lane(agent_id).gate is gate and self._release_gate(agent_id, "timeout"):
-            self._events.publish(ColdStartDegraded(agent_id))
+        if self._lane(agent_id).gate is gate and self._release_gate(agent_id, "timeout") and gate.waited:
+            self._events.publish(ColdStartDegraded(agent_id))  # a task waited that long
 
     def _watch_prompt(self, agent_id: AgentId, gate: ColdStartGate, live: LiveAgent) -> None:
         pattern = live.profile.prompt_ready_pattern
-        if not pattern or gate.released or self._closing:
+        if not pattern or gate.released or gate.watching_prompt or self._closing:
             return
+        gate.watching_prompt = True
         watcher = PromptPatternWatcher(pattern)
 
         def on_output(data: bytes) -> None:
@@ -934,7 +962,9 @@ class OrchestratorService:
 
     def _activity(self, agent_id: AgentId) -> ActivitySnapshot:
         """Tokens of the agent and of every agent it transitively waits on (§9.2, T13)."""
-        agents = {agent_id} | self._graph.transitively_waited(agent_id)
+        return self._tokens_of({agent_id} | self._graph.transitively_waited(agent_id))
+
+    def _tokens_of(self, agents: Collection[AgentId]) -> ActivitySnapshot:
         tokens = {agent: self._token(agent) for agent in agents}
         return {agent: token for agent, token in tokens.items() if token is not None}
 

@@ -154,3 +154,31 @@ async def test_the_gate_is_armed_even_for_a_profile_without_prompt_pattern() -> 
     by_bridge(h)
     await h.deliver("Architect", within_ms=SETTLE + 350 + 100)
     await h.close()
+
+
+async def test_an_agent_the_person_just_launched_gets_its_first_task_once_ready() -> None:
+    # The launch service reports every launch, the person's included: a task arriving before the CLI is
+    # ready waits at the gate (the original typed it before the prompt existed and lost it).
+    h = cold()
+    h.service.agent_launching(h.id("Architect"))
+    h.lifecycle.start("Architect")
+    h.service.agent_launched(h.id("Architect"))
+    await h.ask("Main", "Architect", "task")
+    await h.time.advance(5_000)
+    assert h.written("Architect") == "" and h.lifecycle.launches == []
+
+    by_session_start(h)
+    await h.deliver("Architect", within_ms=SETTLE + 350 + 100)
+    await h.close()
+
+
+async def test_a_launch_nobody_delegated_to_is_not_reported_as_a_degraded_start() -> None:
+    h = cold(file_protocol_profile(coldStartMaxMs=1_000))
+    h.service.agent_launching(h.id("Architect"))
+    h.lifecycle.start("Architect")
+    await h.time.advance(5_000)
+    assert h.events.of_type(ColdStartDegraded) == []  # released by its limit, but no task waited
+
+    await h.ask("Main", "Architect", "task")
+    await h.deliver("Architect", within_ms=350 + 100)  # the gate is open: no second wait
+    await h.close()

@@ -156,6 +156,23 @@ async def test_list_agents_describes_the_team_from_the_caller_s_point_of_view() 
     await h.close()
 
 
+async def test_an_agent_stays_bridge_connected_while_one_of_its_connections_is_open() -> None:
+    # `claude mcp list` in the run dir opens a second connection and closes it; a restarted CLI's old
+    # bridge can hang up after the new one connected.
+    h = team()
+    h.lifecycle.start("QA", node_id=None)
+    qa = h.id("QA")
+    h.service.bridge_connected(qa)
+    h.service.bridge_connected(qa)
+    h.service.bridge_disconnected(qa)
+
+    listed = (await run(h, h.agent("Main"), ListAgents())).data["agents"][2]
+    assert listed["name"] == "QA" and listed["bridgeConnected"]
+    h.service.bridge_disconnected(qa)
+    assert not (await run(h, h.agent("Main"), ListAgents())).data["agents"][2]["bridgeConnected"]
+    await h.close()
+
+
 async def test_only_the_orchestrator_or_the_user_stops_agents_and_never_itself() -> None:
     h = team()
     h.lifecycle.start("QA")

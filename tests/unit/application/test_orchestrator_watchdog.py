@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from idea.application.orchestrator.rendezvous import (
+    QUIET_POLL_MAX_MS,
     WatchdogVerdict,
     activity_progressed,
     no_reply_grace,
@@ -95,6 +96,37 @@ async def test_progress_at_the_ceiling_is_a_distinct_verdict() -> None:
     assert calls == [("extended", 1000), ("extended", 2000), ("ceiling", 3000)]
 
 
+async def test_work_of_a_nested_agent_whose_ask_ended_within_the_window_counts() -> None:
+    time = VirtualTime()
+    pending: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+    tokens = {"b": 5, "c": 9}
+    chain = {"b", "c"}  # b waits on c
+    calls: list[str] = []
+    task = asyncio.ensure_future(
+        run_inactivity_watchdog(
+            pending,
+            window_ms=WINDOW,
+            ceiling_ms=10_000,
+            started_mono_ms=time.monotonic_ms(),
+            timer=time,
+            probe=lambda: {agent: tokens[agent] for agent in chain},
+            on_extended=lambda ms: calls.append("extended"),
+            on_expired=lambda ms: calls.append("expired"),
+            on_ceiling=lambda ms: calls.append("ceiling"),
+            probe_agents=lambda agents: {agent: tokens[agent] for agent in agents},
+        )
+    )
+    await settle()
+
+    tokens["c"] = 12  # c worked, answered b, and left the chain; b has not written yet
+    chain.discard("c")
+    await time.advance(WINDOW)
+    assert calls == ["extended"]
+
+    await time.advance(WINDOW)  # now neither wrote: c is no longer watched
+    assert task.result() is WatchdogVerdict.NO_PROGRESS and calls == ["extended", "expired"]
+
+
 async def test_the_grace_ignores_writes_that_trail_the_turn_end_but_not_continued_work() -> None:
     time = VirtualTime()
     token = {"b": 0}
@@ -139,4 +171,23 @@ async def test_the_quiet_heuristic_needs_growth_then_quiet_then_idle_children() 
     assert not task.done()
 
     await time.advance(quiet + 5_000)
+    assert task.done()
+
+
+async def test_the_quiet_heuristic_counts_growth_since_the_submission_it_did_not_watch() -> None:
+    # A prose answer can be over before the delivery has finished checking that the turn started.
+    time = VirtualTime()
+    quiet = OrchestratorTimings().no_reply_quiet_ms
+    task = asyncio.ensure_future(
+        watch_for_quiet_return(
+            timer=time,
+            quiet_ms=quiet,
+            probe=lambda: {"b": 250},
+            waits_on_others=lambda: False,
+            alive=lambda: True,
+            cpu_seconds=lambda: 0.0,
+            baseline={"b": 100},
+        )
+    )
+    await time.advance(quiet + QUIET_POLL_MAX_MS)
     assert task.done()
