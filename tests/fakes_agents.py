@@ -134,6 +134,7 @@ class MemoryRunningStore:
 class RecordingRunDirWriter:
     def __init__(self) -> None:
         self.requests: list[RunDirRequest] = []
+        self.first_turn: str | None = None  # what a `stdin` injection profile would be told first
 
     def prepare(self, request: RunDirRequest) -> PreparedRunDir:
         self.requests.append(request)
@@ -144,7 +145,7 @@ class RecordingRunDirWriter:
             context_path=f"{run_dir}/CONTEXT.md",
             extra_args=(),
             extra_env={"FROM_RUN_DIR": "1"},
-            first_turn=None,
+            first_turn=self.first_turn,
         )
 
 

@@ -128,6 +128,9 @@ class ProjectRuntime:
         except AppError:
             return None
 
+    def settings(self) -> Settings:
+        return self._deps.settings()
+
     @property
     def host(self) -> Host:
         return self._deps.host

@@ -133,6 +133,7 @@ class RunDirRequest:
     tool_timeout_ms: int  # rendezvous_tool_timeout_ms(window, ceiling)
     claude_permission_settings: Mapping[str, Any] = field(default_factory=dict)  # projector keys (spec 06 §5)
     codex_sandbox_mode: str | None = None  # from the permission projector, only when a policy exists
+    trust_run_dir: bool = False  # record the run dir as trusted in the user's CLI configuration
     codex_approval_policy: str | None = None
 
 

@@ -26,6 +26,7 @@ from idea.domain.agent import AgentManifest
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import AgentId, ConversationId, NodeId, conversation_for_pair
 from idea.domain.mcp_wiring import rendezvous_tool_timeout_ms
+from idea.domain.orchestration import Human, Source, SubmitHumanInput
 from idea.domain.profile import Assign, Profile, SessionPlan, plan_session, resolve_cwd, session_args
 from idea.domain.providers import RunningAgent
 from idea.domain.session import SessionInfo, SessionKind
@@ -269,6 +270,7 @@ class AgentRunner:
                 tool_timeout_ms=rendezvous_tool_timeout_ms(
                     self._deps.rendezvous_window_ms, self._deps.rendezvous_ceiling_ms
                 ),
+                trust_run_dir=runtime.settings().trust_run_dirs_automatically,
             )
         )
         for warning in prepared.warnings:
@@ -303,8 +305,17 @@ class AgentRunner:
             )
         if not info.is_live:
             self._tokens.pop(agent_id, None)
+        elif prepared.first_turn:
+            runtime.schedule(self._deliver_first_turn(name, prepared.first_turn))
         runtime.diagnostics.beacon(f"[launch] {name} argv={argv[0]} cwd={cwd} reason={reason}")
         return info
+
+    async def _deliver_first_turn(self, name: str, text: str) -> None:
+        """`stdin` context injection: once the CLI is ready, it is told to read its context file."""
+        try:
+            await self._runtime.orchestrator.dispatch(Human(), SubmitHumanInput(name, text), Source.UI)
+        except AppError as exc:
+            self._runtime.diagnostics.beacon(f"[launch] {name}: first turn not delivered: {exc.message}")
 
     def _session_plan(self, profile: Profile, conversation: ConversationId) -> SessionPlan:
         engine = None

@@ -45,6 +45,7 @@ from idea.domain.profile import (
     resolve_cwd,
 )
 from idea.domain.project import IDEAI_DIR
+from idea.infrastructure.agents.cli_trust import trust_for_claude, trust_for_gemini
 from idea.infrastructure.agents.codex_auth import link_codex_auth, user_codex_home
 from idea.infrastructure.agents.executable import idea_command
 from idea.infrastructure.fs import atomic_write_json, atomic_write_text, quarantine, read_json
@@ -94,6 +95,8 @@ class LocalRunDirWriter:
             self._write_mcp_declaration(request, profile.mcp.config, root, run_dir, launch)
         if profile.structured_adapter == "claude" or profile.hooks == "claude":
             self._write_claude_settings(request, run_dir, launch)
+        if request.trust_run_dir:
+            self._trust(profile, cwd, launch)
 
         return PreparedRunDir(
             run_dir=str(run_dir),
@@ -104,6 +107,19 @@ class LocalRunDirWriter:
             first_turn=launch.first_turn,
             warnings=tuple(launch.warnings),
         )
+
+    @staticmethod
+    def _trust(profile: Profile, cwd: Path, launch: _LaunchAdditions) -> None:
+        """Claude and Gemini ask whether to trust each new folder; the agent starts in its run dir."""
+        home = Path(os.path.expanduser("~"))
+        if profile.structured_adapter == "claude":
+            warning = trust_for_claude(str(cwd), home)
+        elif Path(profile.command).name == "gemini":
+            warning = trust_for_gemini(str(cwd), home)
+        else:
+            return
+        if warning:
+            launch.warnings.append(warning)
 
     # --- context injection ---
 

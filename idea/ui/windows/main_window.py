@@ -259,6 +259,16 @@ class MainWindow(QMainWindow):
         self._action(agents_menu, "Set up AI CLIs…", None, self.open_setup_wizard)
         self._action(agents_menu, "Profiles…", None, self.open_profile_editor)
         self._action(agents_menu, "Templates…", None, self.open_template_manager)
+        trust = self._action(
+            agents_menu, "Trust agents' run folders automatically", None,
+            lambda: manager.set_trust_run_dirs(trust.isChecked()),
+        )
+        trust.setCheckable(True)
+        trust.setChecked(manager.app.preferences.settings.trust_run_dirs_automatically)
+        trust.setToolTip(
+            "Record each agent's private run folder as trusted in your Claude and Gemini settings, so an agent "
+            "started in the background does not wait at a trust question nobody sees."
+        )
         agents_menu.addAction(self.agents_dock.toggleViewAction())
 
         view_menu = self.menuBar().addMenu("&View")

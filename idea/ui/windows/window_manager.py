@@ -248,6 +248,9 @@ class WindowManager:
 
     # -- appearance --
 
+    def set_trust_run_dirs(self, enabled: bool) -> None:
+        self._app.preferences.update_settings(trust_run_dirs_automatically=enabled)
+
     def set_color_scheme(self, scheme: str) -> None:
         self._app.preferences.update_settings(color_scheme=ColorScheme(scheme))
         self._theme_changed()

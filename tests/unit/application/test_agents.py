@@ -305,3 +305,28 @@ async def test_an_agent_cli_that_quits_by_itself_has_its_leftovers_ended(world: 
     await asyncio.sleep(0)
 
     assert terminal.terminated
+
+
+async def test_a_stdin_profile_is_told_to_read_its_context_once_ready(world: World) -> None:
+    runtime = await open_project(world)
+    profile = world.profiles.profile(GEMINI).with_changes(
+        {"id": "0b9d3c3e-0000-4000-8000-00000000abcd", "name": "Reads stdin", "contextInjection": {"strategy": "stdin"}}
+    )
+    world.profiles.save_profile(profile)
+    world.run_dirs.first_turn = "Read /work/demo/.ideai/run/x/IDEA_CONTEXT.md now: it contains your role and IdeA's rules."
+    agent = await runtime.agents.create("Scout", profile.id, "")
+    await runtime.runner.launch(agent.agent_id)
+    await asyncio.sleep(0)
+
+    [queue] = [q for q in runtime.orchestrator.queue_snapshots() if q.agent_id == agent.agent_id]
+    assert [t.task_preview for t in queue.tickets] == [world.run_dirs.first_turn[:160]]
+
+
+async def test_trusting_run_dirs_follows_the_setting(world: World) -> None:
+    runtime = await open_project(world)
+    agent = await runtime.agents.create("Main", CLAUDE, "")
+    await runtime.runner.launch(agent.agent_id)
+    world.preferences.update_settings(trust_run_dirs_automatically=True)
+    await runtime.runner.stop(agent.agent_id)
+    await runtime.runner.launch(agent.agent_id)
+    assert [r.trust_run_dir for r in world.run_dirs.requests] == [False, True]
