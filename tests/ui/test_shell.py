@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QApplication
 
 from idea.domain import layout as lay
 from idea.domain.workspace import NewCellContent
+from idea.infrastructure.process_tree import process_name
 from idea.ui.terminal.appearance import LIGHT_SCHEME
 from tests.ui.gui_support import new_project
 
@@ -214,3 +215,36 @@ def test_switching_to_the_light_theme_restyles_the_window_and_the_terminals(gui_
     window = gui.windows[0]
     assert window.palette().window().color().lightness() > 200
     assert cell.view.appearance.scheme == LIGHT_SCHEME
+
+
+def test_cell_shortcuts_work_from_a_focused_terminal_and_leave_its_keys_alone(
+    gui_factory, qtbot, tmp_path: Path
+) -> None:
+    project = new_project(tmp_path)
+    gui = gui_factory()
+    gui.restore([project])
+    tab = gui.tab(project)
+    [cell] = gui.wait_for_shells(tab, 1)
+    both = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    proxy = cell.view.terminal.focusProxy()
+
+    qtbot.keyClick(proxy, Qt.Key.Key_E, both)
+    gui.wait(lambda: len(gui.leaves(tab)) == 2)
+    left, right = gui.wait_for_shells(tab, 2)
+
+    qtbot.keyClick(proxy, Qt.Key.Key_X, both)
+    gui.wait(lambda: tab.runtime.active.zoomed == left.leaf_id)
+    qtbot.keyClick(proxy, Qt.Key.Key_X, both)
+    gui.wait(lambda: tab.runtime.active.zoomed is None)
+
+    # Ctrl+C belongs to the program: it interrupts the running command, IdeA takes nothing.
+    gui.type_line(left, "sleep 30; echo not-interrupted")
+    terminal = tab.runtime.sessions.terminal(left.session.id)
+    gui.wait(lambda: process_name(terminal.foreground_pid() or 0) == "sleep")
+    qtbot.keyClick(proxy, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    gui.type_line(left, "echo after-ctrl-c")
+    gui.wait(lambda: "after-ctrl-c" in gui.screen(left).replace("echo after-ctrl-c", ""))
+    assert "not-interrupted" not in gui.screen(left).replace("echo not-interrupted", "")
+
+    qtbot.keyClick(proxy, Qt.Key.Key_Right, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier)
+    gui.wait(lambda: tab.active_leaf == right.leaf_id)
