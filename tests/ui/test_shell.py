@@ -231,11 +231,13 @@ def test_cell_shortcuts_work_from_a_focused_terminal_and_leave_its_keys_alone(
     qtbot.keyClick(proxy, Qt.Key.Key_E, both)
     gui.wait(lambda: len(gui.leaves(tab)) == 2)
     left, right = gui.wait_for_shells(tab, 2)
+    gui.wait(lambda: tab.active_leaf == right.leaf_id)  # the new cell takes the focus
 
     qtbot.keyClick(proxy, Qt.Key.Key_X, both)
-    gui.wait(lambda: tab.runtime.active.zoomed == left.leaf_id)
+    gui.wait(lambda: tab.runtime.active.zoomed == right.leaf_id)
     qtbot.keyClick(proxy, Qt.Key.Key_X, both)
     gui.wait(lambda: tab.runtime.active.zoomed is None)
+    tab.cell_activated(left.leaf_id, False)
 
     # Ctrl+C belongs to the program: it interrupts the running command, IdeA takes nothing.
     gui.type_line(left, "sleep 30; echo not-interrupted")
@@ -248,3 +250,5 @@ def test_cell_shortcuts_work_from_a_focused_terminal_and_leave_its_keys_alone(
 
     qtbot.keyClick(proxy, Qt.Key.Key_Right, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier)
     gui.wait(lambda: tab.active_leaf == right.leaf_id)
+    qtbot.keyClick(proxy, Qt.Key.Key_Left, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier)
+    gui.wait(lambda: tab.active_leaf == left.leaf_id)
