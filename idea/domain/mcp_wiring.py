@@ -11,8 +11,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from idea.domain.launch_secret import TOKEN_ENV_VAR
+
 MCP_SERVER_NAME = "idea"
-TOKEN_ENV_VAR = "IDEA_MCP_TOKEN"
 CLAUDE_TOOL_TIMEOUT_ENV_VAR = "MCP_TOOL_TIMEOUT"
 
 # Lifecycle hooks IdeA installs for Claude Code (spec 05 §2.1). PreToolUse/PostToolUse are left out on

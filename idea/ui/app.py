@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtCore import QEvent, QEventLoop, QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -86,6 +86,8 @@ class GuiSession:
                 self.qt_app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
 
         self.app.shutdown(keep_gui_alive)
+        self.terminals.close()
+        self.qt_app.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
 
 
 def run_gui(argv: list[str]) -> int:

@@ -25,6 +25,7 @@ from idea.domain import layout as lay
 from idea.domain.agent import AgentManifest
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import AgentId, ConversationId, NodeId, conversation_for_pair
+from idea.domain.launch_secret import TOKEN_ENV_VAR
 from idea.domain.mcp_wiring import rendezvous_tool_timeout_ms
 from idea.domain.orchestration import Human, Source, SubmitHumanInput
 from idea.domain.profile import Assign, Profile, SessionPlan, plan_session, resolve_cwd, session_args
@@ -287,7 +288,7 @@ class AgentRunner:
                 "IDEA_AGENT_ID": agent_id,
                 "IDEA_RUN_DIR": prepared.run_dir,
                 "IDEA_PROJECT_ROOT": runtime.root,
-                "IDEA_MCP_TOKEN": token,
+                TOKEN_ENV_VAR: token,
             }
         )
         self._tokens[agent_id] = token

@@ -18,7 +18,7 @@ import sys
 import time
 from typing import Any
 
-from idea.domain.mcp_wiring import TOKEN_ENV_VAR
+from idea.domain.launch_secret import TOKEN_ENV_VAR
 
 PAYLOAD_LIMIT = 64 * 1024
 CONNECT_TIMEOUT_S = 0.3

@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 
-from idea.domain.mcp_wiring import TOKEN_ENV_VAR
+from idea.domain.launch_secret import TOKEN_ENV_VAR
 
 CONNECT_TIMEOUT_S = 5.0
 CONNECT_RETRY_S = 0.2

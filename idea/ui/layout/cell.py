@@ -6,6 +6,7 @@ lot when it shows something else or goes away; the process never notices.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QMimeData, QPoint, Qt, Signal
@@ -393,35 +394,17 @@ class CellWidget(QFrame):
             self._placeholder_text.setText("This cell is empty")
 
     def _build_banner(self) -> QWidget:
-        banner = QFrame()
-        banner.setObjectName("CellBanner")
-        row = QHBoxLayout(banner)
-        row.setContentsMargins(8, 3, 4, 3)
-        self._banner_text = QLabel()
-        row.addWidget(self._banner_text, 1)
-        restart = QPushButton(icon("restart"), "Restart")
-        restart.clicked.connect(lambda: self._controller.restart(self.leaf_id))
-        row.addWidget(restart)
-        close = QPushButton("Close cell")
-        close.clicked.connect(lambda: self._controller.close_cell(self.leaf_id))
-        row.addWidget(close)
-        banner.hide()
+        banner, self._banner_text = _banner(
+            (QPushButton(icon("restart"), "Restart"), lambda: self._controller.restart(self.leaf_id)),
+            (QPushButton("Close cell"), lambda: self._controller.close_cell(self.leaf_id)),
+        )
         return banner
 
     def _build_waiting_banner(self) -> QWidget:
-        banner = QFrame()
-        banner.setObjectName("CellBanner")
-        row = QHBoxLayout(banner)
-        row.setContentsMargins(8, 3, 4, 3)
-        self._waiting_text = QLabel()
-        row.addWidget(self._waiting_text, 1)
-        deliver = QPushButton("Deliver now (clears your line)")
-        deliver.clicked.connect(self._deliver_now)
-        row.addWidget(deliver)
-        keep = QPushButton("Keep waiting")
-        keep.clicked.connect(banner.hide)
-        row.addWidget(keep)
-        banner.hide()
+        banner, self._waiting_text = _banner(
+            (QPushButton("Deliver now (clears your line)"), self._deliver_now),
+            (QPushButton("Keep waiting"), lambda: banner.hide()),
+        )
         return banner
 
     def _deliver_now(self) -> None:
@@ -442,6 +425,21 @@ class CellWidget(QFrame):
         menu = QMenu(self)
         self._controller.fill_context_menu(self.leaf_id, menu)
         menu.exec(event.globalPos())
+
+
+def _banner(*buttons: tuple[QPushButton, Callable[[], object]]) -> tuple[QFrame, QLabel]:
+    """A strip across the cell: a sentence and its actions (hidden until needed)."""
+    banner = QFrame()
+    banner.setObjectName("CellBanner")
+    row = QHBoxLayout(banner)
+    row.setContentsMargins(8, 3, 4, 3)
+    text = QLabel()
+    row.addWidget(text, 1)
+    for button, action in buttons:
+        button.clicked.connect(lambda _checked=False, act=action: act())
+        row.addWidget(button)
+    banner.hide()
+    return banner, text
 
 
 def cell_drag(source: QWidget, leaf_id: str) -> QDrag:

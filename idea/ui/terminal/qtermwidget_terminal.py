@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import itertools
 import logging
 import os
 import shutil
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from PySide6.QtCore import QProcessEnvironment
 from PySide6.QtWidgets import QWidget
@@ -32,10 +31,12 @@ from idea.infrastructure.process_tree import (
     terminate_marked_processes,
     terminate_process_tree,
 )
+from idea.infrastructure.terminal_start import executable_for
 from idea.infrastructure.terminal_stream import (
     BracketedPasteTracker,
     ColorQueryResponder,
 )
+from idea.infrastructure.terminal_subscribers import Subscribers
 from idea.ui.gui_thread import GuiThread
 from idea.ui.terminal.appearance import TerminalAppearance
 from idea.ui.terminal.terminal_view import TerminalView
@@ -48,8 +49,6 @@ _EXIT_REPORT_TIMEOUT_S = 2.0
 # Set by the widget itself and not wanted: WINDOWID=0 names no window, LANGUAGE is set empty. (COLORFGBG,
 # "15;0" on a dark scheme, is kept: it tells programs that do not ask by OSC 11 what they draw on.)
 _ADDED_BY_WIDGET = frozenset({"WINDOWID", "LANGUAGE"})
-
-T = TypeVar("T")
 
 
 class QTermWidgetTerminal:
@@ -80,9 +79,9 @@ class QTermWidgetTerminal:
         # Core-loop state: the exit as the application sees it.
         self._exited = asyncio.Event()
         self._exit_code: int | None = None
-        self._output_subscribers: _Subscribers[bytes] = _Subscribers()
-        self._exit_subscribers: _Subscribers[int | None] = _Subscribers()
-        self._title_subscribers: _Subscribers[str] = _Subscribers()
+        self._output_subscribers: Subscribers[bytes] = Subscribers()
+        self._exit_subscribers: Subscribers[int | None] = Subscribers()
+        self._title_subscribers: Subscribers[str] = Subscribers()
         # GUI-thread state: the view and when it may go.
         self._view: TerminalView | None = None
         self.portal: WritePortal | None = None  # set with the view; read from the core loop
@@ -103,8 +102,7 @@ class QTermWidgetTerminal:
             raise AppError(ErrorCode.PROCESS, f"terminal {self._session_id} has already started a program")
         self._started = True
         program, *arguments = spec.argv
-        _check_working_directory(program, spec.cwd)
-        executable = _resolve_program(program, spec.cwd, spec.env.get("PATH", os.defpath))
+        executable = executable_for(program, spec.cwd, spec.env.get("PATH", os.defpath))
         self._agent_marker = spec.env.get(AGENT_MARKER_VARIABLE)
         return await self._gui.call(lambda: self._start_view(executable, arguments, spec))
 
@@ -292,73 +290,19 @@ class QtTerminalFactory:
         """GUI thread: take back a view no cell shows any more (reparenting hides it; it keeps running)."""
         view.setParent(self.parking_lot)
 
+    def close(self) -> None:
+        """GUI thread, after every program was stopped: delete the views now rather than whenever Python
+        collects them (a widget torn down late, outside its event loop, can take the process down)."""
+        for terminal in self._terminals.values():
+            terminal._release_view()
+        self._terminals.clear()
+        self.parking_lot.deleteLater()
+
     def set_appearance(self, appearance: TerminalAppearance) -> None:
         """GUI thread: restyle every terminal, and the ones created from now on."""
         self._appearance = appearance
         for terminal in list(self._terminals.values()):
             terminal.set_appearance(appearance)
-
-
-class _Subscribers(Generic[T]):
-    def __init__(self) -> None:
-        # Keyed per subscription, so unsubscribing removes that one even if a callback is added twice.
-        self._callbacks: dict[int, Callable[[T], None]] = {}
-        self._keys = itertools.count()
-
-    def __bool__(self) -> bool:
-        return bool(self._callbacks)
-
-    def add(self, callback: Callable[[T], None]) -> Unsubscribe:
-        key = next(self._keys)
-        self._callbacks[key] = callback
-
-        def unsubscribe() -> None:
-            self._callbacks.pop(key, None)
-
-        return unsubscribe
-
-    def notify(self, value: T) -> None:
-        for callback in list(self._callbacks.values()):
-            try:
-                callback(value)
-            except Exception:
-                _log.exception("a terminal subscriber failed")
-
-    def clear(self) -> None:
-        self._callbacks.clear()
-
-
-def _check_working_directory(program: str, cwd: str) -> None:
-    if not os.path.isdir(cwd):
-        raise AppError(ErrorCode.PROCESS, f"Cannot start {program}: the folder {cwd} does not exist.")
-    if not os.access(cwd, os.X_OK):
-        raise AppError(ErrorCode.PROCESS, f"Cannot start {program}: the folder {cwd} is not accessible.")
-
-
-def _resolve_program(program: str, cwd: str, search_path: str) -> str:
-    """The absolute path to run, found the way the program's own environment would (its PATH, its cwd).
-
-    The widget would otherwise search IdeA's PATH, and quietly run $SHELL for an absolute path that does
-    not exist.
-    """
-    if os.sep in program:
-        path = os.path.abspath(os.path.join(cwd, program))
-        if not os.path.exists(path):
-            raise AppError(ErrorCode.PROCESS, f"Cannot start {program}: {path} does not exist.")
-        if os.path.isdir(path):
-            raise AppError(ErrorCode.PROCESS, f"Cannot start {program}: {path} is a folder.")
-        if not os.access(path, os.X_OK):
-            raise AppError(ErrorCode.PROCESS, f"Cannot start {program}: {path} is not executable.")
-        return path
-    # Relative PATH entries (even an empty one) name folders relative to the program's cwd.
-    folders = os.pathsep.join(os.path.join(cwd, entry) for entry in search_path.split(os.pathsep))
-    found = shutil.which(program, path=folders)
-    if found is not None:
-        return os.path.abspath(found)
-    not_executable = shutil.which(program, mode=os.F_OK, path=folders)
-    if not_executable is not None:
-        raise AppError(ErrorCode.PROCESS, f"Cannot start {program}: {not_executable} is not executable.")
-    raise AppError(ErrorCode.PROCESS, f"Cannot start {program}: no program of that name is on its PATH.")
 
 
 def _command_with_exact_environment(executable: str, arguments: Sequence[str], env: Mapping[str, str]) -> list[str]:
