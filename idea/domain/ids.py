@@ -13,6 +13,15 @@ TicketId = str
 ConversationId = str
 
 
+def is_uuid(text: str) -> bool:
+    """Whether `text` reads as a UUID (hyphenated or not, any case)."""
+    try:
+        uuid.UUID(text)
+    except ValueError:
+        return False
+    return True
+
+
 def simple_hex(any_uuid: str) -> str:
     """The 32-hex form used by MCP endpoints and handshakes; accepts hyphenated or simple input."""
     return uuid.UUID(any_uuid).hex

@@ -16,6 +16,7 @@ from pydantic import Field, field_validator
 
 from idea.domain.documents import CamelDocument
 from idea.domain.errors import not_found
+from idea.domain.ids import is_uuid
 
 REFERENCE_PROFILE_NAMESPACE = uuid.UUID("6f9b1d2a-7c34-4e58-9a1b-2c3d4e5f6a7b")
 REFERENCE_PROFILE_SLUGS: tuple[str, ...] = ("claude", "codex", "gemini", "aider")
@@ -95,17 +96,22 @@ class _TaggedVariant(CamelDocument):
 # --- contextInjection ---------------------------------------------------------------------------------
 
 
-class ConventionFileInjection(_TaggedVariant):
-    strategy: Literal["conventionFile"] = "conventionFile"
-    target: str
+class _InjectionVariant(_TaggedVariant):
+    """Every way of injecting the context names the file that carries it: `target`, inside the run dir."""
 
-    @field_validator("target")
+    # Each variant declares `target` itself, in the original's key order.
+    @field_validator("target", check_fields=False)
     @classmethod
     def _target(cls, value: str) -> str:
         return _relative_safe(value, "contextInjection.target")
 
 
-class FlagInjection(_TaggedVariant):
+class ConventionFileInjection(_InjectionVariant):
+    strategy: Literal["conventionFile"] = "conventionFile"
+    target: str
+
+
+class FlagInjection(_InjectionVariant):
     strategy: Literal["flag"] = "flag"
     flag: str
     target: str = DEFAULT_CONTEXT_TARGET
@@ -115,23 +121,13 @@ class FlagInjection(_TaggedVariant):
     def _flag(cls, value: str) -> str:
         return _non_empty(value, "contextInjection.flag")
 
-    @field_validator("target")
-    @classmethod
-    def _target(cls, value: str) -> str:
-        return _relative_safe(value, "contextInjection.target")
 
-
-class StdinInjection(_TaggedVariant):
+class StdinInjection(_InjectionVariant):
     strategy: Literal["stdin"] = "stdin"
     target: str = DEFAULT_CONTEXT_TARGET
 
-    @field_validator("target")
-    @classmethod
-    def _target(cls, value: str) -> str:
-        return _relative_safe(value, "contextInjection.target")
 
-
-class EnvInjection(_TaggedVariant):
+class EnvInjection(_InjectionVariant):
     strategy: Literal["env"] = "env"
     var: str
     target: str = DEFAULT_CONTEXT_TARGET
@@ -140,11 +136,6 @@ class EnvInjection(_TaggedVariant):
     @classmethod
     def _var(cls, value: str) -> str:
         return _env_var(value, "contextInjection.var")
-
-    @field_validator("target")
-    @classmethod
-    def _target(cls, value: str) -> str:
-        return _relative_safe(value, "contextInjection.target")
 
 
 ContextInjection = Annotated[
@@ -156,26 +147,26 @@ ContextInjection = Annotated[
 # --- mcp ----------------------------------------------------------------------------------------------
 
 
-class ConfigFileMcp(_TaggedVariant):
-    strategy: Literal["configFile"] = "configFile"
-    target: str
+class _DeclarationFileMcp(_TaggedVariant):
+    """The MCP declarations IdeA writes as a file: `target`, inside the run dir."""
 
-    @field_validator("target")
+    # Each variant declares `target` itself, after its `strategy`.
+    @field_validator("target", check_fields=False)
     @classmethod
     def _target(cls, value: str) -> str:
         return _relative_safe(value, "mcp.config.target")
 
 
-class TomlConfigHomeMcp(_TaggedVariant):
+class ConfigFileMcp(_DeclarationFileMcp):
+    strategy: Literal["configFile"] = "configFile"
+    target: str
+
+
+class TomlConfigHomeMcp(_DeclarationFileMcp):
     strategy: Literal["tomlConfigHome"] = "tomlConfigHome"
     target: str
     # The original serialised struct-variant fields without camel-casing: the key stays `home_env`.
     home_env: str = Field(alias="home_env")
-
-    @field_validator("target")
-    @classmethod
-    def _target(cls, value: str) -> str:
-        return _relative_safe(value, "mcp.config.target")
 
     @field_validator("home_env")
     @classmethod
@@ -281,10 +272,8 @@ class Profile(CamelDocument):
     @field_validator("id")
     @classmethod
     def _id(cls, value: str) -> str:
-        try:
-            uuid.UUID(value)
-        except ValueError:
-            raise ValueError(f"profile id {value!r} is not a UUID") from None
+        if not is_uuid(value):
+            raise ValueError(f"profile id {value!r} is not a UUID")
         return value
 
     @field_validator("name", "command")
@@ -452,14 +441,6 @@ class Resume:
 SessionPlan = NoSession | Assign | Resume
 
 
-def _is_uuid(value: str) -> bool:
-    try:
-        uuid.UUID(value)
-    except ValueError:
-        return False
-    return True
-
-
 def plan_session(profile: Profile, engine_session_id: str | None, assign_id: str | None = None) -> SessionPlan:
     """Resume with the engine id from providers.json, else assign `assign_id`, else start fresh.
 
@@ -470,7 +451,7 @@ def plan_session(profile: Profile, engine_session_id: str | None, assign_id: str
     if strategy is None:
         return NoSession()
     can_resume = bool(strategy.resume_args) or bool(strategy.resume_flag)
-    if can_resume and engine_session_id is not None and _is_uuid(engine_session_id):
+    if can_resume and engine_session_id is not None and is_uuid(engine_session_id):
         return Resume(engine_session_id)
     if strategy.assign_flag and assign_id is not None:
         return Assign(assign_id)

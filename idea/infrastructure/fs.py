@@ -69,6 +69,20 @@ def read_json(path: str | os.PathLike[str]) -> Any | None:
         raise quarantine(source, _describe(exc)) from exc
 
 
+def read_text(path: str | os.PathLike[str]) -> str | None:
+    """The UTF-8 text of the file, or None when it does not exist; a file that is not UTF-8 is moved aside
+    and reported with CorruptFileError."""
+    source = Path(path)
+    try:
+        raw = source.read_bytes()
+    except FileNotFoundError:
+        return None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise quarantine(source, f"not UTF-8 text: {exc.reason}") from exc
+
+
 def quarantine(path: str | os.PathLike[str], reason: str) -> CorruptFileError:
     """Move a broken file to `<name>.corrupt-<epoch ms>` and return the error that tells the user."""
     source = Path(path)

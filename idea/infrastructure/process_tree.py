@@ -63,6 +63,15 @@ async def terminate_marked_processes(agent_marker: str, grace_ms: int = 3000) ->
     await _end(processes, None, grace_ms, leave_unreaped=None)
 
 
+async def terminate_terminal_program(pid: int, grace_ms: int, *, has_exited: bool, agent_marker: str | None) -> None:
+    """Stop a terminal's program: the whole tree while it runs, and in any case what the agent left behind."""
+    if not has_exited:
+        await terminate_process_tree(pid, grace_ms, agent_marker=agent_marker)
+    elif agent_marker is not None:
+        # The program is gone (its pid may name another process by now); a daemon it left may not be.
+        await terminate_marked_processes(agent_marker, grace_ms)
+
+
 def _signalable_group(pid: int) -> int | None:
     try:
         group = os.getpgid(pid)

@@ -36,7 +36,7 @@ from watchdog.observers.api import BaseObserver
 from idea.application.orchestrator.gateway import OrchestrationGateway
 from idea.application.ports import Diagnostics
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.ids import AgentId
+from idea.domain.ids import AgentId, is_uuid
 from idea.domain.orchestration import AgentCaller, ListAgents, Outcome, Source
 from idea.domain.project import IDEAI_DIR
 from idea.infrastructure.agents.run_dir import REQUESTS_DIR
@@ -140,7 +140,7 @@ class RequestFolderDoor:
         if path.suffix != ".json" or path.parent.name != INBOX or path.parent.parent.parent != self._requests_dir:
             return None
         agent_id = path.parent.parent.name
-        if not _is_uuid(agent_id) or not _REQUEST_ID.fullmatch(path.stem):
+        if not is_uuid(agent_id) or not _REQUEST_ID.fullmatch(path.stem):
             self._loop.call_soon_threadsafe(self._diagnostics.beacon, f"[file] ignored request file {path}")
             return None
         try:
@@ -306,14 +306,6 @@ def _failure(request_id: str, error: AppError) -> dict[str, Any]:
 def _is_json(body: bytes) -> bool:
     try:
         json.loads(body)
-    except ValueError:
-        return False
-    return True
-
-
-def _is_uuid(text: str) -> bool:
-    try:
-        uuid.UUID(text)
     except ValueError:
         return False
     return True

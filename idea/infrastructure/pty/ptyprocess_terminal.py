@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import itertools
 import logging
 import os
 import re
-import shutil
 import signal
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
 
 import pyte
 from ptyprocess import PtyProcess
@@ -30,12 +27,10 @@ from idea.application.ports import Unsubscribe
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import ProjectId, SessionId
 from idea.domain.terminal import SpawnSpec
-from idea.infrastructure.process_tree import (
-    AGENT_MARKER_VARIABLE,
-    terminate_marked_processes,
-    terminate_process_tree,
-)
+from idea.infrastructure.process_tree import AGENT_MARKER_VARIABLE, terminate_terminal_program
+from idea.infrastructure.terminal_start import executable_for, start_refused
 from idea.infrastructure.terminal_stream import BracketedPasteTracker, ColorQueryResponder, Utf8Decoder
+from idea.infrastructure.terminal_subscribers import Subscribers
 
 _log = logging.getLogger(__name__)
 
@@ -48,7 +43,7 @@ _OUTPUT_GRACE_AFTER_EXIT_S = 0.2
 _FINAL_DRAIN_LIMIT = 1024 * 1024
 _EXIT_POLL_FIRST_S = 0.01
 _EXIT_POLL_MAX_S = 0.25
-# Time for the exit to be reported once terminate_process_tree has ended the process.
+# Time for the exit to be reported once terminate_terminal_program has ended the process.
 _EXIT_REPORT_TIMEOUT_S = 2.0
 
 # Device identity, the same as the widget backend answers: VT100 with advanced video option, and the
@@ -65,8 +60,6 @@ _PALETTE = [
     (0x68, 0x68, 0x68), (0xFF, 0x54, 0x54), (0x54, 0xFF, 0x54), (0xFF, 0xFF, 0x54),
     (0x54, 0x54, 0xFF), (0xFF, 0x54, 0xFF), (0x54, 0xFF, 0xFF), (0xFF, 0xFF, 0xFF),
 ]  # fmt: skip
-
-T = TypeVar("T")
 
 
 class PtyProcessTerminal:
@@ -98,9 +91,9 @@ class PtyProcessTerminal:
         self._child_exit_code: int | None = None
         self._finish_timer: asyncio.TimerHandle | None = None
         self._exited = asyncio.Event()
-        self._output_subscribers: _Subscribers[bytes] = _Subscribers()
-        self._exit_subscribers: _Subscribers[int | None] = _Subscribers()
-        self._title_subscribers: _Subscribers[str] = _Subscribers()
+        self._output_subscribers: Subscribers[bytes] = Subscribers()
+        self._exit_subscribers: Subscribers[int | None] = Subscribers()
+        self._title_subscribers: Subscribers[str] = Subscribers()
 
     @property
     def session_id(self) -> SessionId:
@@ -111,8 +104,7 @@ class PtyProcessTerminal:
             raise AppError(ErrorCode.PROCESS, f"terminal {self._session_id} has already started a program")
         env = dict(spec.env)
         program = spec.argv[0]
-        _check_working_directory(program, spec.cwd)
-        executable = _resolve_program(program, spec.cwd, env.get("PATH", os.defpath))
+        executable = executable_for(program, spec.cwd, env.get("PATH", os.defpath))
         process = _spawn(program, [executable, *spec.argv[1:]], spec.cwd, env, spec.lines, spec.columns)
 
         self._process = process
@@ -178,11 +170,9 @@ class PtyProcessTerminal:
         """End the program and its descendants, and what the agent left behind (IDEA_AGENT_ID)."""
         if self._pid is None:
             return
-        if not self._child_exited:
-            await terminate_process_tree(self._pid, grace_ms, agent_marker=self._agent_marker)
-        elif self._agent_marker is not None:
-            # The program is gone (its pid may name another process by now); a daemon it left may not be.
-            await terminate_marked_processes(self._agent_marker, grace_ms)
+        await terminate_terminal_program(
+            self._pid, grace_ms, has_exited=self._child_exited, agent_marker=self._agent_marker
+        )
         try:
             await asyncio.wait_for(self._exited.wait(), _EXIT_REPORT_TIMEOUT_S)
         except TimeoutError:
@@ -386,32 +376,6 @@ class _PendingInput:
     written: asyncio.Future[None] | None  # None for replies nobody waits for
 
 
-class _Subscribers(Generic[T]):
-    def __init__(self) -> None:
-        # Keyed per subscription, so unsubscribing removes that one even if a callback is added twice.
-        self._callbacks: dict[int, Callable[[T], None]] = {}
-        self._keys = itertools.count()
-
-    def add(self, callback: Callable[[T], None]) -> Unsubscribe:
-        key = next(self._keys)
-        self._callbacks[key] = callback
-
-        def unsubscribe() -> None:
-            self._callbacks.pop(key, None)
-
-        return unsubscribe
-
-    def notify(self, value: T) -> None:
-        for callback in list(self._callbacks.values()):
-            try:
-                callback(value)
-            except Exception:
-                _log.exception("a terminal subscriber failed")
-
-    def clear(self) -> None:
-        self._callbacks.clear()
-
-
 class _Screen(pyte.Screen):
     """A pyte screen that answers device reports and collects title changes for the terminal."""
 
@@ -516,35 +480,6 @@ def _render(screen: pyte.Screen) -> str:
     return "\n".join(lines)
 
 
-def _check_working_directory(program: str, cwd: str) -> None:
-    if not os.path.isdir(cwd):
-        raise _start_error(program, cwd, f"the working directory {cwd} does not exist")
-    if not os.access(cwd, os.X_OK):
-        raise _start_error(program, cwd, f"the working directory {cwd} is not accessible")
-
-
-def _resolve_program(program: str, cwd: str, search_path: str) -> str:
-    """The path to execute, looked up the way the program's own environment would (its PATH, its cwd)."""
-    if os.sep in program:
-        path = os.path.join(cwd, program)
-        if not os.path.exists(path):
-            raise _start_error(program, cwd, f"{path} does not exist")
-        if os.path.isdir(path):
-            raise _start_error(program, cwd, f"{path} is a directory")
-        if not os.access(path, os.X_OK):
-            raise _start_error(program, cwd, f"{path} is not executable")
-        return path
-    # Relative PATH entries (even an empty one) name directories relative to the program's cwd.
-    directories = os.pathsep.join(os.path.join(cwd, entry) for entry in search_path.split(os.pathsep))
-    found = shutil.which(program, path=directories)
-    if found is not None:
-        return found
-    not_executable = shutil.which(program, mode=os.F_OK, path=directories)
-    if not_executable is not None:
-        raise _start_error(program, cwd, f"{not_executable} is not executable")
-    raise _start_error(program, cwd, "no program of that name on its PATH")
-
-
 def _spawn(program: str, argv: list[str], cwd: str, env: dict[str, str], lines: int, columns: int) -> PtyProcess:
     spawned: list[PtyProcess] = []
 
@@ -563,7 +498,7 @@ def _spawn(program: str, argv: list[str], cwd: str, env: dict[str, str], lines: 
         for process in spawned:
             _discard(process)
         if isinstance(error, Exception):
-            raise _start_error(program, cwd, str(error) or type(error).__name__) from error
+            raise start_refused(program, str(error) or type(error).__name__) from error
         raise
 
 
@@ -599,7 +534,3 @@ def _try_reap(pid: int) -> tuple[bool, int | None]:
     if reaped == 0:
         return False, None
     return True, os.waitstatus_to_exitcode(status)
-
-
-def _start_error(program: str, cwd: str, reason: str) -> AppError:
-    return AppError(ErrorCode.PROCESS, f"cannot start {program!r}: {reason}", data={"program": program, "cwd": cwd})

@@ -1,4 +1,5 @@
-"""One JSON document file read into a domain model: a lock per path, atomic writes, broken files kept aside."""
+"""One JSON document file read into a domain model: a lock per path, atomic writes, broken files kept aside;
+and the stores of a project's documents made of it."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import ValidationError
 
 from idea.domain.documents import CamelDocument
+from idea.domain.project import IDEAI_DIR
 from idea.infrastructure.fs import atomic_write_json, quarantine, read_json
 
 D = TypeVar("D", bound=CamelDocument)
@@ -64,3 +66,26 @@ class DocumentFile(Generic[D]):
             updated = change(self.load())
             self.save(updated)
             return updated
+
+
+class ProjectDocumentStore(Generic[D]):
+    """The document each project keeps at `.ideai/<file_name>`, found by project root; absent, it reads as empty."""
+
+    def __init__(self, file_name: str, kind: type[D]) -> None:
+        self._file_name = file_name
+        self._kind = kind
+
+    def path(self, root: str) -> Path:
+        return Path(root) / IDEAI_DIR / self._file_name
+
+    def load(self, root: str) -> D:
+        return self._file(root).load()
+
+    def save(self, root: str, document: D) -> None:
+        self._file(root).save(document)
+
+    def update(self, root: str, change: Callable[[D], D]) -> D:
+        return self._file(root).update(change)
+
+    def _file(self, root: str) -> DocumentFile[D]:
+        return DocumentFile(self.path(root), self._kind)

@@ -2,29 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-
 from idea.domain.agent import AgentManifest
-from idea.domain.project import IDEAI_DIR
-from idea.infrastructure.stores.document_file import DocumentFile
+from idea.infrastructure.stores.document_file import ProjectDocumentStore
 
 FILE_NAME = "agents.json"
 
 
-class JsonManifestStore:
-    @staticmethod
-    def path(root: str) -> Path:
-        return Path(root) / IDEAI_DIR / FILE_NAME
-
-    def load(self, root: str) -> AgentManifest:
-        return self._file(root).load()
-
-    def save(self, root: str, manifest: AgentManifest) -> None:
-        self._file(root).save(manifest)
-
-    def update(self, root: str, change: Callable[[AgentManifest], AgentManifest]) -> AgentManifest:
-        return self._file(root).update(change)
-
-    def _file(self, root: str) -> DocumentFile[AgentManifest]:
-        return DocumentFile(self.path(root), AgentManifest)
+class JsonManifestStore(ProjectDocumentStore[AgentManifest]):
+    def __init__(self) -> None:
+        super().__init__(FILE_NAME, AgentManifest)

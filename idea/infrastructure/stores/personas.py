@@ -8,7 +8,7 @@ from pathlib import Path
 from idea.domain.agent import PERSONA_DIR, validate_persona_path
 from idea.domain.errors import invalid
 from idea.domain.project import IDEAI_DIR
-from idea.infrastructure.fs import atomic_write_text, quarantine
+from idea.infrastructure.fs import atomic_write_text, read_text
 from idea.infrastructure.stores.document_file import path_lock
 
 TRASH_DIR = ".deleted"
@@ -18,14 +18,7 @@ class MarkdownPersonaStore:
     def read(self, root: str, md_path: str) -> str | None:
         path = self._path(root, md_path)
         with path_lock(path):
-            try:
-                raw = path.read_bytes()
-            except FileNotFoundError:
-                return None
-            try:
-                return raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise quarantine(path, f"not UTF-8 text: {exc.reason}") from exc
+            return read_text(path)
 
     def write(self, root: str, md_path: str, body: str) -> None:
         path = self._path(root, md_path)

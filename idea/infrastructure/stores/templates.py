@@ -11,7 +11,7 @@ from idea.domain.errors import AppError, ErrorCode, invalid, not_found
 from idea.domain.profile import reference_profile_id
 from idea.domain.template import MAX_KEPT_PREVIOUS_VERSIONS, TemplateIndex, TemplateRecord, content_hash
 from idea.infrastructure.clock import SystemClock
-from idea.infrastructure.fs import atomic_write_text, quarantine
+from idea.infrastructure.fs import atomic_write_text, read_text
 from idea.infrastructure.resources import resources_dir
 from idea.infrastructure.stores.document_file import DocumentFile, path_lock
 
@@ -95,14 +95,7 @@ class JsonTemplateStore:
     @staticmethod
     def _read(path: Path) -> str | None:
         with path_lock(path):
-            try:
-                raw = path.read_bytes()
-            except FileNotFoundError:
-                return None
-            try:
-                return raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise quarantine(path, f"not UTF-8 text: {exc.reason}") from exc
+            return read_text(path)
 
     def _install_starters(self) -> TemplateIndex:
         """First use: copy the shipped starter templates; writing the index last marks them installed."""

@@ -66,9 +66,9 @@ from idea.domain.orchestration_events import (
 from idea.domain.session import SessionInfo, SessionKind
 from idea.domain.tickets import preview
 from idea.infrastructure.process_tree import process_name
+from idea.ui import icons
 from idea.ui.agents import agent_tasks
 from idea.ui.agents.agent_activity import ActivityBook, WorkRow, clock_text
-from idea.ui.agents.agent_icons import agent_icon
 from idea.ui.agents.agent_queue import QueueSection
 from idea.ui.agents.agent_rows import AgentRow, AgentState, build_rows
 from idea.ui.agents.name_field import RenameAgentDialog
@@ -372,7 +372,7 @@ class AgentsPanel(QWidget):
         palette = self.palette()
         disabled = palette.color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.ButtonText)
         disabled.setAlphaF(0.4)
-        return agent_icon(
+        return icons.icon(
             name,
             palette.color(QPalette.ColorRole.ButtonText).name(),
             disabled.name(QColor.NameFormat.HexArgb),

@@ -29,12 +29,8 @@ from idea.application.agents.ports import Detection
 from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.projects import ProjectRuntime
 from idea.domain.profile import Profile
-from idea.ui.agents.profile_facts import (
-    agents_using,
-    delegation_sentence,
-    describe_detection,
-)
-from idea.ui.agents.widgets import HintLabel, palette_colors, show_error
+from idea.ui.agents.profile_facts import agents_using, delegation_sentence
+from idea.ui.agents.widgets import DetectionLabel, HintLabel, palette_colors, show_error
 from idea.ui.core_client import CoreClient
 
 DETECTING = "detecting…"
@@ -75,7 +71,7 @@ class CliRow(QWidget):
         self.detect_button.setAutoDefault(False)
         self.detect_button.clicked.connect(lambda: self.detectRequested.emit(self))
         self.command.entered.connect(lambda: self.detectRequested.emit(self))
-        self.status = HintLabel(DETECTING)
+        self.status = DetectionLabel(DETECTING)
         self.status.setMinimumWidth(200)
         self.explanation = HintLabel(delegation_sentence(shipped))
         # Under the name, past the tick box, so each line reads as part of its row.
@@ -100,12 +96,7 @@ class CliRow(QWidget):
 
     def show_detection(self, detection: Detection) -> None:
         self.detect_button.setEnabled(True)
-        text = describe_detection(detection)
-        if detection.found:
-            self.status.show_ok(text)
-        else:
-            self.status.show_error(text)
-        self.status.setToolTip(detection.path or detection.command)
+        self.status.show_detection(detection)
 
     def show_failure(self, error: BaseException) -> None:
         self.detect_button.setEnabled(True)

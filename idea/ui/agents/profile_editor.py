@@ -19,18 +19,12 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
-    QHeaderView,
-    QLabel,
     QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
-    QSizePolicy,
-    QSplitter,
     QTabWidget,
-    QTreeWidget,
     QTreeWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -39,15 +33,15 @@ from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.projects import ProjectRuntime
 from idea.domain.profile import Profile
 from idea.ui.agents.first_run_wizard import FirstRunWizard
+from idea.ui.agents.list_editor import close_buttons, editor_title, list_pane, pane, record_list, save_row, split_dialog
 from idea.ui.agents.profile_facts import (
     UNREACHABLE,
     agents_using,
     delegation_label,
     delegation_sentence,
-    describe_detection,
 )
 from idea.ui.agents.profile_form import ProfileForm
-from idea.ui.agents.widgets import HintLabel, ask, monospace_font, show_error
+from idea.ui.agents.widgets import DetectionLabel, HintLabel, ask, monospace_font, show_error
 from idea.ui.core_client import CoreClient
 
 FORM_TAB, JSON_TAB = 0, 1
@@ -86,15 +80,7 @@ class ProfileEditor(QDialog):
         self.setWindowTitle("Settings ▸ Profiles[*]")
         self.resize(1120, 760)
 
-        self.list = QTreeWidget()
-        self.list.setHeaderLabels(["Profile", "Kind", "Delegation"])
-        self.list.setRootIsDecorated(False)
-        self.list.setUniformRowHeights(True)
-        self.list.setStyleSheet("QTreeWidget::item { padding: 4px 2px; }")
-        self.list.header().setStretchLastSection(False)
-        self.list.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.list.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        self.list.header().setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        self.list = record_list(["Profile", "Kind", "Delegation"], stretch_column=0)
         self.list.currentItemChanged.connect(self._picked)
         self.add_button = QPushButton("Add custom")
         self.add_button.setToolTip("A profile for any command-line program")
@@ -107,23 +93,13 @@ class ProfileEditor(QDialog):
             "MCP: teammates delegate through idea_* tools. Request folder: through files in "
             ".ideai/requests/. Reference profiles follow IdeA's defaults for fields you never changed."
         )
-        left = QWidget()
-        left_column = QVBoxLayout(left)
-        left_column.setContentsMargins(0, 0, 0, 0)
-        left_column.addWidget(self.list, 1)
-        list_buttons = QHBoxLayout()
-        for button in (self.add_button, self.duplicate_button, self.delete_button):
-            list_buttons.addWidget(button)
-        list_buttons.addStretch(1)
-        left_column.addLayout(list_buttons)
-        left_column.addWidget(legend)
+        left = list_pane(self.list, (self.add_button, self.duplicate_button, self.delete_button), legend)
 
-        self.title = QLabel()
-        self.title.setStyleSheet("font-size: 15px; font-weight: 600;")
+        self.title = editor_title()
         self.detect_button = QPushButton("Detect")
         self.detect_button.setToolTip("Run the detect command and show the version it prints")
         self.detect_button.clicked.connect(self.detect)
-        self.detect_result = HintLabel()
+        self.detect_result = DetectionLabel()
         header = QHBoxLayout()
         header.addWidget(self.title, 1)
         header.addWidget(self.detect_result)
@@ -143,40 +119,19 @@ class ProfileEditor(QDialog):
         self.tabs.addTab(self.json, "Advanced (JSON)")
         self.tabs.currentChanged.connect(self._tab_changed)
         self.problem = HintLabel()
-        keep_place = self.problem.sizePolicy()
-        keep_place.setRetainSizeWhenHidden(True)  # the buttons stay at the right when there is no message
-        self.problem.setSizePolicy(keep_place)
         self.revert_button = QPushButton("Revert")
         self.revert_button.clicked.connect(self.revert)
         self.save_button = QPushButton("Save")
         self.save_button.setDefault(True)
         self.save_button.clicked.connect(self.save)
-        for button in (self.revert_button, self.save_button):
-            button.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
-        editor_buttons = QHBoxLayout()
-        editor_buttons.addWidget(self.problem, 1)
-        editor_buttons.addWidget(self.revert_button)
-        editor_buttons.addWidget(self.save_button)
-        right = QWidget()
-        right_column = QVBoxLayout(right)
-        right_column.setContentsMargins(0, 0, 0, 0)
-        right_column.addLayout(header)
-        right_column.addWidget(self.tabs, 1)
-        right_column.addLayout(editor_buttons)
+        editor_buttons = save_row(self.problem, self.revert_button, self.save_button)
+        right = pane(header, self.tabs, editor_buttons, stretch=self.tabs)
 
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(left)
-        splitter.addWidget(right)
-        splitter.setChildrenCollapsible(False)
-        splitter.setSizes([380, 740])
-        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        close.rejected.connect(self.close)
-        self.setup_button = close.addButton("Set up CLIs…", QDialogButtonBox.ButtonRole.ResetRole)
+        buttons = close_buttons(self)
+        self.setup_button = buttons.addButton("Set up CLIs…", QDialogButtonBox.ButtonRole.ResetRole)
         self.setup_button.setToolTip("Detect the reference CLIs and choose which ones are enabled")
         self.setup_button.clicked.connect(self.open_setup)
-        column = QVBoxLayout(self)
-        column.addWidget(splitter, 1)
-        column.addWidget(close)
+        split_dialog(self, left, right, (380, 740), buttons)
         self._fill_list(None)
         self.list.setFocus()
 
@@ -480,12 +435,7 @@ class ProfileEditor(QDialog):
             self.detect_button.setEnabled(self._current_id is not None)
             if shown_id != self._current_id:
                 return
-            text = describe_detection(detection)
-            if detection.found:
-                self.detect_result.show_ok(text)
-            else:
-                self.detect_result.show_error(text)
-            self.detect_result.setToolTip(detection.path or detection.command)
+            self.detect_result.show_detection(detection)
 
         self._client.call(self._profiles.detect(profile), on_done=done, on_error=self._failed("Detection failed"))
 

@@ -27,7 +27,8 @@ from idea.application.agents.templates import (
 from idea.application.projects import ProjectRuntime
 from idea.domain.ids import AgentId
 from idea.domain.template import TemplateRecord
-from idea.ui.agents.widgets import HintLabel, monospace_font, palette_colors, show_error
+from idea.ui.agents.template_names import TEMPLATE_NAME_HINT, template_name_problem
+from idea.ui.agents.widgets import HintLabel, monospace_font, palette_colors, show_error, with_hint
 from idea.ui.core_client import CoreClient
 
 
@@ -47,14 +48,14 @@ class SaveTemplateDialog(QDialog):
         self._client = client
         self._runtime = runtime
         self._agent_id = agent_id
-        self._taken = {name.casefold() for name in taken_names}
+        self._taken_names = tuple(taken_names)
         self.saved_template: TemplateRecord | None = None
         agent = runtime.agents.agent(agent_id)
         self.setWindowTitle(f"Save {agent.name} as a template")
         self.setMinimumWidth(480)
         self.name = QLineEdit(agent.name)
         self.name.selectAll()
-        self.name_message = HintLabel("Templates are shared by all your projects.")
+        self.name_message = HintLabel(TEMPLATE_NAME_HINT)
         self.description = QLineEdit()
         self.description.setPlaceholderText("One line shown in the template list")
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
@@ -63,11 +64,7 @@ class SaveTemplateDialog(QDialog):
         self.buttons.accepted.connect(self.save)
         self.buttons.rejected.connect(self.reject)
         form = QFormLayout()
-        name_column = QVBoxLayout()
-        name_column.setSpacing(3)
-        name_column.addWidget(self.name)
-        name_column.addWidget(self.name_message)
-        form.addRow("Name", name_column)
+        form.addRow("Name", with_hint(self.name, self.name_message))
         form.addRow("Description", self.description)
         column = QVBoxLayout(self)
         column.addLayout(form)
@@ -77,16 +74,12 @@ class SaveTemplateDialog(QDialog):
         self.name.setFocus()
 
     def _validate(self) -> bool:
-        name = self.name.text().strip()
-        if not name:
-            self.name_message.show_error("A template needs a name.")
-            valid = False
-        elif name.casefold() in self._taken:
-            self.name_message.show_error(f"A template named “{name}” already exists.")
-            valid = False
+        problem = template_name_problem(self.name.text().strip(), self._taken_names)
+        if problem is None:
+            self.name_message.show_hint(TEMPLATE_NAME_HINT)
         else:
-            self.name_message.show_hint("Templates are shared by all your projects.")
-            valid = True
+            self.name_message.show_error(problem)
+        valid = problem is None
         self.save_button.setEnabled(valid)
         return valid
 

@@ -13,19 +13,12 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QDialog,
-    QDialogButtonBox,
     QFormLayout,
-    QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QMessageBox,
     QPushButton,
-    QSizePolicy,
-    QSplitter,
-    QTreeWidget,
     QTreeWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -34,16 +27,17 @@ from idea.application.agents.templates import TemplateCatalogue
 from idea.application.projects import ProjectRuntime
 from idea.domain.errors import AppError
 from idea.domain.template import TemplateRecord
+from idea.ui.agents.list_editor import close_buttons, editor_title, list_pane, pane, record_list, save_row, split_dialog
 from idea.ui.agents.new_agent_dialog import BLANK_PERSONA
 from idea.ui.agents.persona_editor import MarkdownEditor
-from idea.ui.agents.widgets import HintLabel, Notice, ask, error_text, show_error
+from idea.ui.agents.template_names import TEMPLATE_NAME_HINT, template_name_problem
+from idea.ui.agents.widgets import HintLabel, Notice, ask, error_text, show_error, with_hint
 from idea.ui.core_client import CoreClient
 
-NAME_COLUMN, VERSION_COLUMN, DESCRIPTION_COLUMN, PROFILE_COLUMN = range(4)
+NAME_COLUMN, DESCRIPTION_COLUMN = 0, 2
 TEMPLATE_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 DRAFT_KEY = "draft"  # list key of the template being created (real ids are UUIDs)
 NEW_TEMPLATE_NAME = "New template"
-NAME_HINT = "Templates are shared by all your projects."
 FIXED_NAME_HINT = "A template keeps its name; duplicate it to get a copy under another name."
 NOT_SYNCED_REMINDER = (
     "Agents not kept in sync show “update available” and take the new version when you choose, "
@@ -193,17 +187,9 @@ class TemplateManager(QDialog):
         self.setWindowTitle("Templates[*]")
         self.resize(1320, 760)
 
-        self.list = QTreeWidget()
-        self.list.setHeaderLabels(["Template", "Version", "Description", "Default profile"])
-        self.list.setRootIsDecorated(False)
-        self.list.setUniformRowHeights(True)
-        self.list.setStyleSheet("QTreeWidget::item { padding: 4px 2px; }")
-        header = self.list.header()
-        header.setStretchLastSection(False)
-        header.setSectionResizeMode(NAME_COLUMN, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(VERSION_COLUMN, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(DESCRIPTION_COLUMN, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(PROFILE_COLUMN, QHeaderView.ResizeMode.ResizeToContents)
+        self.list = record_list(
+            ["Template", "Version", "Description", "Default profile"], stretch_column=DESCRIPTION_COLUMN
+        )
         self.list.currentItemChanged.connect(self._picked)
         self.new_button = QPushButton("New template…")
         self.new_button.clicked.connect(self.new_template)
@@ -215,22 +201,12 @@ class TemplateManager(QDialog):
             "Each saved change to a persona raises the template's version. Agents kept in sync follow it; "
             "the others show “update available”."
         )
-        left = QWidget()
-        left_column = QVBoxLayout(left)
-        left_column.setContentsMargins(0, 0, 0, 0)
-        left_column.addWidget(self.list, 1)
-        list_buttons = QHBoxLayout()
-        for button in (self.new_button, self.duplicate_button, self.delete_button):
-            list_buttons.addWidget(button)
-        list_buttons.addStretch(1)
-        left_column.addLayout(list_buttons)
-        left_column.addWidget(legend)
+        left = list_pane(self.list, (self.new_button, self.duplicate_button, self.delete_button), legend)
 
-        self.title = QLabel()
-        self.title.setStyleSheet("font-size: 15px; font-weight: 600;")
+        self.title = editor_title()
         self.name = QLineEdit()
         self.name.textEdited.connect(self._name_edited)
-        self.name_message = HintLabel(NAME_HINT)
+        self.name_message = HintLabel(TEMPLATE_NAME_HINT)
         self.description = QLineEdit()
         self.description.setPlaceholderText("One line shown in the template list")
         self.description.textChanged.connect(self._changed)
@@ -240,11 +216,7 @@ class TemplateManager(QDialog):
         self.users.setWordWrap(True)
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        name_column = QVBoxLayout()
-        name_column.setSpacing(3)
-        name_column.addWidget(self.name)
-        name_column.addWidget(self.name_message)
-        form.addRow("Name", name_column)
+        form.addRow("Name", with_hint(self.name, self.name_message))
         form.addRow("Description", self.description)
         form.addRow("Default profile", self.default_profile)
         form.addRow("Agents", self.users)
@@ -253,40 +225,16 @@ class TemplateManager(QDialog):
         self.editor = MarkdownEditor()
         self.editor.changed.connect(self._changed)
         self.status = HintLabel()
-        keep_place = self.status.sizePolicy()
-        keep_place.setRetainSizeWhenHidden(True)  # the buttons stay at the right when there is no message
-        self.status.setSizePolicy(keep_place)
         self.revert_button = QPushButton("Revert")
         self.revert_button.clicked.connect(self.revert)
         self.save_button = QPushButton("Save")
         self.save_button.setToolTip("Save the template (Ctrl+S)")
         self.save_button.clicked.connect(lambda: self.save())
-        for button in (self.revert_button, self.save_button):
-            button.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         QShortcut(QKeySequence.StandardKey.Save, self, activated=lambda: self.save())
-        editor_buttons = QHBoxLayout()
-        editor_buttons.addWidget(self.status, 1)
-        editor_buttons.addWidget(self.revert_button)
-        editor_buttons.addWidget(self.save_button)
-        right = QWidget()
-        right_column = QVBoxLayout(right)
-        right_column.setContentsMargins(0, 0, 0, 0)
-        right_column.addWidget(self.title)
-        right_column.addLayout(form)
-        right_column.addWidget(self.report)
-        right_column.addWidget(self.editor, 1)
-        right_column.addLayout(editor_buttons)
+        editor_buttons = save_row(self.status, self.revert_button, self.save_button)
+        right = pane(self.title, form, self.report, self.editor, editor_buttons, stretch=self.editor)
 
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(left)
-        splitter.addWidget(right)
-        splitter.setChildrenCollapsible(False)
-        splitter.setSizes([560, 760])
-        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        close.rejected.connect(self.close)
-        column = QVBoxLayout(self)
-        column.addWidget(splitter, 1)
-        column.addWidget(close)
+        split_dialog(self, left, right, (560, 760), close_buttons(self))
         # Set once the button belongs to the dialog; before that, the dialog makes its first button the default.
         self.save_button.setDefault(True)
 
@@ -413,7 +361,7 @@ class TemplateManager(QDialog):
         self.name.setReadOnly(key != DRAFT_KEY)
         # A name that cannot change reads as text, not as a field that refuses typing.
         self.name.setStyleSheet("" if key == DRAFT_KEY else "QLineEdit { background: transparent; border: none; }")
-        self.name_message.show_hint(FIXED_NAME_HINT if key in self._stored else NAME_HINT)
+        self.name_message.show_hint(FIXED_NAME_HINT if key in self._stored else TEMPLATE_NAME_HINT)
         editable = key is not None
         for widget in (self.name, self.description, self.editor):
             widget.setEnabled(editable)
@@ -443,12 +391,7 @@ class TemplateManager(QDialog):
         )
 
     def _name_problem(self) -> str | None:
-        name = self.name.text().strip()
-        if not name:
-            return "A template needs a name."
-        if any(s.record.name.casefold() == name.casefold() for s in self._stored.values()):
-            return f"A template named “{name}” already exists."
-        return None
+        return template_name_problem(self.name.text().strip(), (s.record.name for s in self._stored.values()))
 
     def _name_edited(self, text: str) -> None:
         if self._draft is None or self._current_id != DRAFT_KEY:
@@ -468,7 +411,7 @@ class TemplateManager(QDialog):
             problem = self._name_problem()
             valid = problem is None
             if problem is None:
-                self.name_message.show_hint(NAME_HINT)
+                self.name_message.show_hint(TEMPLATE_NAME_HINT)
             else:
                 self.name_message.show_error(problem)
         modified = self.is_modified

@@ -1,5 +1,5 @@
-"""Small pieces shared by the agent screens: messages that never block the GUI thread, hints and notices
-drawn with the theme's colours, list rows, elided lines, and the text of an error."""
+"""Small pieces shared by the agent screens: messages that never block the GUI thread, hints, detection
+results and notices drawn with the theme's colours, list rows, elided lines, and the text of an error."""
 
 from __future__ import annotations
 
@@ -24,11 +24,14 @@ from PySide6.QtWidgets import (
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
+    QVBoxLayout,
     QWidget,
 )
 
+from idea.application.agents.ports import Detection
 from idea.domain.errors import AppError
 from idea.domain.workspace import ColorScheme
+from idea.ui.agents.profile_facts import describe_detection
 from idea.ui.theme import Colors, colors
 
 
@@ -86,6 +89,15 @@ def ask(
     return box
 
 
+def with_hint(field: QWidget, hint: QLabel) -> QVBoxLayout:
+    """A field with its hint line right under it."""
+    column = QVBoxLayout()
+    column.setSpacing(3)
+    column.addWidget(field)
+    column.addWidget(hint)
+    return column
+
+
 class HintLabel(QLabel):
     """A muted line under a field; turns red for an error."""
 
@@ -113,6 +125,18 @@ class HintLabel(QLabel):
         self.setText(text)
         self.setStyleSheet(f"color: {color};")
         self.setVisible(bool(text))
+
+
+class DetectionLabel(HintLabel):
+    """What detecting a CLI found: green when found, red otherwise; the tooltip names the program run."""
+
+    def show_detection(self, detection: Detection) -> None:
+        text = describe_detection(detection)
+        if detection.found:
+            self.show_ok(text)
+        else:
+            self.show_error(text)
+        self.setToolTip(detection.path or detection.command)
 
 
 class Notice(QLabel):

@@ -26,11 +26,7 @@ from idea.application.ports import Unsubscribe
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import ProjectId, SessionId
 from idea.domain.terminal import SpawnSpec
-from idea.infrastructure.process_tree import (
-    AGENT_MARKER_VARIABLE,
-    terminate_marked_processes,
-    terminate_process_tree,
-)
+from idea.infrastructure.process_tree import AGENT_MARKER_VARIABLE, terminate_terminal_program
 from idea.infrastructure.terminal_start import executable_for
 from idea.infrastructure.terminal_stream import (
     BracketedPasteTracker,
@@ -44,7 +40,7 @@ from idea.ui.terminal.write_portal import WritePortal
 
 _log = logging.getLogger(__name__)
 
-# How long the widget gets to notice an exit once terminate_process_tree has ended the program.
+# How long the widget gets to notice an exit once terminate_terminal_program has ended the program.
 _EXIT_REPORT_TIMEOUT_S = 2.0
 # Set by the widget itself and not wanted: WINDOWID=0 names no window, LANGUAGE is set empty. (COLORFGBG,
 # "15;0" on a dark scheme, is kept: it tells programs that do not ask by OSC 11 what they draw on.)
@@ -139,11 +135,9 @@ class QTermWidgetTerminal:
         """End the program and its descendants, and what the agent left behind (IDEA_AGENT_ID)."""
         if self._pid is None:
             return
-        if not self._exited.is_set():
-            await terminate_process_tree(self._pid, grace_ms, agent_marker=self._agent_marker)
-        elif self._agent_marker is not None:
-            # The program is gone (its pid may name another process by now); a daemon it left may not be.
-            await terminate_marked_processes(self._agent_marker, grace_ms)
+        await terminate_terminal_program(
+            self._pid, grace_ms, has_exited=self._exited.is_set(), agent_marker=self._agent_marker
+        )
         try:
             await asyncio.wait_for(self._exited.wait(), _EXIT_REPORT_TIMEOUT_S)
         except TimeoutError:

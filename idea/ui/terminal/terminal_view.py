@@ -44,6 +44,7 @@ from pyside6_qtermwidget import QTermWidget
 
 from idea.domain.errors import AppError, ErrorCode
 from idea.infrastructure.resources import resources_dir
+from idea.infrastructure.terminal_start import start_refused
 from idea.ui.terminal.appearance import (
     MIN_POINT_SIZE,
     TerminalAppearance,
@@ -161,7 +162,7 @@ class TerminalView(QWidget):
         process = catcher.process_with_pid(pid)
         if pid <= 0:
             reason = process.errorString() if process is not None else "the terminal could not run it"
-            raise AppError(ErrorCode.PROCESS, f"Cannot start {program}: {reason}.")
+            raise start_refused(program, reason)
         self._process = process
         # Connected only now: a program that fails to start makes the widget report its end right away.
         if process is not None:
