@@ -6,15 +6,24 @@ never rebuilt. Containers are rebuilt only when the tree's shape changed; a resi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QTimer, Qt
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QDragEnterEvent, QDragLeaveEvent, QDropEvent
 from PySide6.QtWidgets import QFrame, QLabel, QSplitter, QVBoxLayout, QWidget
 
 from idea.domain.ids import SessionId
-from idea.domain.layout import Direction, Grid, Layout, Leaf, Node, Split, UnknownNode, leaves
+from idea.domain.layout import (
+    Direction,
+    Grid,
+    Layout,
+    Leaf,
+    Node,
+    Split,
+    UnknownNode,
+    leaves,
+)
 from idea.domain.session import SessionInfo
 from idea.ui.layout.cell import CELL_MIME, CellController, CellWidget, cell_drag
 from idea.ui.layout.spreadsheet import Placement, SpreadsheetGrid
@@ -55,7 +64,7 @@ def _shape(node: Node) -> tuple:
 class _DropOverlay(QFrame):
     """Covers a cell while another cell's header is dragged, so terminals do not swallow the drop."""
 
-    def __init__(self, cell: CellWidget, on_drop) -> None:  # on_drop: Callable[[str], None]
+    def __init__(self, cell: CellWidget, on_drop: Callable[[str], None]) -> None:
         super().__init__(cell)
         self.setObjectName("DropOverlay")
         self.setAcceptDrops(True)
@@ -75,7 +84,7 @@ class _DropOverlay(QFrame):
             event.acceptProposedAction()
             self._set_target(True)
 
-    def dragLeaveEvent(self, event) -> None:  # noqa: ANN001 - QDragLeaveEvent
+    def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
         self._set_target(False)
 
     def dropEvent(self, event: QDropEvent) -> None:

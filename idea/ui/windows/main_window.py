@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPoint, Qt, Signal
@@ -278,7 +279,7 @@ class MainWindow(QMainWindow):
         help_menu = self.menuBar().addMenu("&Help")
         self._action(help_menu, "About IdeA", None, self._about)
 
-    def _action(self, menu: QMenu, text: str, shortcut: str | None, slot) -> QAction:  # noqa: ANN001
+    def _action(self, menu: QMenu, text: str, shortcut: str | None, slot: Callable[[], object]) -> QAction:
         action = QAction(text, self)
         if shortcut:
             action.setShortcut(QKeySequence(shortcut))
@@ -288,7 +289,7 @@ class MainWindow(QMainWindow):
         self.addAction(action)
         return action
 
-    def _on_tab(self, act) -> None:  # noqa: ANN001 - Callable[[ProjectTab], None]
+    def _on_tab(self, act: Callable[[ProjectTab], object]) -> None:
         tab = self.current_tab()
         if tab is not None:
             act(tab)

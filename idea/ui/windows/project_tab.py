@@ -25,7 +25,13 @@ from PySide6.QtWidgets import (
 
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
-from idea.domain.events import LayoutChanged, OrchestrationNews, ProjectProblem, SessionsChanged
+from idea.domain.events import (
+    LayoutChanged,
+    OrchestrationNews,
+    ProjectProblem,
+    SessionsChanged,
+)
+from idea.domain.ids import SessionId
 from idea.domain.orchestration_events import (
     AgentAttention,
     AgentQueueChanged,
@@ -33,7 +39,6 @@ from idea.domain.orchestration_events import (
     DelegationDelivered,
     DeliveryWaiting,
 )
-from idea.domain.ids import SessionId
 from idea.domain.session import SessionInfo, SessionKind
 from idea.infrastructure.process_tree import process_name
 from idea.ui.core_client import CoreClient
@@ -620,10 +625,8 @@ class ProjectTab(QWidget):
         if self.active_leaf:
             self._focus_later(self.active_leaf)
 
-    def _focus_later(self, leaf_id: object) -> None:
+    def _focus_later(self, leaf_id: str) -> None:
         """Focus a cell's terminal once the core's change has been drawn."""
-        if not isinstance(leaf_id, str):
-            return
 
         def focus() -> None:
             cell = self.grid.cell(leaf_id)

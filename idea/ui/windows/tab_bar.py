@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import Protocol
 
 from PySide6.QtCore import QMimeData, QPoint, Qt, Signal
-from PySide6.QtGui import QCursor, QDrag, QDragEnterEvent, QDropEvent, QMouseEvent
+from PySide6.QtGui import (
+    QCursor,
+    QDrag,
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QMouseEvent,
+)
 from PySide6.QtWidgets import QApplication, QTabBar, QToolButton, QWidget
 
 from idea.ui.icons import icon
@@ -108,7 +115,7 @@ class ProjectTabBar(QTabBar):
         if event.mimeData().hasFormat(TAB_MIME):
             event.acceptProposedAction()
 
-    def dragMoveEvent(self, event) -> None:  # noqa: ANN001 - QDragMoveEvent
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
         if event.mimeData().hasFormat(TAB_MIME):
             event.acceptProposedAction()
 

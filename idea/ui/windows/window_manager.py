@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import os
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QPoint, QTimer
@@ -22,6 +23,8 @@ from idea.domain.project import ProjectRecord
 from idea.domain.workspace import ColorScheme, WindowState, Workspace
 from idea.ui.agents.resume_dialog import offer_resume
 from idea.ui.core_client import CoreClient
+from idea.ui.event_relay import EventRelay
+from idea.ui.terminal.qtermwidget_terminal import QtTerminalFactory
 from idea.ui.windows.main_window import MainWindow
 from idea.ui.windows.project_tab import ProjectTab
 from idea.ui.windows.tab_bar import ProjectTabBar
@@ -30,7 +33,14 @@ WORKSPACE_SAVE_DELAY_MS = 1000
 
 
 class WindowManager:
-    def __init__(self, app: App, client: CoreClient, terminals, relay, theme_changed) -> None:  # noqa: ANN001
+    def __init__(
+        self,
+        app: App,
+        client: CoreClient,
+        terminals: QtTerminalFactory,
+        relay: EventRelay,
+        theme_changed: Callable[[], None],
+    ) -> None:
         self._app = app
         self._client = client
         self._terminals = terminals
@@ -95,7 +105,6 @@ class WindowManager:
         window: MainWindow | None = None,
         *,
         activate: bool = True,
-        on_opened=None,  # noqa: ANN001 - Callable[[ProjectTab], None] | None
     ) -> None:
         target = window or self.active_window()
 
@@ -111,8 +120,6 @@ class WindowManager:
                 owner = self.window_of(runtime.id)
                 if owner is not None:
                     owner.focus_tab(runtime.id)
-            if on_opened is not None:
-                on_opened(tab)
 
         def failed(error: BaseException) -> None:
             message = error.message if isinstance(error, AppError) else f"Unexpected error: {error}"
