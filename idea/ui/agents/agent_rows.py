@@ -18,7 +18,13 @@ from idea.domain.agent import AgentEntry, AgentManifest
 from idea.domain.ids import AgentId, NodeId, SessionId
 from idea.domain.profile import ProfileBook
 from idea.domain.session import SessionInfo, SessionState
-from idea.ui.agents.agent_activity import IDLE_STATUS, NOTHING_KNOWN, AgentActivity, clock_text, elapsed_text
+from idea.ui.agents.agent_activity import (
+    IDLE_STATUS,
+    NOTHING_KNOWN,
+    AgentActivity,
+    clock_text,
+    elapsed_text,
+)
 from idea.ui.agents.profile_facts import delegation_label
 
 NO_PLACE = "—"

@@ -11,7 +11,14 @@ from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import AgentId, NodeId, TicketId
-from idea.domain.orchestration import CancelTicket, Human, Interrupt, ReadWorkState, Source, SubmitHumanInput
+from idea.domain.orchestration import (
+    CancelTicket,
+    Human,
+    Interrupt,
+    ReadWorkState,
+    Source,
+    SubmitHumanInput,
+)
 from idea.domain.orchestration_events import AgentQueueSnapshot
 from idea.domain.session import SessionKind
 from idea.ui.agents.agent_activity import WorkRow

@@ -53,7 +53,12 @@ from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
 from idea.domain.agent import AgentManifest
 from idea.domain.errors import AppError
-from idea.domain.events import AgentsChanged, LayoutChanged, OrchestrationNews, SessionsChanged
+from idea.domain.events import (
+    AgentsChanged,
+    LayoutChanged,
+    OrchestrationNews,
+    SessionsChanged,
+)
 from idea.domain.ids import AgentId, NodeId, SessionId, TicketId
 from idea.domain.orchestration_events import (
     AgentAttention,
@@ -65,7 +70,6 @@ from idea.domain.orchestration_events import (
 )
 from idea.domain.session import SessionInfo, SessionKind
 from idea.domain.tickets import preview
-from idea.infrastructure.process_tree import process_name
 from idea.ui import icons
 from idea.ui.agents import agent_tasks
 from idea.ui.agents.agent_activity import ActivityBook, WorkRow, clock_text
@@ -79,6 +83,7 @@ from idea.ui.agents.save_template_dialog import SaveTemplateDialog, TemplateUpda
 from idea.ui.agents.send_task_dialog import SendTaskDialog
 from idea.ui.agents.widgets import ListRowDelegate, ask, palette_colors, show_error
 from idea.ui.core_client import CoreClient
+from idea.ui.foreground import program_in_front
 
 NO_PROJECT_PAGE, EMPTY_TEAM_PAGE, LIST_PAGE = 0, 1, 2
 AGENT_ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -845,7 +850,11 @@ class AgentsPanel(QWidget):
     ) -> None:
         """Run `work` in the active cell, asking first when a program is busy in that cell's shell."""
         session = self._live_session_in(leaf_id)
-        busy = self._busy_program(session) if session is not None and session.kind is SessionKind.SHELL else None
+        busy = (
+            program_in_front(self.runtime, session.id)
+            if self.runtime is not None and session is not None and session.kind is SessionKind.SHELL
+            else None
+        )
         if busy is None:
             self._run(failure_title, work(), self._shown)
             return
@@ -988,19 +997,6 @@ class AgentsPanel(QWidget):
         if self._document is None:
             return None
         return next((leaf.id for leaf in lay.leaves(self._document.active.root) if free(leaf)), None)
-
-    def _busy_program(self, session: SessionInfo) -> str | None:
-        """The program running in front of a shell; None for an idle shell (it may simply be replaced)."""
-        if self.runtime is None:
-            return None
-        try:
-            terminal = self.runtime.sessions.terminal(session.id)
-        except AppError:
-            return None
-        foreground = terminal.foreground_pid()
-        if foreground is None or foreground == terminal.pid():
-            return None
-        return process_name(foreground) or "A program"
 
     def _run_dir(self, agent_id: AgentId) -> str:
         return os.path.join(self.runtime.root, ".ideai", "run", agent_id) if self.runtime else ""

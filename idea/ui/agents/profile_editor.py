@@ -33,7 +33,15 @@ from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.projects import ProjectRuntime
 from idea.domain.profile import Profile
 from idea.ui.agents.first_run_wizard import FirstRunWizard
-from idea.ui.agents.list_editor import close_buttons, editor_title, list_pane, pane, record_list, save_row, split_dialog
+from idea.ui.agents.list_editor import (
+    close_buttons,
+    editor_title,
+    list_pane,
+    pane,
+    record_list,
+    save_row,
+    split_dialog,
+)
 from idea.ui.agents.profile_facts import (
     UNREACHABLE,
     agents_using,
@@ -41,7 +49,13 @@ from idea.ui.agents.profile_facts import (
     delegation_sentence,
 )
 from idea.ui.agents.profile_form import ProfileForm
-from idea.ui.agents.widgets import DetectionLabel, HintLabel, ask, monospace_font, show_error
+from idea.ui.agents.widgets import (
+    DetectionLabel,
+    HintLabel,
+    ask,
+    monospace_font,
+    show_error,
+)
 from idea.ui.core_client import CoreClient
 
 FORM_TAB, JSON_TAB = 0, 1

@@ -28,7 +28,13 @@ from idea.application.projects import ProjectRuntime
 from idea.domain.ids import AgentId
 from idea.domain.template import TemplateRecord
 from idea.ui.agents.template_names import TEMPLATE_NAME_HINT, template_name_problem
-from idea.ui.agents.widgets import HintLabel, monospace_font, palette_colors, show_error, with_hint
+from idea.ui.agents.widgets import (
+    HintLabel,
+    monospace_font,
+    palette_colors,
+    show_error,
+    with_hint,
+)
 from idea.ui.core_client import CoreClient
 
 

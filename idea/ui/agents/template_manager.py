@@ -27,11 +27,26 @@ from idea.application.agents.templates import TemplateCatalogue
 from idea.application.projects import ProjectRuntime
 from idea.domain.errors import AppError
 from idea.domain.template import TemplateRecord
-from idea.ui.agents.list_editor import close_buttons, editor_title, list_pane, pane, record_list, save_row, split_dialog
+from idea.ui.agents.list_editor import (
+    close_buttons,
+    editor_title,
+    list_pane,
+    pane,
+    record_list,
+    save_row,
+    split_dialog,
+)
 from idea.ui.agents.new_agent_dialog import BLANK_PERSONA
 from idea.ui.agents.persona_editor import MarkdownEditor
 from idea.ui.agents.template_names import TEMPLATE_NAME_HINT, template_name_problem
-from idea.ui.agents.widgets import HintLabel, Notice, ask, error_text, show_error, with_hint
+from idea.ui.agents.widgets import (
+    HintLabel,
+    Notice,
+    ask,
+    error_text,
+    show_error,
+    with_hint,
+)
 from idea.ui.core_client import CoreClient
 
 NAME_COLUMN, DESCRIPTION_COLUMN = 0, 2

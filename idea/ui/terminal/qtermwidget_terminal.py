@@ -26,7 +26,10 @@ from idea.application.ports import Unsubscribe
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import ProjectId, SessionId
 from idea.domain.terminal import SpawnSpec
-from idea.infrastructure.process_tree import AGENT_MARKER_VARIABLE, terminate_terminal_program
+from idea.infrastructure.process_tree import (
+    AGENT_MARKER_VARIABLE,
+    terminate_terminal_program,
+)
 from idea.infrastructure.terminal_start import executable_for
 from idea.infrastructure.terminal_stream import (
     BracketedPasteTracker,

@@ -40,8 +40,8 @@ from idea.domain.orchestration_events import (
     DeliveryWaiting,
 )
 from idea.domain.session import SessionInfo, SessionKind
-from idea.infrastructure.process_tree import process_name
 from idea.ui.core_client import CoreClient
+from idea.ui.foreground import program_in_front
 from idea.ui.icons import icon
 from idea.ui.layout.cell import CellWidget
 from idea.ui.layout.grid_view import GridView
@@ -179,7 +179,7 @@ class ProjectTab(QWidget):
                     cell.needs_attention(message or reason)
 
     def _cell_of_agent(self, agent_id: str) -> CellWidget | None:
-        info = self.runtime.sessions.live_agent_session(agent_id)
+        info = next((s for s in self._sessions.values() if s.agent_id == agent_id and s.is_live), None)
         leaf = lay.leaf_showing_session(self._document.active.root, info.id) if info else None
         return self.grid.cell(leaf.id) if leaf else None
 
@@ -275,11 +275,7 @@ class ProjectTab(QWidget):
             session = cell.session
             if session is None or not session.is_live:
                 continue
-            try:
-                pid = self.runtime.sessions.terminal(session.id).foreground_pid()
-            except Exception:
-                continue
-            cell.set_foreground(process_name(pid) if pid else None)
+            cell.set_foreground(program_in_front(self.runtime, session.id))
 
     # -- named layouts --
 
@@ -397,7 +393,7 @@ class ProjectTab(QWidget):
 
     def _ask_close(self, session: SessionInfo) -> bool | None:
         """True: stop the process; False: keep it in the background; None: keep the cell."""
-        program = self._busy_program(session)
+        program = program_in_front(self.runtime, session.id)
         if session.kind is SessionKind.SHELL and program is None:
             return True
         box = QMessageBox(self)
@@ -425,17 +421,6 @@ class ProjectTab(QWidget):
         if clicked is keep:
             return False
         return None
-
-    def _busy_program(self, session: SessionInfo) -> str | None:
-        """The program running in front of a shell, if any (an idle shell is not busy)."""
-        try:
-            terminal = self.runtime.sessions.terminal(session.id)
-        except Exception:
-            return None
-        foreground = terminal.foreground_pid()
-        if foreground is None or foreground == terminal.pid():
-            return None
-        return process_name(foreground) or "a program"
 
     def busy_sessions(self) -> list[SessionInfo]:
         """Live sessions whose process would be stopped by closing the project."""
