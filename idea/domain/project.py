@@ -47,9 +47,6 @@ class ProjectRegistry(CamelDocument):
         others = tuple(p for p in self.projects if p.id != record.id and p.root != record.root)
         return self.model_copy(update={"projects": (*others, updated)})
 
-    def forgotten(self, project_id: ProjectId) -> ProjectRegistry:
-        return self.model_copy(update={"projects": tuple(p for p in self.projects if p.id != project_id)})
-
     def recent(self, limit: int = RECENT_PROJECTS_MAX) -> list[ProjectRecord]:
         return sorted(self.projects, key=lambda p: p.last_opened_at_ms, reverse=True)[:limit]
 

@@ -58,9 +58,6 @@ class CoreLoop:
     def call_soon(self, callback: Callable[..., Any], *args: Any) -> None:
         self.loop.call_soon_threadsafe(callback, *args)
 
-    def in_core_thread(self) -> bool:
-        return threading.current_thread() is self._thread
-
     def stop(self, timeout: float = 5.0) -> None:
         if self._thread is None or self._loop is None:
             return

@@ -18,7 +18,6 @@ PROMPT_WINDOW_CHARS = 8192
 class ColdStartGate:
     def __init__(self, armed_mono_ms: int) -> None:
         self.armed_mono_ms = armed_mono_ms
-        self.released_by: str | None = None
         self.released_mono_ms: int | None = None
         self.waited = False  # a delivery waited at this gate
         self.watching_prompt = False
@@ -36,11 +35,10 @@ class ColdStartGate:
         else:
             self._cleanups.append(cleanup)
 
-    def release(self, by: str, now_mono_ms: int) -> bool:
+    def release(self, now_mono_ms: int) -> bool:
         """Open the gate; True only for the first signal."""
         if self.released:
             return False
-        self.released_by = by
         self.released_mono_ms = now_mono_ms
         self._event.set()
         self.dispose()

@@ -933,7 +933,7 @@ class OrchestratorService:
 
     def _release_gate(self, agent_id: AgentId, by: str) -> bool:
         gate = self._lane(agent_id).gate
-        if gate is None or not gate.release(by, self._timer.monotonic_ms()):
+        if gate is None or not gate.release(self._timer.monotonic_ms()):
             return False
         after = self._timer.monotonic_ms() - gate.armed_mono_ms
         self._diagnostics.beacon(f"[cold-start] released agent={self._name(agent_id)} by={by} after_ms={after}")

@@ -228,9 +228,6 @@ class TerminalView(QWidget):
         for widget in (self._term, self._display):
             QCoreApplication.sendEvent(widget, QResizeEvent(widget.size(), QSize()))
 
-    def grid_size(self) -> tuple[int, int]:
-        return self._term.screenColumnsCount(), self._term.screenLinesCount()
-
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._resize_timer.start()

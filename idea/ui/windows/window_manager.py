@@ -47,7 +47,6 @@ class WindowManager:
         self._theme_changed = theme_changed
         self.windows: list[MainWindow] = []
         self.tabs: dict[str, ProjectTab] = {}
-        self._opening: set[str] = set()
         self._quitting = False
         self._save_timer = QTimer()
         self._save_timer.setSingleShot(True)
