@@ -35,6 +35,7 @@ echo "PWD=$(pwd)"
 for a in "$@"; do echo "ARG=$a"; done
 if grep -q " $APPDIR " /proc/self/mountinfo; then echo "MOUNTED=yes"; else echo "MOUNTED=no"; fi
 echo "DATA=$(cat "$APPDIR/usr/share/probe/data.txt")"
+fds=""; for fd in /proc/$$/fd/*; do fds="$fds $(readlink "$fd")"; done; echo "FDS=$fds"
 case "${PROBE_MODE:-}" in
   wait)
     trap 'kill $sleeper 2>/dev/null; echo "got TERM"; exit 42' TERM

@@ -4,6 +4,7 @@ lifetime, --appimage-mount, and the non-root path through fusermount3."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -37,6 +38,9 @@ def test_apprun_runs_from_a_private_read_only_mount(probe: ProbeImage, env: dict
     assert report.args == ["one", "two words", "", "ünï"]
     assert report["MOUNTED"] == "yes"
     assert report["DATA"] == "probe data"
+    # Nothing of the runtime's leaks into the application: no FUSE device, no socket to fusermount3.
+    leaked = [fd for fd in report["FDS"].split() if fd.startswith(("socket:", "/dev/fuse", "/memfd:"))]
+    assert leaked == []
     appdir = report["APPDIR"]
     assert Path(appdir).parent == Path(env["TMPDIR"]) and Path(appdir).name.startswith(".mount_")
     assert_unmounted(appdir)
@@ -114,6 +118,25 @@ def test_a_child_killed_by_a_signal_is_reported_the_same_way(probe: ProbeImage, 
     result = run(probe.image, env={**env, "PROBE_MODE": "kill-self"})
     assert result.returncode == -signal.SIGKILL
     assert_unmounted(parse_probe(result.stdout)["APPDIR"])
+
+
+def test_a_runtime_killed_outright_takes_the_application_and_the_mount_with_it(
+    probe: ProbeImage, env: dict[str, str]
+) -> None:
+    if shutil.which("fusermount3") is None:
+        pytest.skip("the automatic unmount needs fusermount3 (package fuse3)")
+    proc = subprocess.Popen([str(probe.image)], env={**env, "PROBE_MODE": "wait"}, stdout=subprocess.PIPE)
+    seen = read_line_with(proc, b"ready")
+    appdir = parse_probe(seen.decode())["APPDIR"]
+    proc.kill()
+    proc.wait(timeout=10)
+    # The application is told to stop (SIGTERM as the runtime dies) and fusermount3 unmounts.
+    assert b"got TERM" in seen or b"got TERM" in read_line_with(proc, b"got TERM")
+    deadline = time.monotonic() + 10
+    while appdir in mounted_points():
+        assert time.monotonic() < deadline, "the mount outlived its runtime"
+        time.sleep(0.02)
+    Path(appdir).rmdir()  # the one thing a killed runtime cannot do itself: an empty folder in TMPDIR
 
 
 def test_ctrl_c_in_a_terminal_stops_the_application_and_unmounts(probe: ProbeImage, env: dict[str, str]) -> None:

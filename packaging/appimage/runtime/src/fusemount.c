@@ -116,6 +116,28 @@ static int make_mountpoint(char *out, size_t size, const char *image_name)
     return -1;
 }
 
+/* The descriptors open now, as a bitmap of the first FD_TRACKED numbers. */
+#define FD_TRACKED 1024
+static void open_fds(unsigned char open[FD_TRACKED / 8])
+{
+    memset(open, 0, FD_TRACKED / 8);
+    for (int fd = 0; fd < FD_TRACKED; fd++)
+        if (fcntl(fd, F_GETFD) != -1)
+            open[fd / 8] |= (unsigned char)(1u << (fd % 8));
+}
+
+/* Marks close-on-exec every descriptor opened since `before`: libfuse keeps the FUSE device and, with
+ * auto_unmount, its socket to fusermount3 open without it. Left to the application, that socket would keep
+ * fusermount3 waiting as long as any of its descendants lives, instead of unmounting when the runtime dies. */
+static void keep_new_fds_from_children(const unsigned char before[FD_TRACKED / 8])
+{
+    for (int fd = 0; fd < FD_TRACKED; fd++) {
+        int flags = fcntl(fd, F_GETFD);
+        if (flags != -1 && !(before[fd / 8] & (1u << (fd % 8))))
+            fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+    }
+}
+
 static void *serve(void *arg)
 {
     struct fuse_mount *m = arg;
@@ -192,12 +214,13 @@ int fuse_mount_image(struct fuse_mount *m, const struct image *img, struct failu
         fail_set(why, RT_EXIT_OSERR, "cannot start a FUSE session");
         goto undo_mountpoint;
     }
+    unsigned char fds_before[FD_TRACKED / 8];
+    open_fds(fds_before);
     if (mount_quietly(m->se, m->mountpoint) != 0) {
         fail_set(why, RT_EXIT_UNAVAILABLE, "mounting through FUSE failed: %s", mount_messages_phrase());
         goto undo_session;
     }
-    int fd = fuse_session_fd(m->se);
-    fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC); /* never leak the device into the application */
+    keep_new_fds_from_children(fds_before);
     int err = pthread_create(&m->loop, NULL, serve, m);
     if (err != 0) {
         fail_set(why, RT_EXIT_OSERR, "cannot start serving the file system: %s", strerror(err));
