@@ -93,3 +93,15 @@ def as_nobody(
         timeout=30,
         check=False,
     )
+
+
+def with_bind_mount(source: str | Path, target: str, image: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Runs the image as root with source bind-mounted over target, in a private mount namespace."""
+    return subprocess.run(
+        ["unshare", "-m", "sh", "-c", f'mount --bind {source} {target} && exec "$0"', str(image)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )

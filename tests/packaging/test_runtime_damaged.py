@@ -40,6 +40,21 @@ def damage(image: Path, at: int, data: bytes) -> None:
         f.write(data)
 
 
+def refused(image: Path, mode: str, env: dict[str, str], cwd: Path, code: int = EXIT_DAMAGED) -> str:
+    """Runs the image in a mode, expects the exit code and no mount or cache entry left; returns stderr."""
+    args, extra = MODES[mode]
+    before = mounted_points()
+    result = run(image, args, {**env, **extra}, cwd)
+    assert result.returncode == code, result.stderr
+    assert_nothing_left(env, before)
+    return result.stderr
+
+
+def corrupt_first_data_block(image: Path) -> None:
+    """The only file larger than a block (big.txt) has its data right after the 96-byte superblock."""
+    damage(image, elf_payload_offset(image.read_bytes()[:64]) + 96, b"\xff" * 64)
+
+
 def assert_nothing_left(env: dict[str, str], before: set[str]) -> None:
     assert mounted_points() == before
     assert list(Path(env["TMPDIR"]).iterdir()) == [], "a mount point folder is left behind"
@@ -55,14 +70,10 @@ def test_a_truncated_image(image_copy: Path, env: dict[str, str], tmp_path: Path
     offset = elf_payload_offset(data[:64])
     used = read_superblock(data, offset).bytes_used  # the padding after it may go, not a byte of it
     image_copy.write_bytes(data[: offset + (used // 2 if cut == "half" else used - 1)])
-    args, extra = MODES[mode]
-    before = mounted_points()
-    result = run(image_copy, args, {**env, **extra}, tmp_path)
-    assert result.returncode == EXIT_DAMAGED
-    assert "this AppImage is damaged: the file is incomplete" in result.stderr
-    assert "Download it again." in result.stderr
-    assert result.stderr.count("\n") == 1
-    assert_nothing_left(env, before)
+    stderr = refused(image_copy, mode, env, tmp_path)
+    assert "this AppImage is damaged: the file is incomplete" in stderr
+    assert "Download it again." in stderr
+    assert stderr.count("\n") == 1
 
 
 def test_the_runtime_alone_holds_no_application(runtime_build: RuntimeBuild, tmp_path: Path, env: dict[str, str]) -> None:
@@ -80,22 +91,15 @@ def test_the_runtime_alone_holds_no_application(runtime_build: RuntimeBuild, tmp
 @pytest.mark.parametrize("mode", MODES)
 def test_a_file_system_that_is_not_squashfs(image_copy: Path, env: dict[str, str], tmp_path: Path, mode: str) -> None:
     damage(image_copy, elf_payload_offset(image_copy.read_bytes()[:64]), b"XXXX")
-    args, extra = MODES[mode]
-    before = mounted_points()
-    result = run(image_copy, args, {**env, **extra}, tmp_path)
-    assert result.returncode == EXIT_DAMAGED
-    assert "no SquashFS file system where the runtime ends (found bytes 58 58 58 58)" in result.stderr
-    assert_nothing_left(env, before)
+    stderr = refused(image_copy, mode, env, tmp_path)
+    assert "no SquashFS file system where the runtime ends (found bytes 58 58 58 58)" in stderr
 
 
 @pytest.mark.parametrize("mode", MODES)
 def test_a_superblock_pointing_past_the_end(image_copy: Path, env: dict[str, str], tmp_path: Path, mode: str) -> None:
     offset = elf_payload_offset(image_copy.read_bytes()[:64])
     damage(image_copy, offset + 72, (1 << 40).to_bytes(8, "little"))  # directory table start
-    args, extra = MODES[mode]
-    result = run(image_copy, args, {**env, **extra}, tmp_path)
-    assert result.returncode == EXIT_DAMAGED
-    assert "its SquashFS superblock is corrupt" in result.stderr
+    assert "its SquashFS superblock is corrupt" in refused(image_copy, mode, env, tmp_path)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -105,25 +109,15 @@ def test_an_unreadable_directory_table(image_copy: Path, env: dict[str, str], tm
     superblock = read_superblock(data, offset)
     # Garble the compressed directory table right after its metadata header.
     damage(image_copy, offset + superblock.directory_table_start + 2, b"\xff" * 48)
-    args, extra = MODES[mode]
-    before = mounted_points()
-    result = run(image_copy, args, {**env, **extra}, tmp_path)
-    assert result.returncode == EXIT_DAMAGED, result.stderr
-    assert "this AppImage is damaged" in result.stderr and "Download it again." in result.stderr
-    assert_nothing_left(env, before)
+    stderr = refused(image_copy, mode, env, tmp_path)
+    assert "this AppImage is damaged" in stderr and "Download it again." in stderr
 
 
 def test_corrupt_file_data_stops_extraction_and_leaves_no_entry(
     image_copy: Path, env: dict[str, str], tmp_path: Path
 ) -> None:
-    # The only file larger than a block (big.txt) has its data right after the 96-byte superblock.
-    offset = elf_payload_offset(image_copy.read_bytes()[:64])
-    damage(image_copy, offset + 96, b"\xff" * 64)
-    before = mounted_points()
-    result = run(image_copy, [], {**env, "APPIMAGE_EXTRACT_AND_RUN": "1"}, tmp_path)
-    assert result.returncode == EXIT_DAMAGED
-    assert "usr/share/probe/big.txt cannot be read from it" in result.stderr
-    assert_nothing_left(env, before)
+    corrupt_first_data_block(image_copy)
+    assert "usr/share/probe/big.txt cannot be read from it" in refused(image_copy, "extract-and-run", env, tmp_path)
     cache = Path(env["XDG_CACHE_HOME"]) / CACHE_DIR_NAME
     assert [p.name for p in cache.iterdir() if p.name.startswith(".tmp-")] == []
 
@@ -131,8 +125,7 @@ def test_corrupt_file_data_stops_extraction_and_leaves_no_entry(
 def test_corrupt_file_data_through_fuse_is_an_io_error_for_the_application(
     image_copy: Path, env: dict[str, str], tmp_path: Path
 ) -> None:
-    offset = elf_payload_offset(image_copy.read_bytes()[:64])
-    damage(image_copy, offset + 96, b"\xff" * 64)
+    corrupt_first_data_block(image_copy)
     before = mounted_points()
     result = run(image_copy, [], {**env, "PROBE_MODE": "read-big"}, tmp_path)
     assert result.returncode == 9  # the probe's own code when cat fails: the runtime neither hangs nor dies
@@ -148,12 +141,7 @@ def test_an_image_without_apprun(
     (appdir / "usr").mkdir(parents=True)
     (appdir / "usr" / "readme").write_text("no AppRun here")
     image = assemble_image(runtime_build.runtime, make_squashfs(appdir, tmp_path / "fs"), tmp_path / "x.AppImage")
-    args, extra = MODES[mode]
-    before = mounted_points()
-    result = run(image, args, {**env, **extra}, tmp_path)
-    assert result.returncode == EXIT_NOTFOUND
-    assert "has no AppRun at its root" in result.stderr
-    assert_nothing_left(env, before)
+    assert "has no AppRun at its root" in refused(image, mode, env, tmp_path, code=EXIT_NOTFOUND)
 
 
 def test_only_the_padding_after_the_file_system_may_be_missing(image_copy: Path, env: dict[str, str], tmp_path: Path) -> None:

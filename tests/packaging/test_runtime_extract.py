@@ -19,7 +19,7 @@ from tests.packaging.appimage_support import (
     parse_probe,
 )
 from tests.packaging.conftest import ProbeImage, RuntimeBuild
-from tests.packaging.privileged import as_nobody, require_root_tools, world_readable_copy
+from tests.packaging.privileged import as_nobody, require_root_tools, with_bind_mount, world_readable_copy
 
 EXTRACT = {"APPIMAGE_EXTRACT_AND_RUN": "1"}
 DAY = 24 * 3600
@@ -153,10 +153,7 @@ def test_falls_back_to_extraction_when_dev_fuse_is_missing(probe: ProbeImage, en
     require_root_tools()
     not_a_device = tmp_path / "not-a-device"
     not_a_device.write_text("")
-    result = subprocess.run(
-        ["unshare", "-m", "sh", "-c", f'mount --bind {not_a_device} /dev/fuse && exec "$0"', str(probe.image)],
-        env=env, capture_output=True, text=True, timeout=30, check=False,
-    )
+    result = with_bind_mount(not_a_device, "/dev/fuse", probe.image, env)
     assert result.returncode == 0, result.stderr
     assert parse_probe(result.stdout)["MOUNTED"] == "no"
     assert "FUSE is not available (/dev/fuse is not a device); extracting the application to" in result.stderr
@@ -165,10 +162,7 @@ def test_falls_back_to_extraction_when_dev_fuse_is_missing(probe: ProbeImage, en
 def test_falls_back_to_extraction_when_the_mount_is_refused(probe: ProbeImage, env: dict[str, str]) -> None:
     require_root_tools()
     # /dev/null passes for a device, but the kernel refuses to mount FUSE through it.
-    result = subprocess.run(
-        ["unshare", "-m", "sh", "-c", 'mount --bind /dev/null /dev/fuse && exec "$0"', str(probe.image)],
-        env=env, capture_output=True, text=True, timeout=30, check=False,
-    )
+    result = with_bind_mount("/dev/null", "/dev/fuse", probe.image, env)
     assert result.returncode == 0, result.stderr
     assert parse_probe(result.stdout)["MOUNTED"] == "no"
     assert "FUSE is not available (mounting through FUSE failed: " in result.stderr
@@ -242,3 +236,12 @@ def test_extract_option_with_a_pattern(probe: ProbeImage, env: dict[str, str], t
     files = sorted(str(p.relative_to(root)) for p in root.rglob("*") if not p.is_dir())
     assert files == ["usr/share/probe/big.txt", "usr/share/probe/data.txt", "usr/share/probe/private.txt"]
     assert result.stdout.split() == [f"squashfs-root/{f}" for f in files]
+
+
+def test_a_damaged_extracted_copy_is_explained(image_copy: Path, env: dict[str, str]) -> None:
+    first = run(image_copy, env={**env, **EXTRACT})
+    appdir = Path(parse_probe(first.stdout)["APPDIR"])
+    (appdir / "AppRun").unlink()
+    result = run(image_copy, env={**env, **EXTRACT})
+    assert result.returncode == 127
+    assert f"in its extracted copy {appdir}, which was changed after extraction: remove that folder" in result.stderr

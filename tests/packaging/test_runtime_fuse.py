@@ -13,8 +13,13 @@ from pathlib import Path
 import pytest
 
 from tests.packaging.appimage_support import mounted_points, parse_probe, read_line_with
-from tests.packaging.conftest import ProbeImage
-from tests.packaging.privileged import as_nobody_with_fuse, require_root_tools, world_readable_copy
+from tests.packaging.conftest import ProbeImage, RuntimeBuild
+from tests.packaging.privileged import (
+    as_nobody_with_fuse,
+    require_root_tools,
+    with_bind_mount,
+    world_readable_copy,
+)
 
 
 def run(image: Path | str, *args: str, env: dict[str, str], cwd: Path | None = None, **kw: object):
@@ -191,11 +196,21 @@ def test_a_user_without_root_mounts_through_fusermount3(probe: ProbeImage, tmp_p
 def test_root_without_fusermount3_mounts_directly(probe: ProbeImage, env: dict[str, str]) -> None:
     require_root_tools()
     # In a private mount namespace fusermount3 is hidden; root then mounts with mount(2) itself.
-    result = subprocess.run(
-        ["unshare", "-m", "sh", "-c", 'mount --bind /dev/null /usr/bin/fusermount3 && exec "$0"', str(probe.image)],
-        env=env, capture_output=True, text=True, timeout=20, check=False,
-    )
+    result = with_bind_mount("/dev/null", "/usr/bin/fusermount3", probe.image, env)
     assert result.returncode == 0, result.stderr
     report = parse_probe(result.stdout)
     assert report["MOUNTED"] == "yes"
     assert not Path(report["APPDIR"]).exists()
+
+
+def test_target_appimage_runs_another_image(runtime_build: RuntimeBuild, probe: ProbeImage, env: dict[str, str], tmp_path: Path) -> None:
+    # A static runtime honours TARGET_APPIMAGE (AppImage specification): here the bare runtime runs the probe.
+    bare = tmp_path / "runtime"
+    bare.write_bytes(runtime_build.runtime.read_bytes())
+    bare.chmod(0o755)
+    result = run(bare, "z", env={**env, "TARGET_APPIMAGE": str(probe.image)})
+    assert result.returncode == 0, result.stderr
+    report = parse_probe(result.stdout)
+    assert report["APPIMAGE"] == str(probe.image)
+    assert report["DATA"] == "probe data"
+    assert report.args == ["z"]

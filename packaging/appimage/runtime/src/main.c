@@ -148,6 +148,9 @@ static int run(struct image *img, const char *argv0, char **args, bool extract_r
     if (launch_spawn(&l, &child, &f) != 0) {
         if (mounted)
             fuse_unmount_image(&m);
+        else if (f.code == RT_EXIT_NOTFOUND || f.code == RT_EXIT_NOEXEC)
+            fail_append(&f, " (in its extracted copy %s, which was changed after extraction: remove that folder and "
+                            "start again)", cache.appdir);
         die(&f);
     }
     if (cache.extracted_now)
