@@ -59,7 +59,7 @@ int launch_spawn(const struct launch *l, pid_t *child, struct failure *f)
     }
     struct stat st;
     if (stat(apprun, &st) != 0) {
-        fail_set(f, RT_EXIT_NOTFOUND, "this AppImage has no AppRun at its root, so there is nothing to start");
+        fail_set(f, RT_EXIT_NOTFOUND, MSG_NO_APPRUN);
         return -1;
     }
     if (!S_ISREG(st.st_mode) || access(apprun, X_OK) != 0) {
