@@ -6,10 +6,11 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from idea.application.orchestrator.dispatch import CommandFamily
 from idea.application.orchestrator.ports import LiveAgent
 from idea.application.orchestrator.service import OrchestratorService
 from idea.application.orchestrator.timing import OrchestratorTimings
@@ -444,6 +445,7 @@ def make_harness(
     orchestrator: str | None = None,
     timings: OrchestratorTimings = SPEC_TIMINGS,
     store: MemoryLiveStateStore | None = None,
+    families: Sequence[CommandFamily] = (),
 ) -> Harness:
     time = VirtualTime()
     lifecycle = FakeLifecycle(agents, orchestrator)
@@ -469,6 +471,7 @@ def make_harness(
         diagnostics=diagnostics,
         timings=timings,
         cpu=cpu,
+        families=families,
     )
     return Harness(service, lifecycle, time, portals, activity, store, log, events, diagnostics, cpu)
 
