@@ -32,7 +32,7 @@ from idea.domain.orchestration import (
 from idea.infrastructure.fileproto.watcher import REQUEST_MAX_BYTES, REQUEST_TYPES, RequestFolderDoor
 from tests.contract.terminal_contract import wait_until
 from tests.fakes import RecordingDiagnostics
-from tests.fakes_orchestration import ARCHITECT, MAIN, FakeGateway
+from tests.fakes_gateway import ARCHITECT, MAIN, FakeGateway
 
 NODE = "5b0c7f3e-2a41-4d8e-9c1b-6e7f8a9b0c1d"
 

@@ -29,16 +29,8 @@ from idea.domain.orchestration import (
 )
 from idea.domain.orchestration_events import HumanReplyReceived
 from idea.domain.tickets import AgentSource, HumanSource
-from tests.orchestration_fakes import (
-    HUMAN,
-    Harness,
-    MemoryLiveStateStore,
-    bridgeless_profile,
-    claude_profile,
-    file_protocol_profile,
-    make_harness,
-    settle,
-)
+from tests.fakes_orchestration import MemoryLiveStateStore, settle
+from tests.world import HUMAN, Harness, bridgeless_profile, claude_profile, file_protocol_profile, make_harness
 
 
 def team(store: MemoryLiveStateStore | None = None) -> Harness:

@@ -11,7 +11,7 @@ import pytest
 from idea.application.orchestrator.dispatch import CommandDispatch
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.orchestration import AgentCaller, Command, ListAgents, Outcome, Requester, Source
-from tests.orchestration_fakes import HUMAN, claude_profile, make_harness
+from tests.world import HUMAN, claude_profile, make_harness
 
 
 @dataclass(frozen=True)
