@@ -60,14 +60,18 @@ class LiveBoard:
             return declared[0]
         return None
 
-    def lean(self, names: Mapping[str, str]) -> list[dict[str, Any]]:
-        """The rows agents may read, after the prune-on-read, which is persisted."""
+    def current(self) -> tuple[LiveEntry, ...]:
+        """The rows after the prune-on-read, which is persisted."""
         state = self._loaded()
         pruned = state.pruned(self._clock.now_ms())
         if pruned != state:
             self._state = pruned
             self._persist()
-        return [entry.lean(names.get(entry.agent_id)) for entry in pruned.entries]
+        return pruned.entries
+
+    def lean(self, names: Mapping[str, str]) -> list[dict[str, Any]]:
+        """The rows agents may read (`idea_workstate_read`), named."""
+        return [entry.lean(names.get(entry.agent_id)) for entry in self.current()]
 
     def reconcile(self, is_live: Callable[[str], bool]) -> list[str]:
         """Reboot reconciliation (§10.4); returns the agents whose rows were marked stale."""

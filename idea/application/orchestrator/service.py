@@ -176,11 +176,10 @@ class OrchestratorService:
         manifest = self._lifecycle.manifest()
         names = {agent.agent_id: agent.name for agent in manifest.agents}
         order = {agent.agent_id: index for index, agent in enumerate(manifest.agents)}
-        entries = [e for e in self._ctx.board.lean(names) if e["agentId"] != excluding and e["agentId"] in order]
-        entries.sort(key=lambda e: order[e["agentId"]])
+        entries = [e for e in self._ctx.board.current() if e.agent_id != excluding and e.agent_id in order]
+        entries.sort(key=lambda e: order[e.agent_id])
         return tuple(
-            LiveStateRow(e["agentId"], e["name"], e["status"], e.get("intent") or "", e.get("ticket"))
-            for e in entries
+            LiveStateRow(e.agent_id, names[e.agent_id], e.status.value, e.intent or "", e.ticket) for e in entries
         )
 
     def force_delivery(self, ticket_id: TicketId) -> None:
