@@ -66,7 +66,10 @@ class Gui:
         return lay.leaves(tab.runtime.active.root)
 
     def cell(self, tab: ProjectTab, index: int) -> CellWidget:
+        """The widget of the tab's `index`-th leaf, once the grid shows it: the layout changes on the core
+        and the grid renders it when the news reaches the GUI thread."""
         leaf = self.leaves(tab)[index]
+        self.wait(lambda: tab.grid.cell(leaf.id) is not None)
         cell = tab.grid.cell(leaf.id)
         assert cell is not None
         return cell
