@@ -21,22 +21,22 @@ from idea.ui.agents.new_agent_dialog import BLANK_TAB, NewAgentDialog
 from idea.ui.agents.profile_editor import JSON_TAB, ProfileEditor
 from idea.ui.agents.resume_dialog import ResumeDialog
 from idea.ui.agents.save_template_dialog import SaveTemplateDialog, TemplateUpdateDialog
-from tests.ui.agent_support import FAKE_BIN, WAIT_MS, PathHost, World, make_world
+from tests.ui.agent_support import FAKE_BIN, WAIT_MS, PathHost, BootstrappedApp, bootstrapped_app
 
 CLAUDE_ID = reference_profile_id("claude")
 
 
 @pytest.fixture
-def world(qtbot: QtBot, tmp_path: Path) -> Iterator[World]:
-    yield from make_world(qtbot, tmp_path)
+def world(qtbot: QtBot, tmp_path: Path) -> Iterator[BootstrappedApp]:
+    yield from bootstrapped_app(qtbot, tmp_path)
 
 
 @pytest.fixture
-def wizard_world(qtbot: QtBot, tmp_path: Path) -> Iterator[World]:
-    yield from make_world(qtbot, tmp_path, host=PathHost(str(FAKE_BIN)))
+def wizard_world(qtbot: QtBot, tmp_path: Path) -> Iterator[BootstrappedApp]:
+    yield from bootstrapped_app(qtbot, tmp_path, host=PathHost(str(FAKE_BIN)))
 
 
-def test_new_agent_from_scratch_validates_the_name_as_it_is_typed(world: World, qtbot: QtBot) -> None:
+def test_new_agent_from_scratch_validates_the_name_as_it_is_typed(world: BootstrappedApp, qtbot: QtBot) -> None:
     profile = world.add_fake_profile()
     runtime = world.open_project()
     world.create_agent(runtime, "Architect", profile)
@@ -66,7 +66,7 @@ def test_new_agent_from_scratch_validates_the_name_as_it_is_typed(world: World, 
 
 
 def test_first_run_wizard_presumes_nothing_and_enables_only_what_is_ticked(
-    wizard_world: World, qtbot: QtBot
+    wizard_world: BootstrappedApp, qtbot: QtBot
 ) -> None:
     app = wizard_world.app
     assert app.profiles.needs_setup()
@@ -102,7 +102,7 @@ def test_first_run_wizard_presumes_nothing_and_enables_only_what_is_ticked(
     qtbot.waitUntil(lambda: all(row.detect_button.isEnabled() for row in reopened.rows), timeout=WAIT_MS)
 
 
-def test_profile_editor_saves_a_custom_profile_and_refuses_to_delete_one_in_use(world: World, qtbot: QtBot) -> None:
+def test_profile_editor_saves_a_custom_profile_and_refuses_to_delete_one_in_use(world: BootstrappedApp, qtbot: QtBot) -> None:
     used = world.add_fake_profile("Fake CLI")
     runtime = world.open_project()
     world.create_agent(runtime, "Builder", used)
@@ -147,7 +147,7 @@ def test_profile_editor_saves_a_custom_profile_and_refuses_to_delete_one_in_use(
     assert world.app.profiles.book().by_id(used.id) is not None
 
 
-def test_resume_dialog_resumes_the_selected_agent_and_forgets_the_other(world: World, qtbot: QtBot) -> None:
+def test_resume_dialog_resumes_the_selected_agent_and_forgets_the_other(world: BootstrappedApp, qtbot: QtBot) -> None:
     profile = world.add_fake_profile()
     runtime = world.open_project()
     in_cell = world.create_agent(runtime, "Visible", profile)
@@ -176,7 +176,7 @@ def test_resume_dialog_resumes_the_selected_agent_and_forgets_the_other(world: W
 
 
 def test_saving_as_template_then_updating_an_agent_with_local_edits_offers_the_three_way_choice(
-    world: World, qtbot: QtBot
+    world: BootstrappedApp, qtbot: QtBot
 ) -> None:
     profile = world.add_fake_profile()
     runtime = world.open_project()

@@ -15,16 +15,16 @@ from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
 from idea.domain.profile import Profile
 from idea.ui.agents.agents_panel import AgentsPanel
-from tests.ui.agent_support import WAIT_MS, RecordingHost, World, make_world
+from tests.ui.agent_support import WAIT_MS, RecordingHost, BootstrappedApp, bootstrapped_app
 
 
 @pytest.fixture
-def world(qtbot: QtBot, tmp_path: Path) -> Iterator[World]:
-    yield from make_world(qtbot, tmp_path)
+def world(qtbot: QtBot, tmp_path: Path) -> Iterator[BootstrappedApp]:
+    yield from bootstrapped_app(qtbot, tmp_path)
 
 
 @pytest.fixture
-def setup(world: World, qtbot: QtBot) -> Iterator[tuple[World, ProjectRuntime, Profile, AgentsPanel, RecordingHost]]:
+def setup(world: BootstrappedApp, qtbot: QtBot) -> Iterator[tuple[BootstrappedApp, ProjectRuntime, Profile, AgentsPanel, RecordingHost]]:
     profile = world.add_fake_profile()
     runtime = world.open_project()
     host = RecordingHost()
@@ -46,7 +46,7 @@ def wait_for_row(qtbot: QtBot, panel: AgentsPanel, name: str, **expected: object
 
 
 def test_an_agent_made_from_a_starter_template_is_listed_then_runs_in_the_background_and_stops(
-    setup: tuple[World, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
+    setup: tuple[BootstrappedApp, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
 ) -> None:
     world, runtime, profile, panel, _host = setup
     assert panel.pages.currentIndex() == 1  # "No agents yet"
@@ -84,7 +84,7 @@ def test_an_agent_made_from_a_starter_template_is_listed_then_runs_in_the_backgr
 
 
 def test_launch_here_replaces_the_idle_shell_of_the_active_cell_and_focuses_the_agent(
-    setup: tuple[World, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
+    setup: tuple[BootstrappedApp, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
 ) -> None:
     world, runtime, profile, panel, host = setup
     shell_cell = lay.leaves(runtime.active.root)[0]
@@ -114,7 +114,7 @@ def test_launch_here_replaces_the_idle_shell_of_the_active_cell_and_focuses_the_
 
 
 def test_a_persona_edit_reaches_the_file_and_says_a_running_agent_needs_a_restart(
-    setup: tuple[World, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
+    setup: tuple[BootstrappedApp, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
 ) -> None:
     world, runtime, profile, panel, _host = setup
     agent = world.create_agent(runtime, "Writer", profile, persona="# Writer\n\nWrites docs.\n")
@@ -143,7 +143,7 @@ def test_a_persona_edit_reaches_the_file_and_says_a_running_agent_needs_a_restar
 
 
 def test_deleting_keeps_the_persona_and_renaming_validates_the_name(
-    setup: tuple[World, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
+    setup: tuple[BootstrappedApp, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
 ) -> None:
     world, runtime, profile, panel, _host = setup
     world.create_agent(runtime, "Main", profile)
@@ -176,7 +176,7 @@ def test_deleting_keeps_the_persona_and_renaming_validates_the_name(
 
 
 def test_the_panel_follows_the_current_project(
-    setup: tuple[World, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot, tmp_path: Path
+    setup: tuple[BootstrappedApp, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot, tmp_path: Path
 ) -> None:
     world, runtime, profile, panel, _host = setup
     world.create_agent(runtime, "First", profile)
@@ -195,7 +195,7 @@ def test_the_panel_follows_the_current_project(
 
 
 def test_double_click_launches_where_there_is_room_then_goes_to_the_agent(
-    setup: tuple[World, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
+    setup: tuple[BootstrappedApp, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
 ) -> None:
     world, runtime, profile, panel, host = setup
     agent = world.create_agent(runtime, "Solo", profile)
@@ -219,7 +219,7 @@ def test_double_click_launches_where_there_is_room_then_goes_to_the_agent(
 
 
 def test_changing_the_profile_of_a_stopped_agent(
-    setup: tuple[World, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
+    setup: tuple[BootstrappedApp, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
 ) -> None:
     world, runtime, profile, panel, _host = setup
     other = world.add_fake_profile("Other CLI")

@@ -37,7 +37,7 @@ from idea.ui.agents.agent_activity import ActivityBook
 from idea.ui.agents.agent_rows import AgentRow
 from idea.ui.agents.agents_panel import AgentsPanel
 from idea.ui.agents.widgets import ListRowDelegate
-from tests.ui.agent_support import FIXTURES, WAIT_MS, RecordingHost, World, make_world
+from tests.ui.agent_support import FIXTURES, WAIT_MS, RecordingHost, BootstrappedApp, bootstrapped_app
 
 SILENT_CLI = FIXTURES / "silent_agent_cli.py"
 READY = "Silent agent CLI ready"
@@ -57,12 +57,12 @@ def short_window(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def world(qtbot: QtBot, tmp_path: Path, quick_delivery: None) -> Iterator[World]:
-    yield from make_world(qtbot, tmp_path)
+def world(qtbot: QtBot, tmp_path: Path, quick_delivery: None) -> Iterator[BootstrappedApp]:
+    yield from bootstrapped_app(qtbot, tmp_path)
 
 
 class Setup:
-    def __init__(self, world: World, runtime: ProjectRuntime, profile: Profile, panel: AgentsPanel) -> None:
+    def __init__(self, world: BootstrappedApp, runtime: ProjectRuntime, profile: Profile, panel: AgentsPanel) -> None:
         self.world = world
         self.runtime = runtime
         self.profile = profile
@@ -72,7 +72,7 @@ class Setup:
 
 
 @pytest.fixture
-def setup(world: World, qtbot: QtBot) -> Iterator[Setup]:
+def setup(world: BootstrappedApp, qtbot: QtBot) -> Iterator[Setup]:
     profile = Profile.from_json(
         {
             "id": str(uuid.uuid4()),

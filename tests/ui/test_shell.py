@@ -16,10 +16,8 @@ from tests.ui.gui_support import new_project
 
 
 def test_open_a_project_build_a_2x2_grid_and_run_a_command(gui_factory, tmp_path: Path) -> None:
-    project = new_project(tmp_path)
     gui = gui_factory()
-    gui.restore([project])
-    tab = gui.tab(project)
+    project, tab = gui.open_new_project(tmp_path)
 
     assert (project / ".ideai" / "agents.json").read_text() == '{\n  "agents": []\n}\n'
     assert "# >>> IdeA runtime" in (project / ".gitignore").read_text()
@@ -42,14 +40,9 @@ def test_open_a_project_build_a_2x2_grid_and_run_a_command(gui_factory, tmp_path
 
 
 def test_merge_close_and_switch_layouts_keep_every_process(gui_factory, tmp_path: Path) -> None:
-    project = new_project(tmp_path)
     gui = gui_factory()
-    gui.restore([project])
-    tab = gui.tab(project)
-    [first] = gui.wait_for_shells(tab, 1)
-    tab.split(first.leaf_id, lay.Direction.ROW, "after")
-    gui.wait(lambda: len(gui.leaves(tab)) == 2)
-    left, right = gui.wait_for_shells(tab, 2)
+    _, tab = gui.open_new_project(tmp_path)
+    left, right = gui.split_into_two_shells(tab)
     gui.type_line(right, "echo right-side")
     gui.wait(lambda: "right-side" in gui.screen(right))
     pids = {info.pid for info in tab.runtime.sessions.snapshot()}
@@ -125,14 +118,9 @@ def test_drag_a_tab_out_into_a_new_window_keeps_processes_and_screens(gui_factor
 
 
 def test_restart_finds_the_same_windows_tabs_and_grid(gui_factory, tmp_path: Path) -> None:
-    project = new_project(tmp_path)
     gui = gui_factory()
-    gui.restore([project])
-    tab = gui.tab(project)
-    [first] = gui.wait_for_shells(tab, 1)
-    tab.split(first.leaf_id, lay.Direction.ROW, "after")
-    gui.wait(lambda: len(gui.leaves(tab)) == 2)
-    gui.wait_for_shells(tab, 2)
+    project, tab = gui.open_new_project(tmp_path)
+    gui.split_into_two_shells(tab)
     before = [leaf.id for leaf in gui.leaves(tab)]
     old_pids = set(gui.pids(tab).values())
     gui.windows[0].resize(640, 470)
@@ -164,10 +152,8 @@ def test_a_corrupt_layouts_file_is_kept_aside_and_reported(gui_factory, tmp_path
 
 
 def test_a_program_that_exits_shows_its_code_and_can_restart(gui_factory, tmp_path: Path) -> None:
-    project = new_project(tmp_path)
     gui = gui_factory()
-    gui.restore([project])
-    tab = gui.tab(project)
+    _, tab = gui.open_new_project(tmp_path)
     [cell] = gui.wait_for_shells(tab, 1)
     old_pid, old_session = cell.session.pid, cell.session.id
     gui.type_line(cell, "exit 3")
@@ -183,14 +169,9 @@ def test_a_program_that_exits_shows_its_code_and_can_restart(gui_factory, tmp_pa
 
 
 def test_swapping_two_cells_moves_their_terminals_not_their_processes(gui_factory, tmp_path: Path) -> None:
-    project = new_project(tmp_path)
     gui = gui_factory()
-    gui.restore([project])
-    tab = gui.tab(project)
-    [first] = gui.wait_for_shells(tab, 1)
-    tab.split(first.leaf_id, lay.Direction.ROW, "after")
-    gui.wait(lambda: len(gui.leaves(tab)) == 2)
-    left, right = gui.wait_for_shells(tab, 2)
+    _, tab = gui.open_new_project(tmp_path)
+    left, right = gui.split_into_two_shells(tab)
     gui.type_line(right, "echo i-was-on-the-right")
     gui.wait(lambda: "i-was-on-the-right" in gui.screen(right))
     left_pid, right_pid = left.session.pid, right.session.pid
@@ -203,10 +184,8 @@ def test_swapping_two_cells_moves_their_terminals_not_their_processes(gui_factor
 
 
 def test_switching_to_the_light_theme_restyles_the_window_and_the_terminals(gui_factory, tmp_path: Path) -> None:
-    project = new_project(tmp_path)
     gui = gui_factory()
-    gui.restore([project])
-    tab = gui.tab(project)
+    _, tab = gui.open_new_project(tmp_path)
     [cell] = gui.wait_for_shells(tab, 1)
 
     gui.session.windows.set_color_scheme("light")
@@ -220,10 +199,8 @@ def test_switching_to_the_light_theme_restyles_the_window_and_the_terminals(gui_
 def test_cell_shortcuts_work_from_a_focused_terminal_and_leave_its_keys_alone(
     gui_factory, qtbot, tmp_path: Path
 ) -> None:
-    project = new_project(tmp_path)
     gui = gui_factory()
-    gui.restore([project])
-    tab = gui.tab(project)
+    _, tab = gui.open_new_project(tmp_path)
     [cell] = gui.wait_for_shells(tab, 1)
     both = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
     proxy = cell.view.terminal.focusProxy()

@@ -14,15 +14,15 @@ from pytestqt.qtbot import QtBot
 from idea.application.agents.templates import TemplateLink
 from idea.domain.template import TemplateRecord
 from idea.ui.agents.template_manager import TemplateManager, followers_sentence
-from tests.ui.agent_support import WAIT_MS, World, make_world
+from tests.ui.agent_support import WAIT_MS, BootstrappedApp, bootstrapped_app
 
 
 @pytest.fixture
-def world(qtbot: QtBot, tmp_path: Path) -> Iterator[World]:
-    yield from make_world(qtbot, tmp_path)
+def world(qtbot: QtBot, tmp_path: Path) -> Iterator[BootstrappedApp]:
+    yield from bootstrapped_app(qtbot, tmp_path)
 
 
-def open_manager(world: World, qtbot: QtBot) -> TemplateManager:
+def open_manager(world: BootstrappedApp, qtbot: QtBot) -> TemplateManager:
     manager = TemplateManager(
         world.client, world.app.templates, world.app.projects.open_runtimes, profiles=world.app.profiles
     )
@@ -49,12 +49,12 @@ def message_box(parent: QWidget, qtbot: QtBot) -> QMessageBox:
     return shown[0]
 
 
-def create_template(world: World, name: str, body: str, profile_id: str | None = None) -> TemplateRecord:
+def create_template(world: BootstrappedApp, name: str, body: str, profile_id: str | None = None) -> TemplateRecord:
     return world.sync(lambda: world.app.templates.create(name, f"The {name} role", body, profile_id))
 
 
 def test_saving_a_new_body_raises_the_version_and_brings_the_synchronised_agents_along(
-    world: World, qtbot: QtBot
+    world: BootstrappedApp, qtbot: QtBot
 ) -> None:
     profile = world.add_fake_profile()
     runtime = world.open_project()
@@ -99,7 +99,7 @@ def test_several_projects_are_named_in_the_report() -> None:
     assert followers_sentence([], 3) == "No agent of the open projects is kept in sync with it."
 
 
-def test_new_duplicate_and_delete(world: World, qtbot: QtBot) -> None:
+def test_new_duplicate_and_delete(world: BootstrappedApp, qtbot: QtBot) -> None:
     profile = world.add_fake_profile()
     runtime = world.open_project()
     template = create_template(world, "QA", "# QA\n", profile.id)
@@ -142,7 +142,7 @@ def test_new_duplicate_and_delete(world: World, qtbot: QtBot) -> None:
     assert changes == [True, True, True]
 
 
-def test_unsaved_changes_are_confirmed_before_switching_and_closing(world: World, qtbot: QtBot) -> None:
+def test_unsaved_changes_are_confirmed_before_switching_and_closing(world: BootstrappedApp, qtbot: QtBot) -> None:
     qa = create_template(world, "QA", "# QA\n")
     git = create_template(world, "Git", "# Git\n")
     manager = open_manager(world, qtbot)

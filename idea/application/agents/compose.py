@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from idea.domain.live_state import LiveStateRow
+
 SKILL_DESCRIPTION_MAX_CHARS = 160
 MEMORY_INJECT_MAX_ENTRIES = 60
 MEMORY_DESCRIPTION_MAX_CHARS = 160
@@ -55,15 +57,6 @@ class SkillBrief:
 class MemoryPointer:
     slug: str
     description: str
-
-
-@dataclass(frozen=True)
-class LiveStateRow:
-    agent_id: str
-    agent_name: str
-    status: str
-    intent: str = ""
-    ticket_id: str | None = None
 
 
 @dataclass(frozen=True)

@@ -1,22 +1,17 @@
 """Layout operations as values: what the user, a macro or a test asks a layout to do, and their JSON form.
 
 Each command is a frozen dataclass with `to_json()` (the `{"op": ...}` form of spec 01 §6) and is read back by
-`op_from_json`. Applying a command is `idea.domain.layout.apply`; the public names are importable from there.
+`op_from_json`. Applying a command is `applying.apply`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any, Literal
 
 from idea.domain.errors import AppError, invalid
-
-
-class Direction(StrEnum):
-    ROW = "row"  # children side by side, left to right
-    COLUMN = "column"  # children stacked, top to bottom
+from idea.domain.layout.tree import Direction
 
 
 Position = Literal["before", "after"]
