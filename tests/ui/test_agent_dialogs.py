@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QMessageBox
 from pytestqt.qtbot import QtBot
 
+from idea.application.agents.placement import InBackground, InCell
 from idea.application.agents.templates import TemplateLink
 from idea.domain import layout as lay
 from idea.domain.profile import reference_profile_id
@@ -153,8 +154,8 @@ def test_resume_dialog_resumes_the_selected_agent_and_forgets_the_other(world: W
     in_cell = world.create_agent(runtime, "Visible", profile)
     hidden = world.create_agent(runtime, "Hidden", profile)
     cell = lay.leaves(runtime.active.root)[0].id
-    world.on_core(agent_tasks.launch_in_cell(runtime, in_cell.agent_id, cell))
-    world.on_core(agent_tasks.launch_in_background(runtime, hidden.agent_id))
+    world.on_core(runtime.placement.launch(in_cell.agent_id, InCell(cell)))
+    world.on_core(runtime.placement.launch(hidden.agent_id, InBackground()))
     world.on_core(world.app.projects.close(runtime.id))
 
     reopened = world.open_project()

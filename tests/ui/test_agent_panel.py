@@ -7,12 +7,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
+from idea.domain.events import LayoutChanged
 from idea.domain.profile import Profile
 from idea.ui.agents.agents_panel import AgentsPanel
 from tests.ui.agent_support import WAIT_MS, RecordingHost, World, make_world
@@ -111,6 +113,35 @@ def test_launch_here_replaces_the_idle_shell_of_the_active_cell_and_focuses_the_
     panel.attach_action.trigger()
     wait_for_row(qtbot, panel, "Dev", state_text="running", place_text="cell 1")
     assert runtime.runner.live(agent.agent_id).session_id == live.session_id  # same process
+
+
+def test_each_gesture_of_the_panel_is_one_saved_change_of_the_layouts(
+    setup: tuple[World, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
+) -> None:
+    world, runtime, profile, panel, host = setup
+    shell_cell = lay.leaves(runtime.active.root)[0]
+    qtbot.waitUntil(lambda: shell_cell.session is not None and runtime.sessions.is_live(shell_cell.session))
+    agent = world.create_agent(runtime, "Dev", profile)
+    wait_for_row(qtbot, panel, "Dev", state_text="stopped")
+    panel.select_agent(agent.agent_id)
+    host.leaf = shell_cell.id
+    panel.active_cell_changed()
+    saved: list[LayoutChanged] = []
+    world.relay.published.connect(lambda event: saved.append(event) if isinstance(event, LayoutChanged) else None)
+
+    def gesture(action: QAction, **row: object) -> int:
+        before = len(saved)
+        action.trigger()
+        wait_for_row(qtbot, panel, "Dev", **row)
+        world.sync(lambda: None)  # follow-up work on the core has run and published
+        QCoreApplication.processEvents()  # and its events reached the GUI thread
+        return len(saved) - before
+
+    assert gesture(panel.launch_here_action, state_text="running", place_text="cell 1") == 1
+    assert gesture(panel.background_action, place_text="background") == 1
+    assert gesture(panel.attach_action, place_text="cell 1") == 1
+    assert gesture(panel.stop_action, state_text="stopped") == 1
+    assert gesture(panel.launch_split_action, state_text="running", place_text="cell 2") == 1
 
 
 def test_a_persona_edit_reaches_the_file_and_says_a_running_agent_needs_a_restart(

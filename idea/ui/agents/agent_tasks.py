@@ -6,11 +6,9 @@ from __future__ import annotations
 
 from idea.application.agents.runner import ResumeCandidate
 from idea.application.agents.templates import TemplateCatalogue, TemplateStatus
-from idea.application.orchestrator.ports import LiveAgent
 from idea.application.projects import ProjectRuntime
-from idea.domain import layout as lay
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.ids import AgentId, NodeId, TicketId
+from idea.domain.ids import AgentId, TicketId
 from idea.domain.orchestration import (
     CancelTicket,
     Human,
@@ -20,73 +18,7 @@ from idea.domain.orchestration import (
     SubmitHumanInput,
 )
 from idea.domain.orchestration_events import AgentQueueSnapshot
-from idea.domain.session import SessionKind
 from idea.ui.agents.agent_activity import WorkRow
-
-USER_LAUNCH = "user"
-
-
-async def launch_in_cell(runtime: ProjectRuntime, agent_id: AgentId, leaf_id: NodeId) -> LiveAgent:
-    """Start the agent in `leaf_id`; an idle shell or an ended session in that cell gives way to it."""
-    await _vacate(runtime, leaf_id, agent_id)
-    await _unpin_elsewhere(runtime, agent_id, keep=leaf_id)
-    return await runtime.runner.launch(agent_id, node_id=leaf_id, reason=USER_LAUNCH)
-
-
-async def launch_in_new_split(runtime: ProjectRuntime, agent_id: AgentId, beside: NodeId) -> LiveAgent:
-    """Split `beside` to the right and start the agent in the new cell (the cell goes away if it cannot)."""
-    new_leaf = runtime.ids.new_id()
-    await runtime.mutate(lay.SplitCell(beside, lay.Direction.ROW, "after", new_leaf))
-    try:
-        await _unpin_elsewhere(runtime, agent_id, keep=new_leaf)
-        return await runtime.runner.launch(agent_id, node_id=new_leaf, reason=USER_LAUNCH)
-    except BaseException:
-        failed_session = lay.find_leaf(runtime.active.root, new_leaf).session
-        await runtime.mutate(lay.CloseCell(new_leaf))
-        if failed_session is not None:
-            runtime.release_unshown(failed_session)
-        raise
-
-
-async def launch_in_background(runtime: ProjectRuntime, agent_id: AgentId) -> LiveAgent:
-    await _unpin_elsewhere(runtime, agent_id, keep=None)
-    return await runtime.runner.launch(agent_id, reason=USER_LAUNCH)
-
-
-async def attach_to_cell(runtime: ProjectRuntime, agent_id: AgentId, leaf_id: NodeId) -> LiveAgent:
-    """Show a background agent in `leaf_id` (same process, same screen)."""
-    await _vacate(runtime, leaf_id, agent_id)
-    await _unpin_elsewhere(runtime, agent_id, keep=leaf_id)
-    await runtime.runner.attach(agent_id, leaf_id)
-    live = runtime.runner.live(agent_id)
-    if live is None:
-        raise AppError(ErrorCode.NOT_FOUND, f"{runtime.agents.agent(agent_id).name} stopped before it was attached")
-    return live
-
-
-async def attach_in_new_split(runtime: ProjectRuntime, agent_id: AgentId, beside: NodeId) -> LiveAgent:
-    new_leaf = runtime.ids.new_id()
-    await runtime.mutate(lay.SplitCell(beside, lay.Direction.ROW, "after", new_leaf))
-    return await attach_to_cell(runtime, agent_id, new_leaf)
-
-
-async def resume(runtime: ProjectRuntime, chosen: list[ResumeCandidate], declined: list[AgentId]) -> list[str]:
-    """Resume the chosen agents where they ran (their cell, else the background) and stop offering the
-    others. Returns one sentence per agent that could not be resumed."""
-    failures = []
-    for candidate in chosen:
-        try:
-            await runtime.runner.launch(
-                candidate.agent_id,
-                node_id=_still_there(runtime, candidate.node_id),
-                reason="resume",
-                conversation_id=candidate.conversation_id,
-            )
-        except AppError as exc:
-            failures.append(f"{candidate.name}: {exc.message}")
-    if declined:
-        await runtime.runner.forget_resume(declined)
-    return failures
 
 
 async def resumable(runtime: ProjectRuntime) -> list[ResumeCandidate]:
@@ -156,47 +88,3 @@ async def interrupt(runtime: ProjectRuntime, agent_name: str) -> None:
 async def deliver_now(runtime: ProjectRuntime, ticket_id: TicketId) -> None:
     """The waiting delivery goes without waiting for the person's line any longer, which it clears."""
     runtime.orchestrator.force_delivery(ticket_id)
-
-
-async def _vacate(runtime: ProjectRuntime, leaf_id: NodeId, agent_id: AgentId) -> None:
-    """Empty a cell for the agent: stop its shell, drop an ended session; refuse to displace another
-    running agent."""
-    leaf = lay.find_leaf(runtime.active.root, leaf_id)
-    session = leaf.session
-    if session is not None and runtime.sessions.is_live(session):
-        info = runtime.sessions.info(session)
-        if info.agent_id == agent_id:
-            return
-        if info.kind is SessionKind.AGENT:
-            raise AppError(
-                ErrorCode.INVALID,
-                f"{info.label} is running in that cell; choose another cell or launch in a new split",
-            )
-        await runtime.stop_session(session)
-    if leaf.is_empty or (leaf.agent == agent_id and session is None):
-        return
-    await runtime.mutate(lay.ClearCell(leaf_id))
-    if session is not None:
-        runtime.release_unshown(session)
-
-
-async def _unpin_elsewhere(runtime: ProjectRuntime, agent_id: AgentId, keep: NodeId | None) -> None:
-    """A cell still showing the agent's ended run gives it up, so the agent can start somewhere else."""
-    pinned = lay.leaf_pinning_agent(runtime.active.root, agent_id)
-    if pinned is None or pinned.id == keep:
-        return
-    if pinned.session is not None and runtime.sessions.is_live(pinned.session):
-        return  # the runner decides (rebind or refuse with the cell that hosts it)
-    await runtime.mutate(lay.ClearCell(pinned.id))
-    if pinned.session is not None:
-        runtime.release_unshown(pinned.session)
-
-
-def _still_there(runtime: ProjectRuntime, node_id: NodeId | None) -> NodeId | None:
-    if node_id is None:
-        return None
-    try:
-        lay.find_leaf(runtime.active.root, node_id)
-    except AppError:
-        return None
-    return node_id

@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from idea.application.agents.placement import InBackground, InCell, InNewSplit, split_target
 from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.agents.templates import (
     TemplateCatalogue,
@@ -584,35 +585,22 @@ class AgentsPanel(QWidget):
         if row.in_cell and row.session_id is not None:
             self._go_to(row)
             return
-        pinned = lay.leaf_pinning_agent(runtime.active.root, row.agent_id)
-        free = self._free_cell(row.agent_id, pinned.id if pinned and not row.is_live else None)
-        if row.in_background:
-            if free is not None:
-                self._run(f"Cannot show {row.name}", agent_tasks.attach_to_cell(runtime, row.agent_id, free),
-                          self._shown)
-            elif (beside := self._split_target()) is not None:
-                self._run(f"Cannot show {row.name}", agent_tasks.attach_in_new_split(runtime, row.agent_id, beside),
-                          self._shown)
-            return
-        if free is not None:
-            self._run(f"Cannot launch {row.name}", agent_tasks.launch_in_cell(runtime, row.agent_id, free),
-                      self._shown)
-        else:
-            self.launch_in_new_split()
+        failure = f"Cannot show {row.name}" if row.in_background else f"Cannot launch {row.name}"
+        self._run(failure, runtime.placement.show(row.agent_id, self._active_cell_target()), self._shown)
 
     def launch_here(self) -> None:
         row, runtime, leaf_id = self._selected_row(), self.runtime, self._active_cell_target()
         if row is None or runtime is None or leaf_id is None:
             return
         self._into_active_cell(
-            row, leaf_id, f"Cannot launch {row.name}", lambda: agent_tasks.launch_in_cell(runtime, row.agent_id, leaf_id)
+            row, leaf_id, f"Cannot launch {row.name}", lambda: runtime.placement.launch(row.agent_id, InCell(leaf_id))
         )
 
     def launch_in_new_split(self) -> None:
         row, runtime, beside = self._selected_row(), self.runtime, self._split_target()
         if row is None or runtime is None or beside is None:
             return
-        self._run(f"Cannot launch {row.name}", agent_tasks.launch_in_new_split(runtime, row.agent_id, beside),
+        self._run(f"Cannot launch {row.name}", runtime.placement.launch(row.agent_id, InNewSplit(beside)),
                   self._shown)
 
     def launch_in_background(self) -> None:
@@ -621,7 +609,7 @@ class AgentsPanel(QWidget):
             return
         self._run(
             f"Cannot launch {row.name}",
-            agent_tasks.launch_in_background(runtime, row.agent_id),
+            runtime.placement.launch(row.agent_id, InBackground()),
             lambda _live: self.statusMessage.emit(f"{row.name} is running in the background"),
         )
 
@@ -629,7 +617,7 @@ class AgentsPanel(QWidget):
         row, runtime = self._selected_row(), self.runtime
         if row is None or runtime is None or not row.is_live:
             return
-        self._run(f"Cannot stop {row.name}", runtime.runner.stop(row.agent_id),
+        self._run(f"Cannot stop {row.name}", runtime.placement.stop(row.agent_id),
                   lambda _none: self.statusMessage.emit(f"{row.name} stopped"))
 
     def attach_to_active_cell(self) -> None:
@@ -637,14 +625,14 @@ class AgentsPanel(QWidget):
         if row is None or runtime is None or leaf_id is None or not row.in_background:
             return
         self._into_active_cell(
-            row, leaf_id, f"Cannot attach {row.name}", lambda: agent_tasks.attach_to_cell(runtime, row.agent_id, leaf_id)
+            row, leaf_id, f"Cannot attach {row.name}", lambda: runtime.placement.attach(row.agent_id, InCell(leaf_id))
         )
 
     def send_to_background(self) -> None:
         row, runtime = self._selected_row(), self.runtime
         if row is None or runtime is None or not row.in_cell:
             return
-        self._run(f"Cannot move {row.name}", runtime.runner.send_to_background(row.agent_id),
+        self._run(f"Cannot move {row.name}", runtime.placement.send_to_background(row.agent_id),
                   lambda _none: self.statusMessage.emit(f"{row.name} keeps running in the background"))
 
     def focus(self) -> None:
@@ -737,7 +725,7 @@ class AgentsPanel(QWidget):
         new_name = self._profiles.profile(profile_id).name
 
         def change() -> None:
-            self._run(f"Cannot change {row.name}'s profile", runtime.runner.change_profile(row.agent_id, profile_id),
+            self._run(f"Cannot change {row.name}'s profile", runtime.placement.change_profile(row.agent_id, profile_id),
                       lambda _none: self.statusMessage.emit(f"{row.name} now uses {new_name}"))
 
         if row.is_live:
@@ -958,14 +946,9 @@ class AgentsPanel(QWidget):
         return leaf.id if leaf is not None else None
 
     def _split_target(self) -> NodeId | None:
-        """The cell a new split goes beside: the active one, else the last cell in reading order."""
-        active = self._active_cell_target()
-        if active is not None:
-            return active
         if self._document is None:
             return None
-        cells = lay.leaves(self._document.active.root)
-        return cells[-1].id if cells else None
+        return split_target(self._document.active.root, self._active_cell_target())
 
     def _live_session_in(self, leaf_id: NodeId) -> SessionInfo | None:
         leaf = self._leaf(leaf_id)
@@ -979,24 +962,6 @@ class AgentsPanel(QWidget):
             and session.kind is SessionKind.AGENT
             and (row is None or session.agent_id != row.agent_id)
         )
-
-    def _free_cell(self, agent_id: AgentId, preferred: NodeId | None) -> NodeId | None:
-        """A cell the agent can take without stopping anything: `preferred`, the active cell, then the
-        first such cell in reading order. Free = nothing running and no other agent pinned."""
-
-        def free(leaf: lay.Leaf | None) -> bool:
-            return (
-                leaf is not None
-                and leaf.agent in (None, agent_id)
-                and (leaf.session is None or self._live_session_in(leaf.id) is None)
-            )
-
-        for candidate in (preferred, self._active_cell_target()):
-            if free(self._leaf(candidate)):
-                return candidate
-        if self._document is None:
-            return None
-        return next((leaf.id for leaf in lay.leaves(self._document.active.root) if free(leaf)), None)
 
     def _run_dir(self, agent_id: AgentId) -> str:
         return os.path.join(self.runtime.root, ".ideai", "run", agent_id) if self.runtime else ""

@@ -119,7 +119,7 @@ class ResumeDialog(QDialog):
         if chosen:
             self.status.show_hint(f"Resuming {len(chosen)} agent{'s' if len(chosen) != 1 else ''}…")
         self._client.call(
-            agent_tasks.resume(self._runtime, chosen, declined), on_done=self._finished, on_error=self._failed
+            self._runtime.placement.resume(chosen, declined), on_done=self._finished, on_error=self._failed
         )
 
     def _finished(self, failures: list[str]) -> None:

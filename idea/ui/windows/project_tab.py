@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from idea.application.agents.placement import InCell
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
 from idea.domain.events import (
@@ -449,7 +450,7 @@ class ProjectTab(QWidget):
                 menu.addAction(
                     f"Launch {agent.name}",
                     lambda a=agent.agent_id: self._client.call(
-                        self.runtime.runner.launch(a, node_id=leaf_id, visible=True),
+                        self.runtime.placement.launch(a, InCell(leaf_id)),
                         on_done=lambda _live: self._focus_later(leaf_id),
                     ),
                 )
@@ -459,7 +460,7 @@ class ProjectTab(QWidget):
                 menu.addAction(
                     f"Attach {agent.name} (running in the background)",
                     lambda a=agent.agent_id: self._client.call(
-                        self.runtime.runner.attach(a, leaf_id), on_done=lambda _r: self._focus_later(leaf_id)
+                        self.runtime.placement.attach(a, InCell(leaf_id)), on_done=lambda _r: self._focus_later(leaf_id)
                     ),
                 )
             else:
@@ -513,10 +514,10 @@ class ProjectTab(QWidget):
             add(icon("restart"), f"Restart {session.label}", lambda: self.restart(leaf_id))
             background = add(
                 "Send to background",
-                lambda: self._client.call(self.runtime.runner.send_to_background(agent_id)),
+                lambda: self._client.call(self.runtime.placement.send_to_background(agent_id)),
             )
             background.setEnabled(session.is_live)
-            stop = add(f"Stop {session.label}", lambda: self._client.call(self.runtime.runner.stop(agent_id)))
+            stop = add(f"Stop {session.label}", lambda: self._client.call(self.runtime.placement.stop(agent_id)))
             stop.setEnabled(session.is_live)
         elif session is not None:
             add(icon("restart"), "Restart", lambda: self.restart(leaf_id))
