@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from idea.application.agents.catalogue import AgentCatalogue
+from idea.application.agents.human_requests import HumanRequests
 from idea.application.agents.lifecycle import TeamLifecycle
 from idea.application.agents.placement import AgentPlacement, InCell
 from idea.application.agents.ports import ManifestStore, PersonaStore
@@ -110,6 +111,7 @@ class ProjectRuntime:
             timings=orchestration.timings,
             cpu=orchestration.cpu,
         )
+        self.requests = HumanRequests(self.orchestrator)
         self.doors = orchestration.adapters.doors(record.id, record.root, self.orchestrator)
         self._tasks: set[asyncio.Task[Any]] = set()
 

@@ -16,12 +16,12 @@ from idea.application.agents.placement import InBackground, InCell
 from idea.application.agents.templates import TemplateLink
 from idea.domain import layout as lay
 from idea.domain.profile import reference_profile_id
-from idea.ui.agents import agent_tasks
-from idea.ui.agents.first_run_wizard import FirstRunWizard
 from idea.ui.agents.new_agent_dialog import BLANK_TAB, NewAgentDialog
-from idea.ui.agents.profile_editor import JSON_TAB, ProfileEditor
 from idea.ui.agents.resume_dialog import ResumeDialog
-from idea.ui.agents.save_template_dialog import SaveTemplateDialog, TemplateUpdateDialog
+from idea.ui.profiles.first_run_wizard import FirstRunWizard
+from idea.ui.profiles.profile_editor import JSON_TAB, ProfileEditor
+from idea.ui.templates.save_template_dialog import SaveTemplateDialog
+from idea.ui.templates.template_update_dialog import TemplateUpdateDialog
 from tests.ui.agent_support import FAKE_BIN, WAIT_MS, PathHost, World, make_world
 
 CLAUDE_ID = reference_profile_id("claude")
@@ -214,6 +214,6 @@ def test_saving_as_template_then_updating_an_agent_with_local_edits_offers_the_t
     qtbot.mouseClick(update.keep_button, Qt.MouseButton.LeftButton)
     assert choices == ["keep"]
 
-    world.on_core(agent_tasks.keep_persona(runtime, follower.agent_id))
+    world.on_core(runtime.agents.keep_persona(follower.agent_id))
     assert world.sync(lambda: runtime.agents.template_status(follower.agent_id)).link is TemplateLink.CURRENT
     assert world.sync(lambda: runtime.agents.persona(follower.agent_id)) == "# Reviewer\n\nmy own edits\n"

@@ -17,6 +17,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
+from idea.application.agents.agent_activity import ActivityBook
+from idea.application.agents.agent_rows import AgentRow
 from idea.application.projects import ProjectRuntime
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.events import OrchestrationNews
@@ -33,10 +35,8 @@ from idea.domain.orchestration_events import (
 )
 from idea.domain.profile import Profile
 from idea.domain.tickets import HumanSource, TicketPhase
-from idea.ui.agents.agent_activity import ActivityBook
-from idea.ui.agents.agent_rows import AgentRow
 from idea.ui.agents.agents_panel import AgentsPanel
-from idea.ui.agents.widgets import ListRowDelegate
+from idea.ui.widgets.list_row_delegate import ListRowDelegate
 from tests.ui.agent_support import FIXTURES, WAIT_MS, RecordingHost, World, make_world
 
 SILENT_CLI = FIXTURES / "silent_agent_cli.py"

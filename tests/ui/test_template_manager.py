@@ -11,9 +11,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QTreeWidgetItem, QWidget
 from pytestqt.qtbot import QtBot
 
+from idea.application.agents.template_editing import followers_sentence
 from idea.application.agents.templates import TemplateLink
 from idea.domain.template import TemplateRecord
-from idea.ui.agents.template_manager import TemplateManager, followers_sentence
+from idea.ui.templates.template_manager import TemplateManager
 from tests.ui.agent_support import WAIT_MS, World, make_world
 
 

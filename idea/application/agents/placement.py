@@ -192,6 +192,10 @@ class AgentPlacement:
 
         await self._run(change, relaunch())
 
+    async def resumable(self) -> list[ResumeCandidate]:
+        """The agents to offer for resume when the project opens (reads running.json)."""
+        return self._runner.resumable()
+
     async def resume(self, chosen: Sequence[ResumeCandidate], declined: Sequence[AgentId]) -> list[str]:
         """Resume the chosen agents where they ran (their cell, else the background) and stop offering the
         others. Returns one sentence per agent that could not be resumed."""

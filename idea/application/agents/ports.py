@@ -12,7 +12,7 @@ from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from idea.application.agents.compose import LiveStateRow, OrchestrationTexts
+from idea.application.agents.convention_file import LiveStateRow, OrchestrationTexts
 from idea.application.ports import Clock, Diagnostics, Host, IdGenerator
 from idea.application.sessions import SessionRegistry
 from idea.domain import layout as lay

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from idea.application.agents.catalogue import AgentCatalogue
-from idea.application.agents.compose import ComposeInputs, compose_convention_file
+from idea.application.agents.convention_file import ComposeInputs, compose_convention_file
 from idea.application.agents.ports import (
     AgentProject,
     BridgeEndpoint,

@@ -21,6 +21,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection, Coroutine
 from typing import Any, NoReturn
 
+from idea.application.agents.convention_file import LiveStateRow
 from idea.application.orchestrator.board import LiveBoard
 from idea.application.orchestrator.cold_start import ColdStartGate, PromptPatternWatcher
 from idea.application.orchestrator.delivery import Deliverer, DeliveryJob
@@ -42,7 +43,6 @@ from idea.application.orchestrator.rendezvous import (
     run_inactivity_watchdog,
     watch_for_quiet_return,
 )
-from idea.application.agents.compose import LiveStateRow
 from idea.application.orchestrator.timing import OrchestratorTimings
 from idea.application.ports import Clock, Diagnostics, EventPublisher, IdGenerator
 from idea.domain import orchestration_rules as rules

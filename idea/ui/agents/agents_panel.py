@@ -42,6 +42,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from idea.application.agents.agent_activity import ActivityBook, WorkRow, clock_text
+from idea.application.agents.agent_rows import AgentRow, AgentState, build_rows
 from idea.application.agents.placement import InBackground, InCell, InNewSplit, split_target
 from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.agents.templates import (
@@ -72,19 +74,19 @@ from idea.domain.orchestration_events import (
 from idea.domain.session import SessionInfo, SessionKind
 from idea.domain.tickets import preview
 from idea.ui import icons
-from idea.ui.agents import agent_tasks
-from idea.ui.agents.agent_activity import ActivityBook, WorkRow, clock_text
-from idea.ui.agents.agent_queue import QueueSection
-from idea.ui.agents.agent_rows import AgentRow, AgentState, build_rows
 from idea.ui.agents.name_field import RenameAgentDialog
 from idea.ui.agents.new_agent_dialog import NewAgentDialog
 from idea.ui.agents.persona_editor import PersonaEditor
+from idea.ui.agents.queue_section import QueueSection
 from idea.ui.agents.reply_notices import ReplyNotices
-from idea.ui.agents.save_template_dialog import SaveTemplateDialog, TemplateUpdateDialog
 from idea.ui.agents.send_task_dialog import SendTaskDialog
-from idea.ui.agents.widgets import ListRowDelegate, ask, palette_colors, show_error
 from idea.ui.core_client import CoreClient
 from idea.ui.foreground import program_in_front
+from idea.ui.templates.save_template_dialog import SaveTemplateDialog
+from idea.ui.templates.template_update_dialog import TemplateUpdateDialog
+from idea.ui.theme import palette_colors
+from idea.ui.widgets.list_row_delegate import ListRowDelegate
+from idea.ui.widgets.messages import ask, show_error
 
 NO_PROJECT_PAGE, EMPTY_TEAM_PAGE, LIST_PAGE = 0, 1, 2
 AGENT_ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -660,7 +662,7 @@ class AgentsPanel(QWidget):
         row, runtime = self._selected_row(), self.runtime
         if row is None or runtime is None or not row.is_live:
             return
-        self._run(f"Cannot interrupt {row.name}", agent_tasks.interrupt(runtime, row.name),
+        self._run(f"Cannot interrupt {row.name}", runtime.requests.interrupt(row.name),
                   lambda _none: self.statusMessage.emit(f"Esc sent to {row.name}"))
 
     def cancel_ticket(self, ticket_id: TicketId) -> None:
@@ -677,7 +679,7 @@ class AgentsPanel(QWidget):
                 agent_id, ticket = queued
                 self.statusMessage.emit(f"Cancelled the ticket from {ticket.requester_label} to {self._name(agent_id)}")
 
-        self._run("Cannot cancel the ticket", agent_tasks.cancel_ticket(runtime, ticket_id), cancelled)
+        self._run("Cannot cancel the ticket", runtime.requests.cancel_ticket(ticket_id), cancelled)
 
     def deliver_now(self, ticket_id: TicketId) -> None:
         """"Deliver now (clears your line)": what the person typed on the agent's line is erased and the
@@ -688,7 +690,7 @@ class AgentsPanel(QWidget):
         agent_id = self._activity.delivery_forced(ticket_id)
         self._render()
         name = self._name(agent_id) if agent_id else "the agent"
-        self._run("Cannot deliver the task", agent_tasks.deliver_now(runtime, ticket_id),
+        self._run("Cannot deliver the task", runtime.requests.deliver_now(ticket_id),
                   lambda _none: self.statusMessage.emit(f"Typing the waiting task into {name}'s terminal"))
 
     def edit_persona(self) -> None:
@@ -702,7 +704,7 @@ class AgentsPanel(QWidget):
             return
         self._run(
             f"Cannot open {row.name}'s persona",
-            agent_tasks.read_persona(runtime, row.agent_id),
+            runtime.agents.read_persona(row.agent_id),
             lambda body: self._open_persona_editor(runtime, row.agent_id, body),
         )
 
@@ -768,14 +770,14 @@ class AgentsPanel(QWidget):
 
         def load_diff(show: Callable[[str, str], None]) -> None:
             self._run("Cannot compare with the template",
-                      agent_tasks.template_comparison(runtime, self._templates, agent_id), lambda pair: show(*pair))
+                      runtime.agents.template_comparison(agent_id), lambda pair: show(*pair))
 
         def take() -> None:
             self._run(f"Cannot update {name}", runtime.agents.pull_template(agent_id),
                       lambda _none: self.statusMessage.emit(f"{name}'s persona now follows its template"))
 
         def keep() -> None:
-            self._run(f"Cannot keep {name}'s persona", agent_tasks.keep_persona(runtime, agent_id),
+            self._run(f"Cannot keep {name}'s persona", runtime.agents.keep_persona(agent_id),
                       lambda _none: self.statusMessage.emit(f"{name} keeps its own persona"))
 
         dialog = TemplateUpdateDialog(name, row.template, load_diff, take, keep, self)
@@ -865,7 +867,7 @@ class AgentsPanel(QWidget):
                 self._render()
 
         self._client.call(
-            agent_tasks.orchestration_state(runtime),
+            runtime.requests.orchestration_state(),
             on_done=arrived,
             on_error=lambda error: self.statusMessage.emit(f"Agent queues unavailable: {error}"),
         )
@@ -896,7 +898,7 @@ class AgentsPanel(QWidget):
             self.statusMessage.emit(f"Live-state unavailable: {error}")
             finished()
 
-        self._client.call(agent_tasks.work_rows(runtime), on_done=arrived, on_error=failed)
+        self._client.call(runtime.requests.work_rows(), on_done=arrived, on_error=failed)
 
     def _orchestration_event(self, event: object) -> bool:
         """Tell the person what needs them, fold the event into the activity book; True when the panel
@@ -979,7 +981,7 @@ class AgentsPanel(QWidget):
                 self._render()
 
         self._client.call(
-            agent_tasks.template_statuses(runtime),
+            runtime.agents.template_statuses(),
             on_done=arrived,
             on_error=lambda error: self.statusMessage.emit(f"Template links unavailable: {error}"),
         )

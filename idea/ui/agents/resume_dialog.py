@@ -21,9 +21,9 @@ from PySide6.QtWidgets import (
 from idea.application.agents.runner import ResumeCandidate
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
-from idea.ui.agents import agent_tasks
-from idea.ui.agents.widgets import HintLabel, show_error
 from idea.ui.core_client import CoreClient
+from idea.ui.widgets.labels import HintLabel
+from idea.ui.widgets.messages import show_error
 
 CANDIDATE_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -156,4 +156,4 @@ def offer_resume(
         if on_shown is not None:
             on_shown(dialog)
 
-    client.call(agent_tasks.resumable(runtime), on_done=show, on_error=lambda error: show_error(parent, "Resume", error))
+    client.call(runtime.placement.resumable(), on_done=show, on_error=lambda error: show_error(parent, "Resume", error))

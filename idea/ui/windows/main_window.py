@@ -25,9 +25,9 @@ from idea import __version__
 from idea.domain import layout as lay
 from idea.domain.ids import NodeId, SessionId
 from idea.ui.agents.agents_panel import AgentsPanel
-from idea.ui.agents.first_run_wizard import FirstRunWizard
-from idea.ui.agents.profile_editor import ProfileEditor
-from idea.ui.agents.template_manager import TemplateManager
+from idea.ui.profiles.first_run_wizard import FirstRunWizard
+from idea.ui.profiles.profile_editor import ProfileEditor
+from idea.ui.templates.template_manager import TemplateManager
 from idea.ui.windows.project_tab import ProjectTab
 from idea.ui.windows.tab_bar import ProjectTabBar
 

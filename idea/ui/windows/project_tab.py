@@ -185,10 +185,7 @@ class ProjectTab(QWidget):
         return self.grid.cell(leaf.id) if leaf else None
 
     def deliver_now(self, ticket_id: str) -> None:
-        async def force() -> None:
-            self.runtime.orchestrator.force_delivery(ticket_id)
-
-        self._client.call(force())
+        self._client.call(self.runtime.requests.deliver_now(ticket_id))
 
     def _redraw(self) -> None:
         layout = self._document.active

@@ -29,11 +29,21 @@ from PySide6.QtWidgets import (
 )
 
 from idea.application.agents.ports import Detection
+from idea.application.agents.profile_descriptions import (
+    UNREACHABLE,
+    agents_using,
+    delegation_label,
+    delegation_sentence,
+)
 from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.projects import ProjectRuntime
 from idea.domain.profile import Profile
-from idea.ui.agents.first_run_wizard import FirstRunWizard
-from idea.ui.agents.list_editor import (
+from idea.ui.core_client import CoreClient
+from idea.ui.profiles.first_run_wizard import FirstRunWizard
+from idea.ui.profiles.profile_form import ProfileForm
+from idea.ui.theme import monospace_font
+from idea.ui.widgets.labels import DetectionLabel, HintLabel
+from idea.ui.widgets.list_editor import (
     close_buttons,
     editor_title,
     list_pane,
@@ -42,21 +52,7 @@ from idea.ui.agents.list_editor import (
     save_row,
     split_dialog,
 )
-from idea.ui.agents.profile_facts import (
-    UNREACHABLE,
-    agents_using,
-    delegation_label,
-    delegation_sentence,
-)
-from idea.ui.agents.profile_form import ProfileForm
-from idea.ui.agents.widgets import (
-    DetectionLabel,
-    HintLabel,
-    ask,
-    monospace_font,
-    show_error,
-)
-from idea.ui.core_client import CoreClient
+from idea.ui.widgets.messages import ask, show_error
 
 FORM_TAB, JSON_TAB = 0, 1
 PROFILE_ID_ROLE = Qt.ItemDataRole.UserRole + 1

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from idea.application.agents.catalogue import ProjectTeam
 from idea.application.agents.ports import Detection
-from idea.application.projects import ProjectRuntime
 from idea.domain.profile import Profile
 
 MCP = "MCP"
@@ -34,12 +34,12 @@ def delegation_sentence(profile: Profile) -> str:
     )
 
 
-def agents_using(runtimes: Iterable[ProjectRuntime], profile_id: str) -> list[str]:
+def agents_using(projects: Iterable[ProjectTeam], profile_id: str) -> list[str]:
     """"Name (project)" of every agent of the open projects that launches with this profile."""
     return [
-        f"{agent.name} ({runtime.name})"
-        for runtime in runtimes
-        for agent in runtime.agents.manifest().agents
+        f"{agent.name} ({project.name})"
+        for project in projects
+        for agent in project.agents.manifest().agents
         if agent.profile_id == profile_id
     ]
 

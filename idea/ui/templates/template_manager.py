@@ -7,7 +7,6 @@ the new body at once (closed projects catch up when they are next opened), and t
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
@@ -22,12 +21,29 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from idea.application.agents.catalogue import BLANK_PERSONA
 from idea.application.agents.profiles import ProfileCatalogue
+from idea.application.agents.template_editing import (
+    TEMPLATE_NAME_HINT,
+    Draft,
+    LoadedTemplates,
+    SaveOutcome,
+    StoredTemplate,
+    create_template,
+    delete_template,
+    followers_sentence,
+    joined_names,
+    load_templates,
+    save_template,
+    template_name_problem,
+    template_users,
+)
 from idea.application.agents.templates import TemplateCatalogue
 from idea.application.projects import ProjectRuntime
-from idea.domain.errors import AppError
 from idea.domain.template import TemplateRecord
-from idea.ui.agents.list_editor import (
+from idea.ui.core_client import CoreClient
+from idea.ui.widgets.labels import HintLabel, Notice, with_hint
+from idea.ui.widgets.list_editor import (
     close_buttons,
     editor_title,
     list_pane,
@@ -36,18 +52,8 @@ from idea.ui.agents.list_editor import (
     save_row,
     split_dialog,
 )
-from idea.ui.agents.new_agent_dialog import BLANK_PERSONA
-from idea.ui.agents.persona_editor import MarkdownEditor
-from idea.ui.agents.template_names import TEMPLATE_NAME_HINT, template_name_problem
-from idea.ui.agents.widgets import (
-    HintLabel,
-    Notice,
-    ask,
-    error_text,
-    show_error,
-    with_hint,
-)
-from idea.ui.core_client import CoreClient
+from idea.ui.widgets.markdown_editor import MarkdownEditor
+from idea.ui.widgets.messages import ask, error_text, show_error
 
 NAME_COLUMN, DESCRIPTION_COLUMN = 0, 2
 TEMPLATE_ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -58,120 +64,6 @@ NOT_SYNCED_REMINDER = (
     "Agents not kept in sync show “update available” and take the new version when you choose, "
     "from the Agents panel."
 )
-
-
-@dataclass(frozen=True)
-class StoredTemplate:
-    record: TemplateRecord
-    body: str
-
-
-@dataclass(frozen=True)
-class LoadedTemplates:
-    templates: list[StoredTemplate]
-    profile_names: dict[str, str]
-
-
-@dataclass
-class Draft:
-    """A template being written in the dialog, stored only when saved."""
-
-    name: str
-    description: str
-    body: str
-    default_profile_id: str | None
-
-
-@dataclass(frozen=True)
-class SaveOutcome:
-    record: TemplateRecord
-    version_raised: bool
-    followers: list[tuple[str, list[str]]]  # (project name, agents that took the new body)
-    sync_failures: list[str]
-
-
-# -- work done on the core loop --
-
-
-async def load_templates(templates: TemplateCatalogue, profiles: ProfileCatalogue | None) -> LoadedTemplates:
-    stored = [StoredTemplate(record, templates.body(record.id)) for record in templates.templates()]
-    names: dict[str, str] = {}
-    if profiles is not None:
-        # Starter templates propose a reference profile the user may not have set up.
-        names = {profile.id: f"{profile.name} (not set up)" for profile in profiles.reference_profiles()}
-        names.update({profile.id: profile.name for profile in profiles.profiles()})
-    return LoadedTemplates(stored, names)
-
-
-async def save_template(
-    templates: TemplateCatalogue,
-    open_runtimes: Callable[[], Iterable[ProjectRuntime]],
-    template_id: str,
-    body: str,
-    description: str,
-) -> SaveOutcome:
-    """Store the edits, then bring every synchronised agent of the open projects to the new version."""
-    previous = templates.template(template_id)
-    record = templates.update(template_id, body, description=description)
-    if previous is None or record.version == previous.version:
-        return SaveOutcome(record, version_raised=False, followers=[], sync_failures=[])
-    followers: list[tuple[str, list[str]]] = []
-    failures: list[str] = []
-    for runtime in open_runtimes():
-        # The template is saved whatever happens here: one project failing must not hide the others.
-        try:
-            updated = await runtime.agents.sync_templates()
-        except (AppError, OSError) as exc:
-            failures.append(f"{runtime.name}: {error_text(exc)}")
-            continue
-        if updated:
-            followers.append((runtime.name, updated))
-    return SaveOutcome(record, version_raised=True, followers=followers, sync_failures=failures)
-
-
-async def create_template(templates: TemplateCatalogue, draft: Draft) -> TemplateRecord:
-    return templates.create(draft.name, draft.description, draft.body, draft.default_profile_id)
-
-
-async def delete_template(templates: TemplateCatalogue, template_id: str) -> None:
-    templates.delete(template_id)
-
-
-# -- what the dialog says --
-
-
-def joined_names(names: list[str]) -> str:
-    """"QA", "QA and Git", "QA, Git and Docs"."""
-    if len(names) <= 1:
-        return "".join(names)
-    return f"{', '.join(names[:-1])} and {names[-1]}"
-
-
-def followers_sentence(followers: list[tuple[str, list[str]]], version: int) -> str:
-    """"QA and Git now follow v3." — projects are named only when agents of several projects followed."""
-    if not followers:
-        return "No agent of the open projects is kept in sync with it."
-    if len(followers) == 1:
-        names = followers[0][1]
-        verb = "follows" if len(names) == 1 else "follow"
-        return f"{joined_names(names)} now {verb} v{version}."
-    groups = [f"{joined_names(names)} ({project})" for project, names in followers]
-    return f"{', '.join(groups)} now follow v{version}."
-
-
-def template_users(runtimes: Iterable[ProjectRuntime], template_id: str) -> list[str]:
-    """The agents of the open projects made from this template, marking those kept in sync."""
-    runtimes = list(runtimes)
-    users = []
-    for runtime in runtimes:
-        for agent in runtime.agents.manifest().agents:
-            if agent.template_id != template_id:
-                continue
-            notes = [runtime.name] if len(runtimes) > 1 else []
-            if agent.synchronized:
-                notes.append("kept in sync")
-            users.append(f"{agent.name} ({', '.join(notes)})" if notes else agent.name)
-    return users
 
 
 class TemplateManager(QDialog):
@@ -569,7 +461,7 @@ class TemplateManager(QDialog):
             self.status.show_ok(f"{record.name} saved; the persona did not change, so it stays v{record.version}.")
             return
         lines = [f"{record.name} v{record.version} saved. {followers_sentence(outcome.followers, record.version)}"]
-        lines.extend(f"Not updated in {failure}" for failure in outcome.sync_failures)
+        lines.extend(f"Not updated in {project}: {error_text(error)}" for project, error in outcome.sync_failures)
         lines.append(NOT_SYNCED_REMINDER)
         self.report.setText("\n".join(lines))
         self.report.show()

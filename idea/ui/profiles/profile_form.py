@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from idea.application.agents.profile_descriptions import escape_sequence, unescape_sequence
 from idea.domain.profile import (
     DEFAULT_COLD_START_MAX_MS,
     DEFAULT_CONTEXT_TARGET,
@@ -35,8 +36,8 @@ from idea.domain.profile import (
     DEFAULT_SUBMIT_DELAY_MS,
     DEFAULT_SUBMIT_SEQUENCE,
 )
-from idea.ui.agents.profile_facts import escape_sequence, unescape_sequence
-from idea.ui.agents.widgets import HintLabel, monospace_font
+from idea.ui.theme import monospace_font
+from idea.ui.widgets.labels import HintLabel
 
 INJECTION_STRATEGIES = (
     ("conventionFile", "Convention file in the run dir"),

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from idea.ui.agents.widgets import HintLabel
+from idea.ui.widgets.labels import HintLabel
 
 
 def record_list(headers: Sequence[str], stretch_column: int) -> QTreeWidget:
