@@ -346,7 +346,8 @@ class ProjectRuntime:
 
     def _shell_request(self) -> LaunchRequest:
         shell = self._deps.host.login_shell()
-        return LaunchRequest(argv=(shell,), cwd=self.root, kind=SessionKind.SHELL, label=shell.rsplit("/", 1)[-1], env={})
+        label = shell.rsplit("/", 1)[-1]
+        return LaunchRequest(argv=(shell,), cwd=self.root, kind=SessionKind.SHELL, label=label, env={})
 
     def release_unshown(self, session_id: SessionId) -> None:
         """Forget an ended session once no layout shows it any more."""

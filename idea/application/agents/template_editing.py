@@ -137,3 +137,8 @@ def template_users(projects: Iterable[ProjectTeam], template_id: str) -> list[st
                 notes.append("kept in sync")
             users.append(f"{agent.name} ({', '.join(notes)})" if notes else agent.name)
     return users
+
+
+async def template_names(templates: TemplateCatalogue) -> list[str]:
+    """The names already taken, for a new template's name check."""
+    return [template.name for template in templates.templates()]

@@ -28,6 +28,7 @@ from idea.ui.agents.agents_panel import AgentsPanel
 from idea.ui.profiles.first_run_wizard import FirstRunWizard
 from idea.ui.profiles.profile_editor import ProfileEditor
 from idea.ui.templates.template_manager import TemplateManager
+from idea.ui.windows.layout_bar import LayoutBar
 from idea.ui.windows.project_tab import ProjectTab
 from idea.ui.windows.tab_bar import ProjectTabBar
 
@@ -219,8 +220,18 @@ class MainWindow(QMainWindow):
     # -- menus --
 
     def _build_menus(self) -> None:
+        self._build_file_menu(self.menuBar().addMenu("&File"))
+        self._build_cell_menu(self.menuBar().addMenu("&Cell"))
+        self._build_layout_menu(self.menuBar().addMenu("&Layout"))
+        self._build_agents_menu(self.menuBar().addMenu("&Agents"))
+        view_menu = self.menuBar().addMenu("&View")
+        self._action(view_menu, "Dark theme", None, lambda: self._manager.set_color_scheme("dark"))
+        self._action(view_menu, "Light theme", None, lambda: self._manager.set_color_scheme("light"))
+        help_menu = self.menuBar().addMenu("&Help")
+        self._action(help_menu, "About IdeA", None, self._about)
+
+    def _build_file_menu(self, file_menu: QMenu) -> None:
         manager = self._manager
-        file_menu = self.menuBar().addMenu("&File")
         self._action(file_menu, "Open project…", "Ctrl+Alt+O", lambda: manager.choose_and_open(self))
         self._recent_menu = file_menu.addMenu("Open recent")
         self._recent_menu.aboutToShow.connect(self._fill_recent)
@@ -231,31 +242,31 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         self._action(file_menu, "Quit", "Ctrl+Shift+Q", manager.quit)
 
-        cell_menu = self.menuBar().addMenu("&Cell")
+    def _build_cell_menu(self, cell_menu: QMenu) -> None:
         for key, text, shortcut in CELL_SHORTCUTS:
-            self._action(cell_menu, text, shortcut, lambda k=key: self._on_tab(lambda tab: tab.act_on_active(k)))
+            self._action(cell_menu, text, shortcut, lambda k=key: self._on_tab(lambda t: t.gestures.act_on_active(k)))
         cell_menu.addSeparator()
         for towards, text, shortcut in FOCUS_SHORTCUTS:
-            self._action(cell_menu, text, shortcut, lambda t=towards: self._on_tab(lambda tab: tab.focus_neighbour(t)))
+            self._action(cell_menu, text, shortcut, lambda w=towards: self._on_tab(lambda t: t.focus_neighbour(w)))
 
-        layout_menu = self.menuBar().addMenu("&Layout")
-        self._action(layout_menu, "New layout…", None, lambda: self._on_tab(ProjectTab.create_layout))
-        self._action(layout_menu, "Duplicate layout…", None, lambda: self._on_tab(ProjectTab.duplicate_layout))
-        self._action(layout_menu, "Rename layout…", None, lambda: self._on_tab(ProjectTab.rename_layout))
-        self._action(layout_menu, "Delete layout", None, lambda: self._on_tab(ProjectTab.delete_layout))
+    def _build_layout_menu(self, layout_menu: QMenu) -> None:
+        def on_bar(act: Callable[[LayoutBar], object]) -> Callable[[], None]:
+            return lambda: self._on_tab(lambda tab: act(tab.layout_bar))
+
+        self._action(layout_menu, "New layout…", None, on_bar(LayoutBar.create_layout))
+        self._action(layout_menu, "Duplicate layout…", None, on_bar(LayoutBar.duplicate_layout))
+        self._action(layout_menu, "Rename layout…", None, on_bar(LayoutBar.rename_layout))
+        self._action(layout_menu, "Delete layout", None, on_bar(LayoutBar.delete_layout))
         layout_menu.addSeparator()
-        self._action(layout_menu, "Next layout", "Ctrl+Alt+PgDown", lambda: self._cycle_layout(1))
-        self._action(layout_menu, "Previous layout", "Ctrl+Alt+PgUp", lambda: self._cycle_layout(-1))
+        self._action(layout_menu, "Next layout", "Ctrl+Alt+PgDown", on_bar(lambda bar: bar.next_layout(1)))
+        self._action(layout_menu, "Previous layout", "Ctrl+Alt+PgUp", on_bar(lambda bar: bar.next_layout(-1)))
 
-        agents_menu = self.menuBar().addMenu("&Agents")
-        panel = self.agents_panel
-        agents_menu.addAction(panel.new_agent_action)
-        agents_menu.addAction(panel.send_task_action)
-        agents_menu.addAction(panel.interrupt_action)
+    def _build_agents_menu(self, agents_menu: QMenu) -> None:
+        manager, panel = self._manager, self.agents_panel.agent_actions
+        agents_menu.addActions([panel.new_agent_action, panel.send_task_action, panel.interrupt_action])
         agents_menu.addSeparator()
-        for action in (panel.launch_here_action, panel.launch_split_action, panel.launch_background_action,
-                       panel.stop_action, panel.attach_action, panel.background_action, panel.focus_action):
-            agents_menu.addAction(action)
+        agents_menu.addActions([panel.launch_here_action, panel.launch_split_action, panel.launch_background_action,
+                                panel.stop_action, panel.attach_action, panel.background_action, panel.focus_action])
         agents_menu.addSeparator()
         self._action(agents_menu, "Set up AI CLIs…", None, self.open_setup_wizard)
         self._action(agents_menu, "Profiles…", None, self.open_profile_editor)
@@ -272,13 +283,6 @@ class MainWindow(QMainWindow):
         )
         agents_menu.addAction(self.agents_dock.toggleViewAction())
 
-        view_menu = self.menuBar().addMenu("&View")
-        self._action(view_menu, "Dark theme", None, lambda: manager.set_color_scheme("dark"))
-        self._action(view_menu, "Light theme", None, lambda: manager.set_color_scheme("light"))
-
-        help_menu = self.menuBar().addMenu("&Help")
-        self._action(help_menu, "About IdeA", None, self._about)
-
     def _action(self, menu: QMenu, text: str, shortcut: str | None, slot: Callable[[], object]) -> QAction:
         action = QAction(text, self)
         if shortcut:
@@ -293,14 +297,6 @@ class MainWindow(QMainWindow):
         tab = self.current_tab()
         if tab is not None:
             act(tab)
-
-    def _cycle_layout(self, step: int) -> None:
-        tab = self.current_tab()
-        if tab is None:
-            return
-        document = tab.runtime.document
-        ids = [layout.id for layout in document.layouts]
-        tab.activate_layout(ids[(ids.index(document.active_id) + step) % len(ids)])
 
     def _fill_recent(self) -> None:
         self._recent_menu.clear()
