@@ -19,7 +19,8 @@ from idea.domain.profile import reference_profile_id
 from idea.ui.agents.new_agent_dialog import BLANK_TAB, NewAgentDialog
 from idea.ui.agents.resume_dialog import ResumeDialog
 from idea.ui.profiles.first_run_wizard import FirstRunWizard
-from idea.ui.profiles.profile_editor import JSON_TAB, ProfileEditor
+from idea.ui.profiles.profile_editor import ProfileEditor
+from idea.ui.profiles.profile_pane import FORM_TAB, JSON_TAB
 from idea.ui.templates.save_template_dialog import SaveTemplateDialog
 from idea.ui.templates.template_update_dialog import TemplateUpdateDialog
 from tests.ui.agent_support import FAKE_BIN, WAIT_MS, PathHost, World, make_world
@@ -110,19 +111,19 @@ def test_profile_editor_saves_a_custom_profile_and_refuses_to_delete_one_in_use(
     editor = ProfileEditor(world.client, world.app.profiles, world.app.projects.open_runtimes)
     qtbot.addWidget(editor)
     editor.show()
-    assert editor.list.topLevelItem(0).text(2) == "request folder"
+    assert editor.profiles.list.topLevelItem(0).text(2) == "request folder"
 
     editor.add_custom()
-    assert not editor.save_button.isEnabled()  # no command yet
-    assert "command" in editor.problem.text()
-    editor.form.name.setText("Echo CLI")
-    editor.form.command.setText(sys.executable)
-    editor.form.args.setText("-c 'print(42)'")
-    editor.form.submit_sequence.setText("\\r\\n")
-    editor.form.env.setPlainText("MODE=test")
-    editor.form.blocking_prompts.setPlainText("Allow? (y/n)\n")
-    assert editor.save_button.isEnabled(), editor.problem.text()
-    qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
+    assert not editor.pane.save_button.isEnabled()  # no command yet
+    assert "command" in editor.pane.problem.text()
+    editor.pane.form.name.setText("Echo CLI")
+    editor.pane.form.command.setText(sys.executable)
+    editor.pane.form.args.setText("-c 'print(42)'")
+    editor.pane.form.submit_sequence.setText("\\r\\n")
+    editor.pane.form.env.setPlainText("MODE=test")
+    editor.pane.form.blocking_prompts.setPlainText("Allow? (y/n)\n")
+    assert editor.pane.save_button.isEnabled(), editor.pane.problem.text()
+    qtbot.mouseClick(editor.pane.save_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: any(p.name == "Echo CLI" for p in world.app.profiles.profiles()), timeout=WAIT_MS)
     saved = next(p for p in world.app.profiles.profiles() if p.name == "Echo CLI")
     assert saved.args == ("-c", "print(42)") and saved.submit_sequence == "\r\n"
@@ -131,17 +132,19 @@ def test_profile_editor_saves_a_custom_profile_and_refuses_to_delete_one_in_use(
     assert any(p["name"] == "Echo CLI" for p in on_disk["profiles"])
     qtbot.waitUntil(lambda: editor.current_profile() is not None and editor.current_profile().id == saved.id)
 
-    editor.tabs.setCurrentIndex(JSON_TAB)
-    assert json.loads(editor.json.toPlainText())["name"] == "Echo CLI"
+    editor.pane.tabs.setCurrentIndex(JSON_TAB)
+    assert json.loads(editor.pane.json.toPlainText())["name"] == "Echo CLI"
     broken = {"id": saved.id, "name": "Echo CLI", "command": "x", "contextInjection": {}}
-    editor.json.setPlainText(json.dumps(broken))
-    assert not editor.save_button.isEnabled() and "contextInjection" in editor.problem.text()
+    editor.pane.json.setPlainText(json.dumps(broken))
+    assert not editor.pane.save_button.isEnabled() and "contextInjection" in editor.pane.problem.text()
+    editor.pane.tabs.setCurrentIndex(FORM_TAB)  # what cannot be shown in the form keeps the JSON tab
+    assert editor.pane.tabs.currentIndex() == JSON_TAB and "Fix this first" in editor.pane.problem.text()
     editor.revert()
-    assert not editor.save_button.isEnabled() and not editor.problem.is_error
+    assert not editor.pane.save_button.isEnabled() and not editor.pane.problem.is_error
 
-    editor.list.setCurrentItem(editor.list.topLevelItem(0))
+    editor.profiles.list.setCurrentItem(editor.profiles.list.topLevelItem(0))
     assert editor.current_profile().id == used.id
-    qtbot.mouseClick(editor.delete_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(editor.profiles.delete_button, Qt.MouseButton.LeftButton)
     box = editor.findChild(QMessageBox)
     assert box is not None and "Builder" in box.text()
     box.accept()

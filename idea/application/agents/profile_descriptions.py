@@ -1,5 +1,5 @@
 """What the screens say about profiles: how one receives delegated work, what detection found, who uses
-it, and control sequences written with escapes."""
+it."""
 
 from __future__ import annotations
 
@@ -50,46 +50,3 @@ def describe_detection(detection: Detection) -> str:
     if detection.found and detection.version and detection.version[:1].isdigit():
         return f"found v{detection.version}"
     return text
-
-
-_NAMED_ESCAPES = {"\r": "\\r", "\n": "\\n", "\t": "\\t", "\\": "\\\\"}
-_UNESCAPES = {"r": "\r", "n": "\n", "t": "\t", "e": "\x1b", "a": "\x07", "b": "\x08", "0": "\x00", "\\": "\\"}
-
-
-def escape_sequence(text: str) -> str:
-    """Control characters as the user types them: "\\x1b\\r" for ESC CR."""
-    shown = []
-    for ch in text:
-        if ch in _NAMED_ESCAPES:
-            shown.append(_NAMED_ESCAPES[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            shown.append(f"\\x{ord(ch):02x}")
-        else:
-            shown.append(ch)
-    return "".join(shown)
-
-
-def unescape_sequence(text: str) -> str:
-    """The inverse of escape_sequence; also accepts \\e for ESC and \\uHHHH. ValueError on a bad escape."""
-    result = []
-    index = 0
-    while index < len(text):
-        ch = text[index]
-        if ch != "\\":
-            result.append(ch)
-            index += 1
-            continue
-        if index + 1 >= len(text):
-            raise ValueError("a backslash must be followed by an escape such as \\r, \\n, \\e or \\x1b")
-        code = text[index + 1]
-        if code in _UNESCAPES:
-            result.append(_UNESCAPES[code])
-            index += 2
-            continue
-        width = {"x": 2, "u": 4}.get(code)
-        digits = text[index + 2 : index + 2 + width] if width else ""
-        if width is None or len(digits) != width or any(d not in "0123456789abcdefABCDEF" for d in digits):
-            raise ValueError(f"unknown escape \\{code}: use \\r, \\n, \\t, \\e, \\xHH or \\uHHHH")
-        result.append(chr(int(digits, 16)))
-        index += 2 + width
-    return "".join(result)

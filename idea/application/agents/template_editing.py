@@ -36,6 +36,12 @@ class LoadedTemplates:
     templates: list[StoredTemplate]
     profile_names: dict[str, str]
 
+    def profile_label(self, profile_id: str | None) -> str:
+        """How a template's default profile is named in the list."""
+        if profile_id is None:
+            return "—"
+        return self.profile_names.get(profile_id) or f"profile {profile_id[:8]}"
+
 
 @dataclass
 class Draft:
@@ -122,6 +128,16 @@ def followers_sentence(followers: list[tuple[str, list[str]]], version: int) -> 
         return f"{joined_names(names)} now {verb} v{version}."
     groups = [f"{joined_names(names)} ({project})" for project, names in followers]
     return f"{', '.join(groups)} now follow v{version}."
+
+
+def free_template_name(base: str, taken_names: Iterable[str]) -> str:
+    """`base`, else `base 2`, `base 3`… — the first not taken (case does not count)."""
+    taken = {name.casefold() for name in taken_names}
+    name, number = base, 2
+    while name.casefold() in taken:
+        name = f"{base} {number}"
+        number += 1
+    return name
 
 
 def template_users(projects: Iterable[ProjectTeam], template_id: str) -> list[str]:

@@ -1,15 +1,10 @@
-"""The form of one AI CLI profile: every common field, grouped, turned into the profile's JSON and back.
-
-The form edits a JSON dictionary (the profiles.json form), not the model: a draft with an empty command is
-still something the user is typing, and keys the form does not show (rate-limit pattern, liveness,
-projector, hooks, unknown keys) pass through untouched. Fields left at their default stay absent, so a
-profile written by the original IdeA keeps its keys.
-"""
+"""The form of one AI CLI profile: every common field, grouped. It shows a profile's JSON dictionary as
+`ProfileFields` and gives the dictionary back as the fields say it (`profile_editing` does both
+translations, and keeps what the form does not show)."""
 
 from __future__ import annotations
 
 import copy
-import shlex
 from typing import Any
 
 from PySide6.QtCore import Signal
@@ -27,15 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from idea.application.agents.profile_descriptions import escape_sequence, unescape_sequence
-from idea.domain.profile import (
-    DEFAULT_COLD_START_MAX_MS,
-    DEFAULT_CONTEXT_TARGET,
-    DEFAULT_CWD_TEMPLATE,
-    DEFAULT_NEWLINE_SEQUENCE,
-    DEFAULT_SUBMIT_DELAY_MS,
-    DEFAULT_SUBMIT_SEQUENCE,
-)
+from idea.application.agents.profile_editing import ProfileFields, fields_of, json_of
+from idea.domain.profile import DEFAULT_CONTEXT_TARGET, DEFAULT_CWD_TEMPLATE
 from idea.ui.theme import monospace_font
 from idea.ui.widgets.labels import HintLabel
 
@@ -53,22 +41,14 @@ MCP_STRATEGIES = (
     ("env", "Declaration path in an environment variable"),
 )
 CLI_FAMILIES = ((None, "Other"), ("claude", "Claude"), ("codex", "Codex"))
-# Keys the form writes; everything else in the profile's JSON is carried over as it was.
-FORM_KEYS = (
-    "name", "command", "args", "contextInjection", "detect", "cwdTemplate", "session", "structuredAdapter",
-    "mcp", "promptReadyPattern", "submitSequence", "submitDelayMs", "env", "newlineSequence",
-    "blockingPrompts", "coldStartMaxMs",
+TEXT_FIELDS = (
+    "name", "command", "args", "cwd_template", "detect", "injection_target", "injection_flag", "injection_var",
+    "assign_flag", "resume_flag", "resume_args", "mcp_target", "mcp_home_env", "mcp_flag", "mcp_var",
+    "prompt_ready", "submit_sequence", "newline_sequence",
 )
-DEFAULTS: dict[str, Any] = {
-    "args": [],
-    "cwdTemplate": DEFAULT_CWD_TEMPLATE,
-    "submitSequence": DEFAULT_SUBMIT_SEQUENCE,
-    "submitDelayMs": DEFAULT_SUBMIT_DELAY_MS,
-    "env": {},
-    "newlineSequence": DEFAULT_NEWLINE_SEQUENCE,
-    "blockingPrompts": [],
-    "coldStartMaxMs": DEFAULT_COLD_START_MAX_MS,
-}
+LINES_FIELDS = ("env", "blocking_prompts")
+CHOICE_FIELDS = ("injection", "family", "mcp")
+NUMBER_FIELDS = {"submit_delay_ms": "submit_delay", "cold_start_max_ms": "cold_start"}
 
 
 class ProfileForm(QWidget):
@@ -80,7 +60,24 @@ class ProfileForm(QWidget):
         super().__init__(parent)
         self._base: dict[str, Any] = {}
         self._loading = False
+        groups = (
+            self._program_group(),
+            self._context_group(),
+            self._sessions_group(),
+            self._delegation_group(),
+            self._terminal_group(),
+        )
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 8, 0)
+        for group in groups:
+            column.addWidget(group)
+        column.addStretch(1)
+        _align_labels(groups)
+        self._follow_edits()
 
+    # -- the groups of fields --
+
+    def _program_group(self) -> _Group:
         self.name = QLineEdit()
         self.command = QLineEdit()
         self.command.setPlaceholderText("program name on PATH, or its full path")
@@ -99,21 +96,43 @@ class ProfileForm(QWidget):
         self.detect = QLineEdit()
         self.detect.setPlaceholderText("command --version")
         self.env = _lines_edit("KEY=VALUE, one per line; {agentRunDir} and {projectRoot} are replaced")
+        program = _Group("Program")
+        program.form.addRow("Name", self.name)
+        program.form.addRow("Command", command_row)
+        program.form.addRow("Arguments", self.args)
+        program.form.addRow("Working directory", self.cwd_template)
+        program.form.addRow("Detect command", self.detect)
+        program.form.addRow("Environment", self.env)
+        return program
 
+    def _context_group(self) -> _Group:
         self.injection = _combo(INJECTION_STRATEGIES)
         self.injection_target = QLineEdit()
         self.injection_flag = QLineEdit()
         self.injection_flag.setPlaceholderText("--read {path}")
         self.injection_var = QLineEdit()
         self.injection_var.setPlaceholderText("IDEA_CONTEXT")
+        self._context = _Group("Context injection")
+        self._context.form.addRow("Strategy", self.injection)
+        self._context.form.addRow("File name", self.injection_target)
+        self._context.form.addRow("Flag", self.injection_flag)
+        self._context.form.addRow("Variable", self.injection_var)
+        return self._context
 
+    def _sessions_group(self) -> _Group:
         self.assign_flag = QLineEdit()
         self.assign_flag.setPlaceholderText("e.g. --session-id")
         self.resume_flag = QLineEdit()
         self.resume_flag.setPlaceholderText("e.g. --resume")
         self.resume_args = QLineEdit()
         self.resume_args.setPlaceholderText("e.g. resume {sessionId} (takes precedence over the flag)")
+        sessions = _Group("Sessions (native resume)")
+        sessions.form.addRow("Assign flag", self.assign_flag)
+        sessions.form.addRow("Resume flag", self.resume_flag)
+        sessions.form.addRow("Resume arguments", self.resume_args)
+        return sessions
 
+    def _delegation_group(self) -> _Group:
         self.family = _combo(CLI_FAMILIES)
         self.mcp = _combo(MCP_STRATEGIES)
         self.mcp_target = QLineEdit()
@@ -124,7 +143,17 @@ class ProfileForm(QWidget):
         self.mcp_var = QLineEdit()
         self.mcp_var.setPlaceholderText("IDEA_MCP_SERVER")
         self.delegation = HintLabel()
+        self._delegation = _Group("Delegation (MCP)")
+        self._delegation.form.addRow("CLI family", self.family)
+        self._delegation.form.addRow("MCP declaration", self.mcp)
+        self._delegation.form.addRow("File", self.mcp_target)
+        self._delegation.form.addRow("Home variable", self.mcp_home_env)
+        self._delegation.form.addRow("Flag", self.mcp_flag)
+        self._delegation.form.addRow("Variable", self.mcp_var)
+        self._delegation.form.addRow(self.delegation)
+        return self._delegation
 
+    def _terminal_group(self) -> _Group:
         self.prompt_ready = QLineEdit()
         self.prompt_ready.setPlaceholderText("text seen when the CLI is ready (a hint only)")
         self.submit_sequence = QLineEdit()
@@ -134,31 +163,6 @@ class ProfileForm(QWidget):
         self.newline_sequence.setFont(monospace_font())
         self.blocking_prompts = _lines_edit("one text per line: while shown, deliveries wait for you")
         self.cold_start = _spin(1_000, 3_600_000, 1_000, " ms")
-
-        program = _Group("Program")
-        program.form.addRow("Name", self.name)
-        program.form.addRow("Command", command_row)
-        program.form.addRow("Arguments", self.args)
-        program.form.addRow("Working directory", self.cwd_template)
-        program.form.addRow("Detect command", self.detect)
-        program.form.addRow("Environment", self.env)
-        self._context = _Group("Context injection")
-        self._context.form.addRow("Strategy", self.injection)
-        self._context.form.addRow("File name", self.injection_target)
-        self._context.form.addRow("Flag", self.injection_flag)
-        self._context.form.addRow("Variable", self.injection_var)
-        sessions = _Group("Sessions (native resume)")
-        sessions.form.addRow("Assign flag", self.assign_flag)
-        sessions.form.addRow("Resume flag", self.resume_flag)
-        sessions.form.addRow("Resume arguments", self.resume_args)
-        self._delegation = _Group("Delegation (MCP)")
-        self._delegation.form.addRow("CLI family", self.family)
-        self._delegation.form.addRow("MCP declaration", self.mcp)
-        self._delegation.form.addRow("File", self.mcp_target)
-        self._delegation.form.addRow("Home variable", self.mcp_home_env)
-        self._delegation.form.addRow("Flag", self.mcp_flag)
-        self._delegation.form.addRow("Variable", self.mcp_var)
-        self._delegation.form.addRow(self.delegation)
         terminal = _Group("Terminal input")
         terminal.form.addRow("Prompt-ready text", self.prompt_ready)
         terminal.form.addRow("Submit sequence", self.submit_sequence)
@@ -166,141 +170,44 @@ class ProfileForm(QWidget):
         terminal.form.addRow("Newline sequence", self.newline_sequence)
         terminal.form.addRow("Blocking prompts", self.blocking_prompts)
         terminal.form.addRow("Cold-start maximum", self.cold_start)
+        return terminal
 
-        column = QVBoxLayout(self)
-        column.setContentsMargins(0, 0, 8, 0)
-        groups = (program, self._context, sessions, self._delegation, terminal)
-        for group in groups:
-            column.addWidget(group)
-        column.addStretch(1)
-        _align_labels(groups)
+    def _follow_edits(self) -> None:
+        for name in TEXT_FIELDS:
+            getattr(self, name).textChanged.connect(self._edited)
+        for name in LINES_FIELDS:
+            getattr(self, name).textChanged.connect(self._edited)
+        for spin in NUMBER_FIELDS.values():
+            getattr(self, spin).valueChanged.connect(self._edited)
+        for name in CHOICE_FIELDS:
+            getattr(self, name).currentIndexChanged.connect(self._edited)
 
-        for edit in (
-            self.name, self.command, self.args, self.cwd_template, self.detect, self.injection_target,
-            self.injection_flag, self.injection_var, self.assign_flag, self.resume_flag, self.resume_args,
-            self.mcp_target, self.mcp_home_env, self.mcp_flag, self.mcp_var, self.prompt_ready,
-            self.submit_sequence, self.newline_sequence,
-        ):
-            edit.textChanged.connect(self._edited)
-        for lines in (self.env, self.blocking_prompts):
-            lines.textChanged.connect(self._edited)
-        for spin in (self.submit_delay, self.cold_start):
-            spin.valueChanged.connect(self._edited)
-        for combo in (self.injection, self.family, self.mcp):
-            combo.currentIndexChanged.connect(self._edited)
-
-    # -- JSON in --
+    # -- JSON in and out --
 
     def load(self, data: dict[str, Any]) -> None:
         self._loading = True
         self._base = copy.deepcopy(data)
-        self.name.setText(data.get("name", ""))
-        self.command.setText(data.get("command", ""))
-        self.args.setText(shlex.join(data.get("args", [])))
-        self.cwd_template.setText(data.get("cwdTemplate", DEFAULT_CWD_TEMPLATE))
-        self.detect.setText(data.get("detect") or "")
-        self.env.setPlainText("\n".join(f"{key}={value}" for key, value in data.get("env", {}).items()))
-        injection = data.get("contextInjection") or {"strategy": "conventionFile", "target": ""}
-        _select(self.injection, injection.get("strategy"))
-        self.injection_target.setText(injection.get("target", ""))
-        self.injection_flag.setText(injection.get("flag", ""))
-        self.injection_var.setText(injection.get("var", ""))
-        session = data.get("session") or {}
-        self.assign_flag.setText(session.get("assignFlag") or "")
-        self.resume_flag.setText(session.get("resumeFlag") or "")
-        self.resume_args.setText(shlex.join(session.get("resumeArgs") or []))
-        _select(self.family, data.get("structuredAdapter"))
-        config = (data.get("mcp") or {}).get("config") or {}
-        _select(self.mcp, config.get("strategy"))
-        self.mcp_target.setText(config.get("target", ""))
-        self.mcp_home_env.setText(config.get("home_env", ""))
-        self.mcp_flag.setText(config.get("flag", ""))
-        self.mcp_var.setText(config.get("var", ""))
-        self.prompt_ready.setText(data.get("promptReadyPattern") or "")
-        self.submit_sequence.setText(escape_sequence(data.get("submitSequence", DEFAULT_SUBMIT_SEQUENCE)))
-        self.submit_delay.setValue(data.get("submitDelayMs", DEFAULT_SUBMIT_DELAY_MS))
-        self.newline_sequence.setText(escape_sequence(data.get("newlineSequence", DEFAULT_NEWLINE_SEQUENCE)))
-        self.blocking_prompts.setPlainText("\n".join(data.get("blockingPrompts", [])))
-        self.cold_start.setValue(data.get("coldStartMaxMs", DEFAULT_COLD_START_MAX_MS))
+        shown = fields_of(data)
+        for name in TEXT_FIELDS:
+            getattr(self, name).setText(getattr(shown, name))
+        for name in LINES_FIELDS:
+            getattr(self, name).setPlainText(getattr(shown, name))
+        for name, spin in NUMBER_FIELDS.items():
+            getattr(self, spin).setValue(getattr(shown, name))
+        for name in CHOICE_FIELDS:
+            _select(getattr(self, name), getattr(shown, name))
         self._loading = False
         self._show_relevant_rows()
 
-    # -- JSON out --
-
     def data(self) -> dict[str, Any]:
-        data = copy.deepcopy(self._base)
-        for key in FORM_KEYS:
-            data.pop(key, None)
-        values: dict[str, Any] = {
-            "name": self.name.text().strip(),
-            "command": self.command.text().strip(),
-            "args": _split("Arguments", self.args.text()),
-            "contextInjection": self._injection(),
-            "detect": self.detect.text().strip() or None,
-            "cwdTemplate": self.cwd_template.text().strip() or DEFAULT_CWD_TEMPLATE,
-            "session": self._session(),
-            "structuredAdapter": self.family.currentData(),
-            "mcp": self._mcp(),
-            "promptReadyPattern": self.prompt_ready.text() or None,
-            "submitSequence": _unescaped("Submit sequence", self.submit_sequence.text()),
-            "submitDelayMs": self.submit_delay.value(),
-            "env": _env_lines(self.env.toPlainText()),
-            "newlineSequence": _unescaped("Newline sequence", self.newline_sequence.text()),
-            "blockingPrompts": [line for line in self.blocking_prompts.toPlainText().splitlines() if line.strip()],
-            "coldStartMaxMs": self.cold_start.value(),
-        }
-        ordered: dict[str, Any] = {"id": data.pop("id")} if "id" in data else {}
-        for key in FORM_KEYS:
-            value = values[key]
-            if value is None:
-                continue
-            if key in DEFAULTS and value == DEFAULTS[key] and key not in self._base:
-                continue  # a default the profile never spelled out stays implicit
-            ordered[key] = value
-        ordered.update(data)
-        return ordered
+        return json_of(self._base, self.fields())
 
-    def _injection(self) -> dict[str, Any]:
-        strategy = self.injection.currentData()
-        injection: dict[str, Any] = {"strategy": strategy}
-        if strategy == "flag":
-            injection["flag"] = self.injection_flag.text().strip()
-        if strategy == "env":
-            injection["var"] = self.injection_var.text().strip()
-        target = self.injection_target.text().strip()
-        if target or strategy == "conventionFile":
-            injection["target"] = target
-        return injection
-
-    def _session(self) -> dict[str, Any] | None:
-        session: dict[str, Any] = {}
-        if self.assign_flag.text().strip():
-            session["assignFlag"] = self.assign_flag.text().strip()
-        if self.resume_flag.text().strip():
-            session["resumeFlag"] = self.resume_flag.text().strip()
-        resume_args = _split("Resume arguments", self.resume_args.text())
-        if resume_args:
-            session["resumeArgs"] = resume_args
-        return session or None
-
-    def _mcp(self) -> dict[str, Any] | None:
-        strategy = self.mcp.currentData()
-        if strategy is None:
-            return None
-        config: dict[str, Any] = {"strategy": strategy}
-        if strategy in ("configFile", "tomlConfigHome"):
-            config["target"] = self.mcp_target.text().strip()
-        if strategy == "tomlConfigHome":
-            config["home_env"] = self.mcp_home_env.text().strip()
-        if strategy == "flag":
-            config["flag"] = self.mcp_flag.text().strip()
-        if strategy == "env":
-            config["var"] = self.mcp_var.text().strip()
-        mcp: dict[str, Any] = {"config": config}
-        transport = (self._base.get("mcp") or {}).get("transport")
-        if transport is not None:
-            mcp["transport"] = transport
-        return mcp
+    def fields(self) -> ProfileFields:
+        values: dict[str, Any] = {name: getattr(self, name).text() for name in TEXT_FIELDS}
+        values.update({name: getattr(self, name).toPlainText() for name in LINES_FIELDS})
+        values.update({name: getattr(self, spin).value() for name, spin in NUMBER_FIELDS.items()})
+        values.update({name: getattr(self, name).currentData() for name in CHOICE_FIELDS})
+        return ProfileFields(**values)
 
     # -- presentation --
 
@@ -323,7 +230,8 @@ class ProfileForm(QWidget):
         form = self._context.form
         form.setRowVisible(self.injection_flag, injection == "flag")
         form.setRowVisible(self.injection_var, injection == "env")
-        self.injection_target.setPlaceholderText("CLAUDE.md" if injection == "conventionFile" else DEFAULT_CONTEXT_TARGET)
+        target_example = "CLAUDE.md" if injection == "conventionFile" else DEFAULT_CONTEXT_TARGET
+        self.injection_target.setPlaceholderText(target_example)
         mcp = self.mcp.currentData()
         form = self._delegation.form
         form.setRowVisible(self.mcp_target, mcp in ("configFile", "tomlConfigHome"))
@@ -387,27 +295,3 @@ def _lines_edit(placeholder: str) -> QPlainTextEdit:
     return edit
 
 
-def _split(what: str, text: str) -> list[str]:
-    try:
-        return shlex.split(text)
-    except ValueError as exc:
-        raise ValueError(f"{what}: {exc} (quote arguments like in a shell)") from None
-
-
-def _unescaped(what: str, text: str) -> str:
-    try:
-        return unescape_sequence(text)
-    except ValueError as exc:
-        raise ValueError(f"{what}: {exc}") from None
-
-
-def _env_lines(text: str) -> dict[str, str]:
-    env: dict[str, str] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        key, separator, value = line.partition("=")
-        if not separator:
-            raise ValueError(f"Environment line {number} needs the form KEY=VALUE")
-        env[key.strip()] = value
-    return env
