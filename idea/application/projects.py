@@ -10,10 +10,12 @@ from typing import Any
 from idea.application.agents.catalogue import AgentCatalogue
 from idea.application.agents.human_requests import HumanRequests
 from idea.application.agents.lifecycle import TeamLifecycle
-from idea.application.agents.placement import AgentPlacement, InCell
+from idea.application.agents.placement import AgentPlacement
+from idea.application.agents.placement_rules import InCell
 from idea.application.agents.ports import ManifestStore, PersonaStore
 from idea.application.agents.runner import AgentLaunchDeps, AgentRunner
 from idea.application.agents.templates import TemplateCatalogue
+from idea.application.named_layouts import NamedLayouts
 from idea.application.orchestrator.ports import OrchestrationAdapters, PortalProvider, ProcessCpuProbe, Timer
 from idea.application.orchestrator.service import OrchestratorService
 from idea.application.orchestrator.timing import OrchestratorTimings
@@ -32,7 +34,7 @@ from idea.application.sessions import LaunchRequest, SessionRegistry
 from idea.domain import layout as lay
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode, not_found
 from idea.domain.events import LayoutChanged, OrchestrationNews, ProjectClosed, ProjectOpened, ProjectProblem
-from idea.domain.ids import LayoutId, NodeId, ProjectId, SessionId
+from idea.domain.ids import NodeId, ProjectId, SessionId
 from idea.domain.project import ProjectRecord, ProjectRegistry
 from idea.domain.session import SessionInfo, SessionKind
 from idea.domain.workspace import NewCellContent, Settings
@@ -112,6 +114,7 @@ class ProjectRuntime:
             cpu=orchestration.cpu,
         )
         self.requests = HumanRequests(self.orchestrator)
+        self.layouts = NamedLayouts(self)
         self.doors = orchestration.adapters.doors(record.id, record.root, self.orchestrator)
         self._tasks: set[asyncio.Task[Any]] = set()
 
@@ -201,14 +204,14 @@ class ProjectRuntime:
             applied.append(lay.apply(layout, op, self._deps.ids.new_id))
             layout = applied[-1].layout
         if applied:
-            self._store(lay.replace_layout(self.document, layout))
+            self.store_document(lay.replace_layout(self.document, layout))
         return applied
 
     async def split(self, target: NodeId, direction: lay.Direction, position: str = "after") -> NodeId:
         new_leaf = self._deps.ids.new_id()
         split = lay.SplitCell(target, direction, position, new_leaf)
         lay.apply(self.active, split, self._deps.ids.new_id)  # refused before a shell starts for it
-        shells = await self._start_shells(1)
+        shells = await self.start_shells(1)
         await self.change_layout([split, *(lay.SetSession(new_leaf, info.id) for info in shells)])
         return new_leaf
 
@@ -258,38 +261,6 @@ class ProjectRuntime:
 
     # -- named layouts --
 
-    async def create_layout(self, name: str) -> LayoutId:
-        layout_id, leaf_id = self._deps.ids.new_id(), self._deps.ids.new_id()
-        await self._change_document(
-            lambda document: lay.set_active(lay.create_layout(document, layout_id, name, leaf_id), layout_id),
-            new_cells=(leaf_id,),
-        )
-        return layout_id
-
-    async def rename_layout(self, layout_id: LayoutId, name: str) -> None:
-        self._store(lay.rename_layout(self.document, layout_id, name))
-
-    async def duplicate_layout(self, layout_id: LayoutId, name: str) -> LayoutId:
-        new_layout = self._deps.ids.new_id()
-        await self._change_document(
-            lambda document: lay.set_active(
-                lay.duplicate_layout(document, layout_id, new_layout, name, self._deps.ids.new_id), new_layout
-            )
-        )
-        return new_layout
-
-    async def delete_layout(self, layout_id: LayoutId) -> None:
-        shown = {leaf.session for leaf in lay.leaves(self.document.layout(layout_id).root) if leaf.session}
-        await self._change_document(lambda document: lay.delete_layout(document, layout_id))
-        for session_id in shown:
-            self.release_unshown(session_id)
-
-    async def activate_layout(self, layout_id: LayoutId) -> None:
-        """Switch layouts. Sessions of the old layout keep running in the background."""
-        if layout_id == self.document.active_id:
-            return
-        await self._change_document(lambda document: lay.set_active(document, layout_id))
-
     # -- lifecycle --
 
     async def open(self, new_cells: list[NodeId]) -> None:
@@ -297,7 +268,7 @@ class ProjectRuntime:
         self.agents.load()
         self.problems.extend(self.agents.problems)
         await self.agents.sync_templates()
-        await self._change_document(lambda document: document, new_cells=new_cells)
+        await self.layouts.show(lambda document: document, new_cells=new_cells)
         self.orchestrator.reconcile_at_open()  # before any launch: a crash never ran close
 
     async def close(self) -> None:
@@ -306,39 +277,7 @@ class ProjectRuntime:
         await self.runner.stop_all_for_close()
         await self.sessions.stop_all()
 
-    async def _change_document(
-        self, change: Callable[[lay.LayoutDocument], lay.LayoutDocument], new_cells: Sequence[NodeId] = ()
-    ) -> None:
-        """Save `change(document)` as one change, with what the layout it shows needs: the new cells and
-        the cells naming a session of a previous run get a fresh shell, or nothing when the user prefers
-        empty cells (a shell is never resumed: the cell just keeps being a shell cell); agent cells forget
-        the dead session. Shells start first, then the change is applied to the document of that moment."""
-        shells = await self._start_shells(len(self._cells_to_fill(change(self.document).active, new_cells)))
-        document = change(self.document)
-        ops: list[lay.LayoutOp] = [
-            lay.SetSession(leaf.id, None) for leaf in lay.leaves(document.active.root) if self._names_dead(leaf)
-        ]
-        cells = self._cells_to_fill(document.active, new_cells)
-        ops += [lay.SetSession(leaf_id, info.id) for leaf_id, info in zip(cells, shells, strict=False)]
-        for info in shells[len(cells) :]:  # cells that went away meanwhile
-            await self.sessions.stop(info.id)
-            self.sessions.release(info.id)
-        layout = document.active
-        for op in ops:
-            layout = lay.apply(layout, op, self._deps.ids.new_id).layout
-        changed = lay.replace_layout(document, layout)
-        if changed != self.document:
-            self._store(changed)
-
-    def _cells_to_fill(self, layout: lay.Layout, new_cells: Sequence[NodeId]) -> list[NodeId]:
-        known = {leaf.id for leaf in lay.leaves(layout.root)}
-        stale = [leaf.id for leaf in lay.leaves(layout.root) if self._names_dead(leaf) and leaf.agent is None]
-        return [leaf_id for leaf_id in new_cells if leaf_id in known] + [i for i in stale if i not in new_cells]
-
-    def _names_dead(self, leaf: lay.Leaf) -> bool:
-        return leaf.session is not None and not self.sessions.knows(leaf.session)
-
-    async def _start_shells(self, count: int) -> list[SessionInfo]:
+    async def start_shells(self, count: int) -> list[SessionInfo]:
         """What new cells run: the user's shell, unless the user prefers empty cells."""
         if self._deps.settings().new_cell_content is not NewCellContent.SHELL:
             return []
@@ -356,7 +295,7 @@ class ProjectRuntime:
                 return
         self.sessions.release(session_id)
 
-    def _store(self, document: lay.LayoutDocument) -> None:
+    def store_document(self, document: lay.LayoutDocument) -> None:
         self._document = document
         try:
             self._deps.layouts.save(self.root, document)

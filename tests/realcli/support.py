@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QLabel, QPushButton
 from pytestqt.exceptions import TimeoutError as WaitTimeout
 
-from idea.application.agents.placement import InCell
+from idea.application.agents.placement_rules import InCell
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
 from idea.domain.agent import AgentEntry

@@ -63,7 +63,7 @@ def test_merge_close_and_switch_layouts_keep_every_process(gui_factory, tmp_path
 
     # A new layout, then back: same processes, same screen.
     original_layout = tab.runtime.document.active_id
-    gui.session.client.call(tab.runtime.create_layout("Review"))
+    gui.session.client.call(tab.runtime.layouts.create("Review"))
     gui.wait(lambda: tab.runtime.document.active_id != original_layout)
     gui.wait_for_shells(tab, 1)
     tab.layout_bar.activate_layout(original_layout)

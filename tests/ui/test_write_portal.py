@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from idea.application.agents.placement import InCell
+from idea.application.agents.placement_rules import InCell
 from idea.domain.orchestration import Human, Source, SubmitHumanInput
 from idea.domain.profile import Profile
 from tests.ui.gui_support import new_project

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from idea.application.agents.placement import AgentPlacement, InBackground, InCell, InFirstEmptyCell, Place
+from idea.application.agents.placement import AgentPlacement
+from idea.application.agents.placement_rules import InBackground, InCell, InFirstEmptyCell, Place
 from idea.application.agents.runner import AgentRunner
 from idea.application.orchestrator.ports import LiveAgent
 from idea.application.ports import Unsubscribe

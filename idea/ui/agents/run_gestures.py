@@ -10,7 +10,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 
 from idea.application.agents.agent_rows import AgentRow
-from idea.application.agents.placement import InBackground, InCell, InNewSplit
+from idea.application.agents.placement_rules import InBackground, InCell, InNewSplit
 from idea.application.orchestrator.ports import LiveAgent
 from idea.domain.ids import AgentId, NodeId, TicketId
 from idea.domain.session import SessionKind

@@ -9,7 +9,7 @@ from typing import Protocol
 
 from idea.application.agents.agent_activity import ActivityBook
 from idea.application.agents.agent_rows import AgentRow, build_rows
-from idea.application.agents.placement import split_target
+from idea.application.agents.placement_rules import split_target
 from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.agents.templates import TemplateStatus
 from idea.application.projects import ProjectRuntime

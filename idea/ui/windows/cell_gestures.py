@@ -9,7 +9,7 @@ from typing import Protocol
 
 from PySide6.QtWidgets import QInputDialog, QMessageBox, QWidget
 
-from idea.application.agents.placement import InCell
+from idea.application.agents.placement_rules import InCell
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
 from idea.domain.ids import AgentId, SessionId

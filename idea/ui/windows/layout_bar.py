@@ -75,7 +75,7 @@ class LayoutBar(QFrame):
     # -- gestures on named layouts --
 
     def activate_layout(self, layout_id: str) -> None:
-        self._client.call(self._runtime.activate_layout(layout_id))
+        self._client.call(self._runtime.layouts.activate(layout_id))
 
     def next_layout(self, step: int) -> None:
         """The layout `step` places after the active one (before it when negative), cycling."""
@@ -86,7 +86,7 @@ class LayoutBar(QFrame):
     def create_layout(self) -> None:
         name, ok = QInputDialog.getText(self, "New layout", "Name of the new layout:", text=self._free_name("Layout"))
         if ok:
-            self._client.call(self._runtime.create_layout(name))
+            self._client.call(self._runtime.layouts.create(name))
 
     def duplicate_layout(self) -> None:
         active = self._document.active
@@ -94,13 +94,13 @@ class LayoutBar(QFrame):
             self, "Duplicate layout", "Name of the copy:", text=self._free_name(f"{active.name} copy")
         )
         if ok:
-            self._client.call(self._runtime.duplicate_layout(active.id, name))
+            self._client.call(self._runtime.layouts.duplicate(active.id, name))
 
     def rename_layout(self) -> None:
         active = self._document.active
         name, ok = QInputDialog.getText(self, "Rename layout", "New name:", text=active.name)
         if ok and name != active.name:
-            self._client.call(self._runtime.rename_layout(active.id, name))
+            self._client.call(self._runtime.layouts.rename(active.id, name))
 
     def delete_layout(self) -> None:
         active = self._document.active
@@ -110,7 +110,7 @@ class LayoutBar(QFrame):
             f"Delete the layout “{active.name}”? Terminals it shows keep running in the background.",
         )
         if answer == QMessageBox.StandardButton.Yes:
-            self._client.call(self._runtime.delete_layout(active.id))
+            self._client.call(self._runtime.layouts.delete(active.id))
 
     def _free_name(self, base: str) -> str:
         taken = {layout.name.casefold() for layout in self._document.layouts}

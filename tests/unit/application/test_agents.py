@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from idea.application.agents.placement import InBackground, InCell, InFirstEmptyCell
+from idea.application.agents.placement_rules import InBackground, InCell, InFirstEmptyCell
 from idea.application.agents.templates import TemplateLink
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay

@@ -8,7 +8,7 @@ from collections.abc import Awaitable
 
 import pytest
 
-from idea.application.agents.placement import InBackground, InCell, InNewSplit, split_target
+from idea.application.agents.placement_rules import InBackground, InCell, InNewSplit, split_target
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
 from idea.domain.agent import AgentEntry
@@ -376,24 +376,24 @@ async def test_cell_and_layout_gestures_save_once_each(world: World) -> None:
     assert await saves_of(world, split()) == 1
     assert runtime.sessions.is_live(lay.find_leaf(runtime.active.root, second[0]).session)
     assert await saves_of(world, runtime.close_cell(second[0], stop_session=True)) == 1
-    assert await saves_of(world, runtime.create_layout("Review")) == 1
+    assert await saves_of(world, runtime.layouts.create("Review")) == 1
     assert runtime.sessions.is_live(cells(runtime)[0].session)
     review = runtime.document.active_id
-    assert await saves_of(world, runtime.duplicate_layout(review, "Review copy")) == 1
-    assert await saves_of(world, runtime.activate_layout(review)) == 1
-    assert await saves_of(world, runtime.delete_layout(review)) == 1
+    assert await saves_of(world, runtime.layouts.duplicate(review, "Review copy")) == 1
+    assert await saves_of(world, runtime.layouts.activate(review)) == 1
+    assert await saves_of(world, runtime.layouts.delete(review)) == 1
 
 
 async def test_switching_to_a_layout_of_a_previous_run_gives_its_shell_cells_shells_in_the_same_save(
     world: World,
 ) -> None:
     runtime = await open_project(world)
-    await runtime.create_layout("Other")
+    await runtime.layouts.create("Other")
     await world.service.close(runtime.id)
     reopened = await open_project(world)  # "Other" is active and reconciled; "Default" names dead shells
     default = next(layout.id for layout in reopened.document.layouts if layout.name == "Default")
 
-    assert await saves_of(world, reopened.activate_layout(default)) == 1
+    assert await saves_of(world, reopened.layouts.activate(default)) == 1
     [leaf] = cells(reopened)
     assert reopened.sessions.is_live(leaf.session)
 
