@@ -15,6 +15,7 @@ from idea.application.agents.convention_file import ComposeInputs, compose_conve
 from idea.application.agents.ports import (
     AgentProject,
     BridgeEndpoint,
+    PreparedRunDir,
     PromptLibrary,
     ProviderSessionStore,
     RunDirRequest,
@@ -139,15 +140,49 @@ class AgentRunner:
         project = self._project
         name = self._catalogue.agent(agent_id).name
         profile = self.profile_of(agent_id)
-        host_env = project.host.environ()
-        program = project.host.which(profile.command, host_env.get("PATH"))
+        program = self._program(profile)
+        token = self._deps.new_token()
+        prepared = self._prepare_run_dir(agent_id, name, profile, token)
+        conversation = conversation_id or conversation_for_pair(agent_id, None)
+        plan = self._session_plan(profile, conversation)
+        argv = (program, *profile.args, *prepared.extra_args, *session_args(profile, plan))
+        self._tokens[agent_id] = token
+        cwd = resolve_cwd(profile, prepared.run_dir, project.root)
+        project.orchestrator.agent_launching(agent_id)
+        env = self._environment(agent_id, profile, prepared, token)
+        info = await project.sessions.start(
+            LaunchRequest(argv=argv, cwd=cwd, kind=SessionKind.AGENT, label=name, env=env, agent_id=agent_id)
+        )
+        if isinstance(plan, Assign) and profile.provider_key is not None and info.is_live:
+            self._deps.providers.update(
+                project.root,
+                lambda sessions: sessions.with_entry(
+                    conversation, profile.provider_key, plan.session_id, project.clock.now_ms()
+                ),
+            )
+        if not info.is_live:
+            self._tokens.pop(agent_id, None)
+        elif prepared.first_turn:
+            project.schedule(self._deliver_first_turn(name, prepared.first_turn))
+        project.diagnostics.beacon(f"[launch] {name} argv={argv[0]} cwd={cwd} reason={reason}")
+        return info
+
+    def _program(self, profile: Profile) -> str:
+        """The CLI's path on the PATH the agent gets."""
+        host = self._project.host
+        program = host.which(profile.command, host.environ().get("PATH"))
         if program is None:
             raise AppError(
                 ErrorCode.PROCESS,
                 f"{profile.name} ({profile.command}) is not installed or not on PATH; install it or set the "
                 f"full path of the program in the profile",
             )
-        token = self._deps.new_token()
+        return program
+
+    def _prepare_run_dir(self, agent_id: AgentId, name: str, profile: Profile, token: str) -> PreparedRunDir:
+        """Write `.ideai/run/<agentId>/`: the convention file, the MCP declaration and hooks with this
+        launch's secret, what the CLI's settings need."""
+        project = self._project
         uses_bridge = profile.materializes_idea_bridge() or profile.hooks is not None
         bridge = BridgeEndpoint(self._deps.endpoint_for(project.id), token) if uses_bridge else None
         prepared = self._deps.run_dirs.prepare(
@@ -166,9 +201,13 @@ class AgentRunner:
         )
         for warning in prepared.warnings:
             project.diagnostics.beacon(f"[launch] {name}: {warning}")
-        conversation = conversation_id or conversation_for_pair(agent_id, None)
-        plan = self._session_plan(profile, conversation)
-        argv = (program, *profile.args, *prepared.extra_args, *session_args(profile, plan))
+        return prepared
+
+    def _environment(
+        self, agent_id: AgentId, profile: Profile, prepared: PreparedRunDir, token: str
+    ) -> dict[str, str]:
+        """The profile's variables (placeholders replaced), the run dir's, and the agent's identity."""
+        project = self._project
         placeholders = {"{agentRunDir}": prepared.run_dir, "{projectRoot}": project.root}
         env = {key: _substitute(value, placeholders) for key, value in profile.env.items()}
         env.update(prepared.extra_env)
@@ -181,25 +220,7 @@ class AgentRunner:
                 TOKEN_ENV_VAR: token,
             }
         )
-        self._tokens[agent_id] = token
-        cwd = resolve_cwd(profile, prepared.run_dir, project.root)
-        project.orchestrator.agent_launching(agent_id)
-        info = await project.sessions.start(
-            LaunchRequest(argv=argv, cwd=cwd, kind=SessionKind.AGENT, label=name, env=env, agent_id=agent_id)
-        )
-        if isinstance(plan, Assign) and profile.provider_key is not None and info.is_live:
-            self._deps.providers.update(
-                project.root,
-                lambda sessions: sessions.with_entry(
-                    conversation, profile.provider_key, plan.session_id, project.clock.now_ms()
-                ),
-            )
-        if not info.is_live:
-            self._tokens.pop(agent_id, None)
-        elif prepared.first_turn:
-            project.schedule(self._deliver_first_turn(name, prepared.first_turn))
-        project.diagnostics.beacon(f"[launch] {name} argv={argv[0]} cwd={cwd} reason={reason}")
-        return info
+        return env
 
     def launched(
         self, info: SessionInfo, node_id: NodeId | None, conversation: ConversationId | None, reason: str

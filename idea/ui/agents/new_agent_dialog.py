@@ -64,12 +64,34 @@ class NewAgentDialog(QDialog):
         self.setWindowTitle("New agent")
         self.resize(940, 620)
 
+        column = QVBoxLayout(self)
+        column.addLayout(self._name_and_profile(runtime))
+        column.addWidget(self._sources(), 1)
+        column.addWidget(self._buttons())
+        self.name.edit.textChanged.connect(lambda _t: self._update_ok())
+        self.profile.currentIndexChanged.connect(self._profile_chosen)
+        self._profile_chosen()
+        self._update_ok()
+        self.name.setFocus()
+        client.call(load_templates(templates, None), on_done=self._show_templates, on_error=self._templates_failed)
+
+    def _name_and_profile(self, runtime: ProjectRuntime) -> QFormLayout:
         self.name = AgentNameField(runtime.agents.manifest)
         self.profile = QComboBox()
         self.profile.setMinimumWidth(260)
         self.profile_hint = HintLabel()
         self._fill_profiles()
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.addRow("Name", self.name)
+        profile_row = QHBoxLayout()
+        profile_row.addWidget(self.profile)
+        profile_row.addWidget(self.profile_hint, 1)
+        form.addRow("Profile", profile_row)
+        return form
 
+    def _sources(self) -> QTabWidget:
+        """Where the persona comes from: a template (listed, previewed, kept in sync or not), or blank."""
         self.template_list = QListWidget()
         self.template_list.setItemDelegate(ListRowDelegate(self.template_list))
         self.template_list.setUniformItemSizes(True)
@@ -85,32 +107,16 @@ class NewAgentDialog(QDialog):
         self.source.addTab(self._template_page(), "From a template")
         self.source.addTab(self._padded(self.blank_persona), "Blank persona")
         self.source.currentChanged.connect(lambda _i: self._update_ok())
+        return self.source
 
+    def _buttons(self) -> QDialogButtonBox:
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
         self.ok.setText("Create agent")
         self.ok.setDefault(True)
         self.buttons.accepted.connect(self.create)
         self.buttons.rejected.connect(self.reject)
-
-        form = QFormLayout()
-        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        form.addRow("Name", self.name)
-        profile_row = QHBoxLayout()
-        profile_row.addWidget(self.profile)
-        profile_row.addWidget(self.profile_hint, 1)
-        form.addRow("Profile", profile_row)
-        column = QVBoxLayout(self)
-        column.addLayout(form)
-        column.addWidget(self.source, 1)
-        column.addWidget(self.buttons)
-
-        self.name.edit.textChanged.connect(lambda _t: self._update_ok())
-        self.profile.currentIndexChanged.connect(self._profile_chosen)
-        self._profile_chosen()
-        self._update_ok()
-        self.name.setFocus()
-        client.call(load_templates(templates, None), on_done=self._show_templates, on_error=self._templates_failed)
+        return self.buttons
 
     @staticmethod
     def _padded(content: QWidget) -> QWidget:
