@@ -66,7 +66,10 @@ class Gui:
         return lay.leaves(tab.runtime.active.root)
 
     def cell(self, tab: ProjectTab, index: int) -> CellWidget:
+        """The cell drawn for the index-th leaf of the active layout (the tab draws the core's change once
+        its event has arrived)."""
         leaf = self.leaves(tab)[index]
+        self.wait(lambda: tab.grid.cell(leaf.id) is not None)
         cell = tab.grid.cell(leaf.id)
         assert cell is not None
         return cell

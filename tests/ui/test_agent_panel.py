@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
+from idea.domain.agent import AgentEntry
 from idea.domain.events import LayoutChanged
 from idea.domain.profile import Profile
 from idea.ui.agents.agents_panel import AgentsPanel
@@ -45,6 +46,19 @@ def wait_for_row(qtbot: QtBot, panel: AgentsPanel, name: str, **expected: object
         return row is not None and all(getattr(row, key) == value for key, value in expected.items())
 
     qtbot.waitUntil(matches, timeout=WAIT_MS)
+
+
+def stopped_agent_beside_a_shell(
+    setup: tuple[World, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
+) -> tuple[lay.Leaf, AgentEntry]:
+    """The project's only cell runs its shell; a stopped agent "Dev" is listed and selected."""
+    world, runtime, profile, panel, _host = setup
+    shell_cell = lay.leaves(runtime.active.root)[0]
+    qtbot.waitUntil(lambda: shell_cell.session is not None and runtime.sessions.is_live(shell_cell.session))
+    agent = world.create_agent(runtime, "Dev", profile)
+    wait_for_row(qtbot, panel, "Dev", state_text="stopped")
+    panel.select_agent(agent.agent_id)
+    return shell_cell, agent
 
 
 def test_an_agent_made_from_a_starter_template_is_listed_then_runs_in_the_background_and_stops(
@@ -90,11 +104,7 @@ def test_launch_here_replaces_the_idle_shell_of_the_active_cell_and_focuses_the_
     setup: tuple[World, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
 ) -> None:
     world, runtime, profile, panel, host = setup
-    shell_cell = lay.leaves(runtime.active.root)[0]
-    qtbot.waitUntil(lambda: shell_cell.session is not None and runtime.sessions.is_live(shell_cell.session))
-    agent = world.create_agent(runtime, "Dev", profile)
-    wait_for_row(qtbot, panel, "Dev", state_text="stopped")
-    panel.select_agent(agent.agent_id)
+    shell_cell, agent = stopped_agent_beside_a_shell(setup, qtbot)
     assert not panel.agent_actions.launch_here_action.isEnabled()  # no active cell yet
     host.leaf = shell_cell.id
     panel.active_cell_changed()
@@ -120,11 +130,7 @@ def test_each_gesture_of_the_panel_is_one_saved_change_of_the_layouts(
     setup: tuple[World, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
 ) -> None:
     world, runtime, profile, panel, host = setup
-    shell_cell = lay.leaves(runtime.active.root)[0]
-    qtbot.waitUntil(lambda: shell_cell.session is not None and runtime.sessions.is_live(shell_cell.session))
-    agent = world.create_agent(runtime, "Dev", profile)
-    wait_for_row(qtbot, panel, "Dev", state_text="stopped")
-    panel.select_agent(agent.agent_id)
+    shell_cell, agent = stopped_agent_beside_a_shell(setup, qtbot)
     host.leaf = shell_cell.id
     panel.active_cell_changed()
     saved: list[LayoutChanged] = []

@@ -6,85 +6,48 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QPushButton, QTreeWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QTreeWidgetItem, QWidget
 
 from idea.application.agents.profile_descriptions import UNREACHABLE, delegation_label, delegation_sentence
 from idea.application.agents.profile_editing import NEW_PROFILE_NAME
 from idea.domain.profile import Profile
-from idea.ui.widgets.labels import HintLabel
-from idea.ui.widgets.list_editor import list_pane, record_list
-
-PROFILE_ID_ROLE = Qt.ItemDataRole.UserRole + 1
+from idea.ui.widgets.list_editor import button
+from idea.ui.widgets.record_list_side import KEY_ROLE, Picked, RecordListSide, draft_row
 
 
-class ProfileList(QWidget):
-    """`picked(profile_id, previous_item)` when the person selects another row."""
-
+class ProfileList(RecordListSide):
     def __init__(
         self,
-        picked: Callable[[str, QTreeWidgetItem | None], None],
+        picked: Picked,
         add_custom: Callable[[], None],
         duplicate: Callable[[], None],
         delete: Callable[[], None],
         parent: QWidget | None = None,
     ) -> None:
-        super().__init__(parent)
-        self._picked = picked
-        self._quiet = False  # rows rebuilt or selected by the dialog itself
-        self.list = record_list(["Profile", "Kind", "Delegation"], stretch_column=0)
-        self.list.currentItemChanged.connect(self._current_changed)
-        self.add_button = QPushButton("Add custom")
-        self.add_button.setToolTip("A profile for any command-line program")
-        self.add_button.clicked.connect(add_custom)
-        self.duplicate_button = QPushButton("Duplicate")
-        self.duplicate_button.clicked.connect(duplicate)
-        self.delete_button = QPushButton("Delete")
-        self.delete_button.clicked.connect(delete)
-        legend = HintLabel(
+        super().__init__(["Profile", "Kind", "Delegation"], 0, picked, parent)
+        self.add_button = button("Add custom", add_custom, "A profile for any command-line program")
+        self.duplicate_button = button("Duplicate", duplicate)
+        self.delete_button = button("Delete", delete)
+        self._lay_out(
+            (self.add_button, self.duplicate_button, self.delete_button),
             "MCP: teammates delegate through idea_* tools. Request folder: through files in "
-            ".ideai/requests/. Reference profiles follow IdeA's defaults for fields you never changed."
+            ".ideai/requests/. Reference profiles follow IdeA's defaults for fields you never changed.",
         )
-        column = QVBoxLayout(self)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(list_pane(self.list, (self.add_button, self.duplicate_button, self.delete_button), legend))
 
     def fill(self, profiles: Iterable[Profile], draft: dict[str, Any] | None, select: str | None) -> str | None:
         """Rebuild the rows and select `select`, else the first row; returns the id selected."""
-        self._quiet = True
-        self.list.clear()
-        for profile in profiles:
-            self.list.addTopLevelItem(_item(profile))
+        rows = [_row(profile) for profile in profiles]
         if draft is not None:
-            item = QTreeWidgetItem([f"{draft.get('name') or NEW_PROFILE_NAME} (not saved)", "Custom", ""])
-            item.setData(0, PROFILE_ID_ROLE, draft["id"])
-            font = item.font(0)
-            font.setItalic(True)
-            item.setFont(0, font)
-            self.list.addTopLevelItem(item)
-        ids = [self.list.topLevelItem(i).data(0, PROFILE_ID_ROLE) for i in range(self.list.topLevelItemCount())]
-        target = select if select in ids else (ids[0] if ids else None)
-        if target is not None:
-            self.list.setCurrentItem(self.list.topLevelItem(ids.index(target)))
-        self._quiet = False
-        return target
-
-    def restore(self, item: QTreeWidgetItem | None) -> None:
-        """Put the selection back on `item` (the person kept their edits)."""
-        self._quiet = True
-        self.list.setCurrentItem(item)
-        self._quiet = False
-
-    def _current_changed(self, item: QTreeWidgetItem | None, previous: QTreeWidgetItem | None) -> None:
-        if not self._quiet and item is not None:
-            self._picked(item.data(0, PROFILE_ID_ROLE), previous)
+            rows.append(draft_row([f"{draft.get('name') or NEW_PROFILE_NAME} (not saved)", "Custom", ""],
+                                  draft["id"], italic_columns=(0,)))
+        return self._refill(rows, select)
 
 
-def _item(profile: Profile) -> QTreeWidgetItem:
+def _row(profile: Profile) -> QTreeWidgetItem:
     label = delegation_label(profile)
     kind = "Reference" if profile.is_reference else "Custom"
     item = QTreeWidgetItem([profile.name, kind, "—" if label == UNREACHABLE else label])
-    item.setData(0, PROFILE_ID_ROLE, profile.id)
+    item.setData(0, KEY_ROLE, profile.id)
     item.setToolTip(0, profile.command)
     item.setToolTip(2, delegation_sentence(profile))
     return item

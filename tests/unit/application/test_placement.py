@@ -9,6 +9,7 @@ from collections.abc import Awaitable
 import pytest
 
 from idea.application.agents.placement_rules import InBackground, InCell, InNewSplit, split_target
+from idea.application.orchestrator.ports import LiveAgent
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
 from idea.domain.agent import AgentEntry
@@ -54,6 +55,12 @@ async def saves_of(world: World, gesture: Awaitable[object]) -> int:
 
 async def team(runtime: ProjectRuntime, *names: str) -> list[AgentEntry]:
     return [await runtime.agents.create(name, CLAUDE, "") for name in names]
+
+
+async def dev_running_in_the_only_cell(world: World) -> tuple[ProjectRuntime, AgentEntry, LiveAgent]:
+    runtime = await open_project(world)
+    [dev] = await team(runtime, "Dev")
+    return runtime, dev, await runtime.placement.launch(dev.agent_id, InCell(cells(runtime)[0].id))
 
 
 # -- the rules of placement --
@@ -273,9 +280,7 @@ async def test_sending_to_the_background_stopping_and_restarting_save_once_each(
 
 
 async def test_stopping_saves_once_when_the_exit_is_handled_before_the_stop_returns(world: World) -> None:
-    runtime = await open_project(world)
-    [dev] = await team(runtime, "Dev")
-    live = await runtime.placement.launch(dev.agent_id, InCell(cells(runtime)[0].id))
+    runtime, dev, live = await dev_running_in_the_only_cell(world)
     terminal = world.terminals.terminals[live.session_id]
 
     async def terminate_then_wait(grace_ms: int = 3000) -> None:
@@ -289,9 +294,7 @@ async def test_stopping_saves_once_when_the_exit_is_handled_before_the_stop_retu
 
 
 async def test_an_agent_that_exits_by_itself_saves_once(world: World) -> None:
-    runtime = await open_project(world)
-    [dev] = await team(runtime, "Dev")
-    live = await runtime.placement.launch(dev.agent_id, InCell(cells(runtime)[0].id))
+    runtime, _dev, live = await dev_running_in_the_only_cell(world)
 
     saves = world.layouts.saves
     world.terminals.terminals[live.session_id].exit(0)
