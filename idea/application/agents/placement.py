@@ -14,6 +14,7 @@ is free.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
+from functools import partial
 
 from idea.application.agents.catalogue import AgentCatalogue
 from idea.application.agents.placement_rules import (
@@ -82,7 +83,7 @@ class AgentPlacement:
             return
         change = self._change()
         change.add(lay.ClearCell(live.node_id))
-        change.after.append(lambda: self._runner.remember_running(agent_id, None, None))
+        change.after.append(partial(self._runner.remember_running, agent_id, None, None))
         await self._commit(change)
 
     async def stop(self, agent_id: AgentId) -> None:
@@ -181,7 +182,7 @@ class AgentPlacement:
     ) -> None:
         running = self._project.sessions.live_agent_session(agent_id)
         if running is not None:
-            self._rules.refuse_second_cell(change, running, where)
+            self._rules.refuse_second_cell(change, running, where, self._name(agent_id))
         target, stopping = self._rules.make_room(change, agent_id, where, room=room, running=running is not None)
         for session_id in stopping:
             await self._project.sessions.stop(session_id)
@@ -206,7 +207,7 @@ class AgentPlacement:
             target = None
         if not info.is_live:
             raise AppError(ErrorCode.PROCESS, f"{info.label} could not start: {info.describe_end()}")
-        change.after.append(lambda: self._runner.launched(info, target, conversation_id, reason))
+        change.after.append(partial(self._runner.launched, info, target, conversation_id, reason))
 
     def _show_running(self, change: LayoutChange, running: SessionInfo, target: NodeId | None) -> None:
         shown = lay.leaf_showing_session(change.layout.root, running.id)
@@ -217,7 +218,7 @@ class AgentPlacement:
         change.add(lay.AssignAgent(target, agent_id))
         change.add(lay.SetSession(target, running.id))
         change.add(lay.SetAgentWasRunning(target, True))
-        change.after.append(lambda: self._runner.remember_running(agent_id, target, None))
+        change.after.append(partial(self._runner.remember_running, agent_id, target, None))
 
     async def _stop_into(self, change: LayoutChange, agent_id: AgentId) -> NodeId | None:
         """Stop the agent's process and plan freeing its cell; returns that cell."""
@@ -240,7 +241,7 @@ class AgentPlacement:
             leaf = lay.leaf_pinning_agent(change.layout.root, agent_id)
             if leaf is not None and leaf.agent_was_running:
                 change.add(lay.SetAgentWasRunning(leaf.id, False))
-            change.after.append(lambda a=agent_id: self._runner.forget_running(a))
+            change.after.append(partial(self._runner.forget_running, agent_id))
 
     # -- committing --
 

@@ -88,7 +88,7 @@ class CellRules:
         self._sessions = sessions
         self._new_id = new_id
 
-    def refuse_second_cell(self, change: LayoutChange, running: SessionInfo, where: Place) -> None:
+    def refuse_second_cell(self, change: LayoutChange, running: SessionInfo, where: Place, name: str) -> None:
         """One agent, one live session, shown by one cell at most."""
         shown = lay.leaf_showing_session(change.layout.root, running.id)
         if shown is None or isinstance(where, InBackground | InFirstEmptyCell):
@@ -97,7 +97,7 @@ class CellRules:
             return
         raise AppError(
             ErrorCode.AGENT_ALREADY_RUNNING,
-            f"{running.label} is already running in another cell",
+            f"{name} is already running in another cell",
             data={"nodeId": shown.id},
         )
 
