@@ -188,6 +188,18 @@ def free_cell(
     return next((leaf.id for leaf in lay.leaves(root) if free(leaf)), None)
 
 
+def runs_another_agent(
+    root: lay.Node, leaf_id: NodeId, agent_id: AgentId | None, session_of: Callable[[SessionId], SessionInfo | None]
+) -> bool:
+    """The cell shows another agent's running session: the person's gestures never take it (the Agents panel
+    disables "Launch here" and "Attach" there)."""
+    leaf = leaf_or_none(root, leaf_id)
+    session = session_of(leaf.session) if leaf is not None and leaf.session else None
+    return (
+        session is not None and session.is_live and session.kind is SessionKind.AGENT and session.agent_id != agent_id
+    )
+
+
 def split_target(root: lay.Node, active: NodeId | None) -> NodeId | None:
     """The cell a new split goes beside: the active one, else the last cell in reading order (the Agents
     panel enables "Launch in new split" with it)."""

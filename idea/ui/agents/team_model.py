@@ -9,7 +9,7 @@ from typing import Protocol
 
 from idea.application.agents.agent_activity import ActivityBook
 from idea.application.agents.agent_rows import AgentRow, build_rows
-from idea.application.agents.placement_rules import split_target
+from idea.application.agents.placement_rules import runs_another_agent, split_target
 from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.agents.templates import TemplateStatus
 from idea.application.projects import ProjectRuntime
@@ -17,7 +17,7 @@ from idea.domain import layout as lay
 from idea.domain.agent import AgentManifest
 from idea.domain.errors import AppError
 from idea.domain.ids import AgentId, NodeId, SessionId
-from idea.domain.session import SessionInfo, SessionKind
+from idea.domain.session import SessionInfo
 
 
 class AgentsPanelHost(Protocol):
@@ -103,19 +103,19 @@ class TeamModel:
 
     def live_session_in(self, leaf_id: NodeId) -> SessionInfo | None:
         leaf = self._leaf(leaf_id)
-        session = self.sessions.get(leaf.session) if leaf is not None and leaf.session else None
-        return session if session is not None and session.is_live else None
+        return self._live(leaf.session) if leaf is not None and leaf.session else None
 
     def cell_hosts_other_agent(self, leaf_id: NodeId, row: AgentRow | None) -> bool:
-        session = self.live_session_in(leaf_id)
-        return (
-            session is not None
-            and session.kind is SessionKind.AGENT
-            and (row is None or session.agent_id != row.agent_id)
-        )
+        if self.document is None:
+            return False
+        return runs_another_agent(self.document.active.root, leaf_id, row.agent_id if row else None, self._live)
 
     def run_dir(self, agent_id: AgentId) -> str:
         return os.path.join(self.runtime.root, ".ideai", "run", agent_id) if self.runtime else ""
+
+    def _live(self, session_id: SessionId) -> SessionInfo | None:
+        session = self.sessions.get(session_id)
+        return session if session is not None and session.is_live else None
 
     def _leaf(self, leaf_id: NodeId | None) -> lay.Leaf | None:
         if leaf_id is None or self.document is None:

@@ -8,7 +8,13 @@ from collections.abc import Awaitable
 
 import pytest
 
-from idea.application.agents.placement_rules import InBackground, InCell, InNewSplit, split_target
+from idea.application.agents.placement_rules import (
+    InBackground,
+    InCell,
+    InNewSplit,
+    runs_another_agent,
+    split_target,
+)
 from idea.application.orchestrator.ports import LiveAgent
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
@@ -209,6 +215,27 @@ async def test_a_background_agent_attached_through_attach_session_is_shown_as_th
     [leaf] = cells(runtime)
     assert (leaf.agent, leaf.session, leaf.agent_was_running) == (dev.agent_id, live.session_id, True)
     assert world.running.load(ROOT).agents[0].node_id == leaf.id
+
+
+async def test_a_cell_running_another_agent_is_told_apart_from_the_agents_own_and_from_a_shell(
+    world: World,
+) -> None:
+    runtime = await open_project(world)
+    main, dev = await team(runtime, "Main", "Dev")
+    [shell_cell] = cells(runtime)
+    agent_cell = await runtime.split(shell_cell.id, lay.Direction.ROW)
+    await runtime.placement.launch(main.agent_id, InCell(agent_cell))
+    root, live = runtime.active.root, runtime.sessions.info
+
+    assert runs_another_agent(root, agent_cell, dev.agent_id, live)
+    assert runs_another_agent(root, agent_cell, None, live)
+    assert not runs_another_agent(root, agent_cell, main.agent_id, live)
+    assert not runs_another_agent(root, shell_cell.id, dev.agent_id, live)
+    await runtime.placement.stop(main.agent_id)
+    await runtime.placement.launch(main.agent_id, InCell(agent_cell))
+    world.terminals.terminals[runtime.runner.live(main.agent_id).session_id].exit(0)
+    await settled()
+    assert not runs_another_agent(runtime.active.root, agent_cell, dev.agent_id, live)  # it ended
 
 
 def test_a_new_split_goes_beside_the_active_cell_else_the_last_one() -> None:
