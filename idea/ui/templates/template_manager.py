@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QDialog, QWidget
 
 from idea.application.agents.catalogue import BLANK_PERSONA
 from idea.application.agents.profiles import ProfileCatalogue
@@ -35,7 +35,7 @@ from idea.ui.core_client import CoreClient
 from idea.ui.templates.template_list import DRAFT_KEY, TemplateList
 from idea.ui.templates.template_pane import NEW_TEMPLATE_NAME, TemplatePane, draft_name, draft_title
 from idea.ui.widgets.list_editor import close_buttons, split_dialog
-from idea.ui.widgets.messages import ask, error_text, show_error
+from idea.ui.widgets.messages import ask, ask_to_save, error_text, show_error
 
 
 class TemplateManager(QDialog):
@@ -183,20 +183,9 @@ class TemplateManager(QDialog):
         if not self.is_modified:
             then()
             return
-        buttons = QMessageBox.StandardButton
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
-            "Unsaved template",
-            f"Save the changes to “{self.pane.name.text().strip() or NEW_TEMPLATE_NAME}”?",
-            buttons.Save | buttons.Discard | buttons.Cancel,
-            self,
-        )
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.setDefaultButton(buttons.Save)
-        box.setEscapeButton(buttons.Cancel)
-        box.button(buttons.Save).clicked.connect(lambda: self.save(then=then))
-        box.button(buttons.Discard).clicked.connect(lambda: self._discard_then(then))
-        box.open()
+        name = self.pane.name.text().strip() or NEW_TEMPLATE_NAME
+        ask_to_save(self, "Unsaved template", f"Save the changes to “{name}”?", lambda: self.save(then=then),
+                    lambda: self._discard_then(then))
 
     def _discard_then(self, then: Callable[[], None]) -> None:
         if self._current_id == DRAFT_KEY:

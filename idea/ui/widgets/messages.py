@@ -53,3 +53,18 @@ def ask(
     accept.clicked.connect(on_accept)
     box.open()
     return box
+
+
+def ask_to_save(
+    parent: QWidget, title: str, text: str, on_save: Callable[[], None], on_discard: Callable[[], None]
+) -> QMessageBox:
+    """Save, Discard or Cancel (the default is Save, Escape cancels), without a nested event loop."""
+    buttons = QMessageBox.StandardButton
+    box = QMessageBox(QMessageBox.Icon.Question, title, text, buttons.Save | buttons.Discard | buttons.Cancel, parent)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    box.setDefaultButton(buttons.Save)
+    box.setEscapeButton(buttons.Cancel)
+    box.button(buttons.Save).clicked.connect(on_save)
+    box.button(buttons.Discard).clicked.connect(on_discard)
+    box.open()
+    return box
