@@ -96,7 +96,7 @@ class Gui:
     def split_into_two_shells(self, tab: ProjectTab) -> tuple[CellWidget, CellWidget]:
         """The tab's only cell split into two running shells side by side: (left, right)."""
         [first] = self.wait_for_shells(tab, 1)
-        tab.split(first.leaf_id, lay.Direction.ROW, "after")
+        tab.gestures.split(first.leaf_id, lay.Direction.ROW, "after")
         self.wait(lambda: len(self.leaves(tab)) == 2)
         left, right = self.wait_for_shells(tab, 2)
         return left, right

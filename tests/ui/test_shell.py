@@ -25,10 +25,10 @@ def test_open_a_project_build_a_2x2_grid_and_run_a_command(gui_factory, tmp_path
     assert window.tabs.tabText(0) == project.name and window.tabs.tabToolTip(0) == str(project)
 
     [first] = gui.wait_for_shells(tab, 1)
-    tab.mutate(lay.MakeGrid(first.leaf_id, 2, 2))
+    tab.gestures.mutate(lay.MakeGrid(first.leaf_id, 2, 2))
     gui.wait(lambda: len(gui.leaves(tab)) == 4)
     for leaf in gui.leaves(tab)[1:]:
-        tab.start_shell(leaf.id)
+        tab.gestures.start_shell(leaf.id)
     cells = gui.wait_for_shells(tab, 4)
     assert isinstance(tab.runtime.active.root, lay.Grid)
 
@@ -49,24 +49,24 @@ def test_merge_close_and_switch_layouts_keep_every_process(gui_factory, tmp_path
 
     # Merging keeps the chosen cell; the other shell keeps running in the background.
     right_session = right.session.id
-    tab.merge((left.leaf_id, right.leaf_id), keep=left.leaf_id)
+    tab.gestures.merge((left.leaf_id, right.leaf_id), keep=left.leaf_id)
     gui.wait(lambda: len(gui.leaves(tab)) == 1)
     assert [s.id for s in tab.runtime.background_sessions()] == [right_session]
     assert {info.pid for info in tab.runtime.sessions.snapshot() if info.is_live} == pids
 
     # A new layout, then back: same processes, same screen.
     original_layout = tab.runtime.document.active_id
-    gui.session.client.call(tab.runtime.create_layout("Review"))
+    gui.session.client.call(tab.runtime.layouts.create("Review"))
     gui.wait(lambda: tab.runtime.document.active_id != original_layout)
     gui.wait_for_shells(tab, 1)
-    tab.activate_layout(original_layout)
+    tab.layout_bar.activate_layout(original_layout)
     gui.wait(lambda: tab.runtime.document.active_id == original_layout)
     [kept] = gui.wait_for_shells(tab, 1)
     assert kept.session.pid in pids
 
     # The background shell attaches to a new, empty cell with its screen intact.
     gui.session.app.preferences.update_settings(new_cell_content=NewCellContent.EMPTY)
-    tab.split(kept.leaf_id, lay.Direction.COLUMN, "after")
+    tab.gestures.split(kept.leaf_id, lay.Direction.COLUMN, "after")
     gui.wait(lambda: len(gui.leaves(tab)) == 2)
     empty = gui.leaves(tab)[1]
     gui.session.client.call(tab.runtime.attach(empty.id, right_session))
@@ -75,7 +75,7 @@ def test_merge_close_and_switch_layouts_keep_every_process(gui_factory, tmp_path
     gui.wait(lambda: attached.view is not None and "right-side" in gui.screen(attached))
 
     # Closing a cell with an idle shell stops it; the cell collapses.
-    tab.close_cell(attached.leaf_id)
+    tab.gestures.close_cell(attached.leaf_id)
     gui.wait(lambda: len(gui.leaves(tab)) == 1)
     gui.wait(lambda: not tab.runtime.sessions.knows(right_session))
 
@@ -161,7 +161,7 @@ def test_a_program_that_exits_shows_its_code_and_can_restart(gui_factory, tmp_pa
     assert cell.session.exit_code == 3
     assert cell._banner.isVisibleTo(cell) and "exited with code 3" in cell._banner_text.text()
 
-    tab.restart(cell.leaf_id)
+    tab.gestures.restart(cell.leaf_id)
     gui.wait(lambda: cell.session is not None and cell.session.id != old_session and cell.session.is_live)
     [restarted] = gui.wait_for_shells(tab, 1)
     assert restarted.session.pid != old_pid
@@ -176,7 +176,7 @@ def test_swapping_two_cells_moves_their_terminals_not_their_processes(gui_factor
     gui.wait(lambda: "i-was-on-the-right" in gui.screen(right))
     left_pid, right_pid = left.session.pid, right.session.pid
 
-    tab.swap_cells(left.leaf_id, right.leaf_id)
+    tab.gestures.swap_cells(left.leaf_id, right.leaf_id)
 
     gui.wait(lambda: gui.cell(tab, 0).session is not None and gui.cell(tab, 0).session.pid == right_pid)
     assert gui.cell(tab, 1).session.pid == left_pid

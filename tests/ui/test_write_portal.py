@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
+from idea.application.agents.placement_rules import InCell
 from idea.domain.orchestration import Human, Source, SubmitHumanInput
 from idea.domain.profile import Profile
 
@@ -53,7 +54,7 @@ def test_a_task_waits_for_the_persons_line_then_holds_their_keys(
 
     agent_id = gui.run(prepare())
     leaf = gui.leaves(tab)[0].id
-    gui.run(tab.runtime.runner.launch(agent_id, node_id=leaf))
+    gui.run(tab.runtime.placement.launch(agent_id, InCell(leaf)))
     gui.wait(lambda: gui.cell(tab, 0).view is not None and "Fake agent CLI ready" in gui.screen(gui.cell(tab, 0)))
     agent_cell = gui.cell(tab, 0)
     proxy = agent_cell.view.terminal.focusProxy()

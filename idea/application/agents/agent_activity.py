@@ -1,5 +1,5 @@
-"""What the orchestration core says about each agent, folded from its events for the Agents panel (no Qt
-here): its queue and busy state, its live-state row, its bridge, late replies, a call for the person's
+"""What the orchestration core says about each agent, folded from its events for the Agents panel: its
+queue and busy state, its live-state row, its bridge, late replies, a call for the person's
 attention and a delivery waiting for the person's line.
 
 Queues and live-state rows can be read again at any time; attention and waiting deliveries are known only

@@ -1,4 +1,4 @@
-"""What the Agents panel shows for each agent, computed from the snapshots the GUI holds (no Qt here).
+"""What the Agents panel shows for each agent, computed from the snapshots the GUI holds.
 
 One row per manifest entry, in manifest order: the name, whether it orchestrates, its profile, the state of
 its latest session, where that session is shown, how its persona stands against its template, and what the
@@ -12,20 +12,20 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from idea.application.agents.templates import TemplateLink, TemplateStatus
-from idea.domain import layout as lay
-from idea.domain.agent import AgentEntry, AgentManifest
-from idea.domain.ids import AgentId, NodeId, SessionId
-from idea.domain.profile import ProfileBook
-from idea.domain.session import SessionInfo, SessionState
-from idea.ui.agents.agent_activity import (
+from idea.application.agents.agent_activity import (
     IDLE_STATUS,
     NOTHING_KNOWN,
     AgentActivity,
     clock_text,
     elapsed_text,
 )
-from idea.ui.agents.profile_facts import delegation_label
+from idea.application.agents.profile_descriptions import delegation_label
+from idea.application.agents.templates import TemplateLink, TemplateStatus
+from idea.domain import layout as lay
+from idea.domain.agent import AgentEntry, AgentManifest
+from idea.domain.ids import AgentId, NodeId, SessionId
+from idea.domain.profile import ProfileBook
+from idea.domain.session import SessionInfo, SessionState
 
 NO_PLACE = "—"
 BACKGROUND = "background"
@@ -54,7 +54,7 @@ class AgentRow:
     profile_id: str
     profile_name: str
     profile_missing: bool
-    delegation: str  # profile_facts.delegation_label, "" when the profile is missing
+    delegation: str  # profile_descriptions.delegation_label, "" when the profile is missing
     state: AgentState
     state_text: str  # "running", "exited with code 1", "failed: reason"
     exit_code: int | None

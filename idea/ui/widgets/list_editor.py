@@ -4,7 +4,7 @@ and Save at the right, Close under both."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from idea.ui.agents.widgets import HintLabel
+from idea.ui.widgets.labels import HintLabel
 
 
 def record_list(headers: Sequence[str], stretch_column: int) -> QTreeWidget:
@@ -67,6 +67,22 @@ def list_pane(records: QTreeWidget, buttons: Sequence[QPushButton], legend: QWid
         row.addWidget(button)
     row.addStretch(1)
     return pane(records, row, legend, stretch=records)
+
+
+def button(text: str, slot: Callable[[], object], tip: str | None = None) -> QPushButton:
+    """A push button calling `slot` when clicked."""
+    created = QPushButton(text)
+    if tip:
+        created.setToolTip(tip)
+    created.clicked.connect(lambda _checked=False: slot())
+    return created
+
+
+def lay_out_list_side(side: QWidget, records: QTreeWidget, buttons: Sequence[QPushButton], legend: str) -> None:
+    """Fill `side` with the list, its buttons in a row under it, and a legend."""
+    column = QVBoxLayout(side)
+    column.setContentsMargins(0, 0, 0, 0)
+    column.addWidget(list_pane(records, buttons, HintLabel(legend)))
 
 
 def save_row(message: HintLabel, revert: QPushButton, save: QPushButton) -> QHBoxLayout:

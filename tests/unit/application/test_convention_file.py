@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from idea.application.agents.compose import (
+from idea.application.agents.convention_file import (
     ComposeInputs,
     LiveStateRow,
     MemoryPointer,

@@ -23,11 +23,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from idea.application.agents.agent_activity import NOTHING_KNOWN, AgentActivity
 from idea.domain.ids import TicketId
 from idea.domain.orchestration_events import QueuedTicketView
 from idea.domain.tickets import TicketPhase
-from idea.ui.agents.agent_activity import NOTHING_KNOWN, AgentActivity
-from idea.ui.agents.widgets import ElidedLabel, palette_colors
+from idea.ui.theme import palette_colors
+from idea.ui.widgets.labels import ElidedLabel
 
 LABELLED_BUTTONS_MIN_WIDTH = 330
 TICKETS_START = 2  # in the scrolled column: the waiting banner, the empty-queue line, then the tickets

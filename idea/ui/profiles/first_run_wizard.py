@@ -26,12 +26,14 @@ from PySide6.QtWidgets import (
 )
 
 from idea.application.agents.ports import Detection
+from idea.application.agents.profile_descriptions import agents_using, delegation_sentence
 from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.projects import ProjectRuntime
 from idea.domain.profile import Profile
-from idea.ui.agents.profile_facts import agents_using, delegation_sentence
-from idea.ui.agents.widgets import DetectionLabel, HintLabel, palette_colors, show_error
 from idea.ui.core_client import CoreClient
+from idea.ui.theme import palette_colors
+from idea.ui.widgets.labels import DetectionLabel, HintLabel
+from idea.ui.widgets.messages import show_error
 
 DETECTING = "detecting…"
 
