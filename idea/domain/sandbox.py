@@ -1,0 +1,307 @@
+"""The operating-system sandbox plan (spec 06 §7) and the file `sandbox-exec` enforces (§8), pure.
+
+`compile_sandbox_plan` is the original IdeA's algorithm: only file capabilities produce grants; grants are
+computed per access class (RO fed by `allow read`, RW by `allow write`/`allow delete`); an allowed root is
+dropped when a deny of the same class is equal to it, above it or inside it, because Landlock only adds
+access and cannot carve a denied path out of a granted tree (fail-closed).
+
+`exec_plan` adds what the CLIs need to work at all (their run dir, temporary folders, their state folders,
+`/dev`) and decides which access classes are handled; its JSON is `<runDir>/sandbox-plan.json`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import IntFlag, StrEnum
+from typing import Any, Literal
+
+from idea.domain.permission import Capability, Effect, EffectivePermissions, Posture
+
+SANDBOX_PLAN_VERSION = 1
+SANDBOX_PLAN_FILE = "sandbox-plan.json"
+GLOB_META = ("*", "?", "[")
+
+
+CreateKind = Literal["dir", "file"]
+
+
+class PathAccess(IntFlag):
+    RO = 0b001
+    RW = 0b010
+    EXEC = 0b100  # reserved: the permission model has no execute capability
+
+
+@dataclass(frozen=True)
+class PathGrant:
+    abs_root: str
+    access: PathAccess
+
+
+@dataclass(frozen=True)
+class SandboxPlan:
+    allowed: tuple[PathGrant, ...]
+    default_posture: Posture
+
+
+@dataclass(frozen=True)
+class SandboxContext:
+    project_root: str
+    run_dir: str
+
+
+def access_class(capability: Capability) -> PathAccess | None:
+    if capability is Capability.READ:
+        return PathAccess.RO
+    if capability in (Capability.WRITE, Capability.DELETE):
+        return PathAccess.RW
+    return None
+
+
+def static_prefix(pattern: str) -> str:
+    """The literal folder path before the first glob metacharacter, cut at the last `/` before it
+    (`**` → "", `src/**/*.rs` → "src"); a pattern without metacharacters is the path itself."""
+    indexes = [pattern.find(ch) for ch in GLOB_META if ch in pattern]
+    if indexes:
+        head = pattern[: min(indexes)]
+        slash = head.rfind("/")
+        literal = head[:slash] if slash >= 0 else ""
+    else:
+        literal = pattern
+    return literal.rstrip("/")
+
+
+def is_descendant(child: str, ancestor: str) -> bool:
+    """Strict, component-aware: `src/a` is inside `src`, `src2` is not; "" (the root) holds everything."""
+    if not ancestor:
+        return bool(child)
+    return len(child) > len(ancestor) and child.startswith(ancestor) and child[len(ancestor)] == "/"
+
+
+def paths_conflict(a: str, b: str) -> bool:
+    return a == b or is_descendant(a, b) or is_descendant(b, a)
+
+
+def join_root(base: str, rel: str) -> str:
+    return base if not rel else f"{base}/{rel}"
+
+
+def compile_sandbox_plan(effective: EffectivePermissions | None, ctx: SandboxContext) -> SandboxPlan | None:
+    if effective is None:
+        return None
+    fences: dict[PathAccess, list[str]] = {PathAccess.RO: [], PathAccess.RW: []}
+    for rule in effective.rules:
+        klass = access_class(rule.capability)
+        if rule.effect is Effect.DENY and klass is not None:
+            fences[klass].extend(static_prefix(glob) for glob in rule.globs())
+    grants: dict[str, PathAccess] = {}
+    for rule in effective.rules:
+        klass = access_class(rule.capability)
+        if rule.effect is not Effect.ALLOW or klass is None:
+            continue
+        for glob in rule.globs():
+            rel = static_prefix(glob)
+            if any(paths_conflict(rel, fence) for fence in fences[klass]):
+                continue
+            grants[rel] = grants.get(rel, PathAccess(0)) | klass
+    base = ctx.project_root.rstrip("/") or "/"
+    allowed = tuple(PathGrant(join_root(base, rel), access) for rel, access in grants.items())
+    return SandboxPlan(allowed, effective.fallback)
+
+
+def dropped_allows(effective: EffectivePermissions) -> tuple[tuple[Capability, str, str], ...]:
+    """(capability, allowed glob, the deny glob that removed it) for every allow the plan had to drop."""
+    dropped = []
+    for rule in effective.rules:
+        klass = access_class(rule.capability)
+        if rule.effect is not Effect.ALLOW or klass is None:
+            continue
+        for glob in rule.globs():
+            rel = static_prefix(glob)
+            for deny in effective.rules:
+                if deny.effect is not Effect.DENY or access_class(deny.capability) is not klass:
+                    continue
+                blocker = next((g for g in deny.globs() if paths_conflict(rel, static_prefix(g))), None)
+                if blocker is not None:
+                    dropped.append((rule.capability, glob, blocker))
+                    break
+    return tuple(dropped)
+
+
+# --- what sandbox-exec enforces ---------------------------------------------------------------------
+
+
+class EnforcementLevel(StrEnum):
+    ENFORCED = "enforced"
+    DEGRADED = "degraded"
+    UNSUPPORTED = "unsupported"
+    NOT_SET = "notSet"
+
+
+@dataclass(frozen=True)
+class SandboxStatus:
+    level: EnforcementLevel
+    detail: str = ""  # Degraded: the rights this system cannot restrict; Unsupported: why
+
+    @property
+    def enforced(self) -> bool:
+        return self.level in (EnforcementLevel.ENFORCED, EnforcementLevel.DEGRADED)
+
+    def label(self) -> str:
+        return {
+            EnforcementLevel.ENFORCED: "Enforced",
+            EnforcementLevel.DEGRADED: "Degraded",
+            EnforcementLevel.UNSUPPORTED: "Unsupported",
+            EnforcementLevel.NOT_SET: "Not set",
+        }[self.level]
+
+
+NOT_SET = SandboxStatus(EnforcementLevel.NOT_SET)
+
+
+@dataclass(frozen=True)
+class ExecGrant:
+    path: str
+    ro: bool
+    rw: bool
+    # A CLI state location sandbox-exec creates when missing ("dir", or "file": an empty JSON object), since
+    # a missing path cannot be granted and the CLI could not create it in a HOME it may not write.
+    create: CreateKind | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        access = [name for name, on in (("ro", self.ro), ("rw", self.rw)) if on]
+        out: dict[str, Any] = {"path": self.path, "access": access}
+        if self.create:
+            out["create"] = self.create
+        return out
+
+
+@dataclass(frozen=True)
+class ExecPlan:
+    handled_ro: bool
+    handled_rw: bool
+    grants: tuple[ExecGrant, ...]
+    default_posture: Posture
+    require_enforcement: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": SANDBOX_PLAN_VERSION,
+            "handled": {"ro": self.handled_ro, "rw": self.handled_rw},
+            "grants": [grant.to_json() for grant in self.grants],
+            "defaultPosture": self.default_posture.value,
+            "requireEnforcement": self.require_enforcement,
+        }
+
+
+def exec_plan_from_json(raw: Any) -> ExecPlan:
+    """Parse `sandbox-plan.json`; ValueError names what is wrong (sandbox-exec then refuses to run)."""
+    if not isinstance(raw, Mapping):
+        raise ValueError("the plan is not a JSON object")
+    if raw.get("version") != SANDBOX_PLAN_VERSION:
+        raise ValueError(f"unsupported plan version {raw.get('version')!r}")
+    handled = raw.get("handled")
+    if not isinstance(handled, Mapping) or not all(isinstance(handled.get(k), bool) for k in ("ro", "rw")):
+        raise ValueError("'handled' must be {\"ro\": bool, \"rw\": bool}")
+    grants = []
+    raw_grants = raw.get("grants")
+    if not isinstance(raw_grants, list):
+        raise ValueError("'grants' must be a list")
+    for index, entry in enumerate(raw_grants):
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("path"), str) or not entry["path"].startswith("/"):
+            raise ValueError(f"grants[{index}] needs an absolute 'path'")
+        access = entry.get("access")
+        if not isinstance(access, list) or not access or any(item not in ("ro", "rw") for item in access):
+            raise ValueError(f"grants[{index}].access must list \"ro\" and/or \"rw\"")
+        create = entry.get("create")
+        if create not in (None, "dir", "file"):
+            raise ValueError(f"grants[{index}].create must be \"dir\" or \"file\"")
+        grants.append(ExecGrant(entry["path"], "ro" in access, "rw" in access, create))
+    try:
+        posture = Effect(raw.get("defaultPosture"))
+    except ValueError:
+        raise ValueError(f"defaultPosture {raw.get('defaultPosture')!r} is not allow, ask or deny") from None
+    require = raw.get("requireEnforcement")
+    if not isinstance(require, bool):
+        raise ValueError("'requireEnforcement' must be true or false")
+    return ExecPlan(handled["ro"], handled["rw"], tuple(grants), posture, require)
+
+
+# Folders relative to HOME that agent CLIs write at start and while working (spec 06 §7).
+HOME_STATE_DIRS: tuple[str, ...] = (".claude", ".gemini", ".cache", ".npm", ".config")
+HOME_STATE_FILES: tuple[str, ...] = (".claude.json",)
+SYSTEM_READ_DIRS: tuple[str, ...] = (
+    "/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc", "/opt", "/proc", "/sys", "/dev", "/run", "/nix", "/snap",
+)
+# The state locations of each CLI family, created before the sandbox applies when missing.
+FAMILY_STATE: Mapping[str, tuple[tuple[str, CreateKind], ...]] = {
+    "claude": ((".claude", "dir"), (".claude.json", "file")),
+    "gemini": ((".gemini", "dir"),),
+}
+
+
+@dataclass(frozen=True)
+class AmbientPaths:
+    """What the launch knows about the machine; absolute paths, resolved by the caller."""
+
+    run_dir: str
+    home: str | None
+    temp_dirs: tuple[str, ...]
+    codex_home: str | None = None
+    extra_state: tuple[str, ...] = ()  # e.g. XDG_CACHE_HOME, XDG_CONFIG_HOME, XDG_STATE_HOME
+    writable_extra: tuple[str, ...] = ()  # e.g. the agent's request folder (file-protocol agents)
+    readable: tuple[str, ...] = ()  # the CLI's folder, PATH entries, IdeA's installation (used if RO handled)
+    cli_family: str | None = None
+
+
+def exec_plan(plan: SandboxPlan, effective: EffectivePermissions, ambient: AmbientPaths) -> ExecPlan:
+    handled_ro = any(
+        rule.capability is Capability.READ and rule.effect is Effect.DENY for rule in effective.rules
+    )
+    grants: dict[str, ExecGrant] = {}
+
+    def add(path: str, *, ro: bool, rw: bool, create: CreateKind | None = None) -> None:
+        path = path.rstrip("/") or "/"
+        current = grants.get(path)
+        if current is not None:
+            ro, rw, create = ro or current.ro, rw or current.rw, create or current.create
+        grants[path] = ExecGrant(path, ro, rw, create)
+
+    for grant in plan.allowed:
+        add(grant.abs_root, ro=bool(grant.access & PathAccess.RO), rw=bool(grant.access & PathAccess.RW))
+    own_state = dict(FAMILY_STATE.get(ambient.cli_family or "", ()))
+    codex: CreateKind | None = "dir" if ambient.cli_family == "codex" else None
+    writable: list[tuple[str, CreateKind | None]] = [(ambient.run_dir, None), ("/dev", None)]
+    writable += [(path, None) for path in ambient.temp_dirs]
+    if ambient.home:
+        writable += [(join_root(ambient.home, name), own_state.get(name)) for name in HOME_STATE_DIRS]
+        writable += [(join_root(ambient.home, name), own_state.get(name)) for name in HOME_STATE_FILES]
+        if ambient.codex_home is None:
+            writable.append((join_root(ambient.home, ".codex"), codex))
+    if ambient.codex_home:
+        writable.append((ambient.codex_home, codex))
+    writable += [(path, None) for path in (*ambient.extra_state, *ambient.writable_extra)]
+    for path, create in writable:
+        add(path, ro=True, rw=True, create=create)
+    if handled_ro:
+        for path in (*SYSTEM_READ_DIRS, *ambient.readable):
+            add(path, ro=True, rw=False)
+    return ExecPlan(
+        handled_ro=handled_ro,
+        handled_rw=True,
+        grants=tuple(grants.values()),
+        default_posture=plan.default_posture,
+        require_enforcement=effective.fallback is Effect.DENY,
+    )
+
+
+def writable_roots(plan: SandboxPlan) -> tuple[str, ...]:
+    return tuple(grant.abs_root for grant in plan.allowed if grant.access & PathAccess.RW)
+
+
+def readable_roots(plan: SandboxPlan) -> tuple[str, ...]:
+    return tuple(grant.abs_root for grant in plan.allowed if grant.access & PathAccess.RO)
+
+
+def grants_cover(roots: Iterable[str], abs_path: str) -> bool:
+    return any(abs_path == root or is_descendant(abs_path, root.rstrip("/")) or root == "/" for root in roots)
