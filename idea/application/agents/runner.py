@@ -19,6 +19,7 @@ from idea.application.agents.ports import (
 )
 from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.orchestrator.ports import LiveAgent
+from idea.application.permissions.service import PermissionService
 from idea.application.ports import Unsubscribe
 from idea.application.sessions import LaunchRequest
 from idea.domain import layout as lay
@@ -52,6 +53,7 @@ class AgentLaunchDeps:
     new_token: Callable[[], str]  # a fresh launch secret
     rendezvous_window_ms: int
     rendezvous_ceiling_ms: int
+    permissions: PermissionService | None = None  # None: no permission policy is applied (spec 06)
 
 
 @dataclass(frozen=True)
@@ -258,6 +260,9 @@ class AgentRunner:
                 f"full path of the program in the profile",
             )
         token = self._deps.new_token()
+        # Spec 06: the policy is resolved first; an unreadable or unsafe one refuses the launch (fail-closed).
+        gate = self._deps.permissions
+        permissions = gate.for_launch(runtime.root, agent_id, name, profile) if gate else None
         uses_bridge = profile.materializes_idea_bridge() or profile.hooks is not None
         bridge = BridgeEndpoint(self._deps.endpoint_for(runtime.id), token) if uses_bridge else None
         prepared = self._deps.run_dirs.prepare(
@@ -266,12 +271,13 @@ class AgentRunner:
                 project_id=runtime.id,
                 agent_id=agent_id,
                 profile=profile,
-                convention_text=self._convention_text(agent_id, name, profile),
+                convention_text=self._convention_text(agent_id, name, profile, permissions and permissions.policy.summary),
                 bridge=bridge,
                 tool_timeout_ms=rendezvous_tool_timeout_ms(
                     self._deps.rendezvous_window_ms, self._deps.rendezvous_ceiling_ms
                 ),
                 trust_run_dir=runtime.settings().trust_run_dirs_automatically,
+                **(permissions.run_dir_fields() if permissions else {}),
             )
         )
         for warning in prepared.warnings:
@@ -279,6 +285,7 @@ class AgentRunner:
         conversation = conversation_id or conversation_for_pair(agent_id, None)
         plan = self._session_plan(profile, conversation)
         argv = (program, *profile.args, *prepared.extra_args, *session_args(profile, plan))
+        argv = permissions.wrap(argv) if permissions else argv  # `idea sandbox-exec` when a plan applies
         placeholders = {"{agentRunDir}": prepared.run_dir, "{projectRoot}": runtime.root}
         env = {key: _substitute(value, placeholders) for key, value in profile.env.items()}
         env.update(prepared.extra_env)
@@ -326,7 +333,7 @@ class AgentRunner:
             )
         return plan_session(profile, engine, assign_id=self._runtime.ids.new_id())
 
-    def _convention_text(self, agent_id: AgentId, name: str, profile: Profile) -> str:
+    def _convention_text(self, agent_id: AgentId, name: str, profile: Profile, permission_summary: str | None) -> str:
         requests_dir = f"{self._runtime.root}/.ideai/requests/{agent_id}"
         return compose_convention_file(
             ComposeInputs(
@@ -338,6 +345,7 @@ class AgentRunner:
                 requests_dir="" if profile.materializes_idea_bridge() else requests_dir,
                 persona=self._catalogue.persona(agent_id),
                 live_state=self._runtime.orchestrator.work_state_rows(excluding=agent_id),
+                permission_summary=permission_summary,
             )
         )
 
