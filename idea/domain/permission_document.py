@@ -211,9 +211,11 @@ class _Reader:
             else:
                 self.problem(f"{where}[{index}]", problem if isinstance(glob, str) else f"{glob!r} {problem}",
                              on_problem)
-        if raw and not kept and grants:
-            # With no glob left the rule would cover the whole project: drop it rather than widen it.
-            self.problem(where, "no usable path glob is left; the rule is not used", None)
+        if raw and not kept:
+            # With no glob left the rule would cover the whole project: it is not used (a restricting rule
+            # has already blocked its scope above).
+            if grants:
+                self.problem(where, "no usable path glob is left; the rule is not used", None)
             return None
         return tuple(kept)
 

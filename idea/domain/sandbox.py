@@ -109,8 +109,18 @@ def compile_sandbox_plan(effective: EffectivePermissions | None, ctx: SandboxCon
     return SandboxPlan(allowed, effective.fallback)
 
 
+def covers_subtree(glob: str) -> bool:
+    """Whether the glob denotes a whole folder (or file) tree: `**`, `docs/**`, `docs`."""
+    if glob == "**":
+        return True
+    base = glob[:-3] if glob.endswith("/**") else glob
+    return not any(ch in base for ch in GLOB_META)
+
+
 def dropped_allows(effective: EffectivePermissions) -> tuple[tuple[Capability, str, str], ...]:
-    """(capability, allowed glob, the deny glob that removed it) for every allow the plan had to drop."""
+    """(capability, allowed glob, deny glob) for every allow the plan had to drop although the deny does not
+    cover all of it: what Landlock blocks beyond what the policy says. A deny covering the whole allowed tree
+    is not listed: the policy itself forbids all of it."""
     dropped = []
     for rule in effective.rules:
         klass = access_class(rule.capability)
@@ -121,7 +131,15 @@ def dropped_allows(effective: EffectivePermissions) -> tuple[tuple[Capability, s
             for deny in effective.rules:
                 if deny.effect is not Effect.DENY or access_class(deny.capability) is not klass:
                     continue
-                blocker = next((g for g in deny.globs() if paths_conflict(rel, static_prefix(g))), None)
+                blocker = next(
+                    (
+                        g
+                        for g in deny.globs()
+                        if paths_conflict(rel, static_prefix(g))
+                        and not (covers_subtree(g) and (static_prefix(g) == rel or is_descendant(rel, static_prefix(g))))
+                    ),
+                    None,
+                )
                 if blocker is not None:
                     dropped.append((rule.capability, glob, blocker))
                     break

@@ -95,6 +95,7 @@ class PermissionService:
         self._store = store
         self._enforcer = enforcer
         self._host = host
+        self._launched: dict[tuple[str, str], EffectivePermissions | None] = {}  # what each agent last started with
 
     # -- the policy file --
 
@@ -147,6 +148,7 @@ class PermissionService:
     def for_launch(self, root: str, agent_id: str, agent_name: str, profile: Profile) -> LaunchPermissions:
         """What this launch applies; AppError when the agent must not start (fail-closed)."""
         policy = self.policy_for(root, agent_id, profile)
+        self._launched.pop((root, agent_id), None)
         if policy.blocker is not None:
             raise AppError(
                 ErrorCode.PERMISSION_DENIED,
@@ -154,11 +156,17 @@ class PermissionService:
                 "Agents ▸ Permissions…",
                 data={"agentId": agent_id},
             )
+        self._launched[(root, agent_id)] = policy.effective
         if policy.exec_plan is None:
             return LaunchPermissions(policy, None, ())
         plan_file = posixpath.join(run_dir_of(root, agent_id), SANDBOX_PLAN_FILE)
         wrapper = self._enforcer.wrap((), plan_file)  # empty where this system has no sandbox adapter
         return LaunchPermissions(policy, plan_file if wrapper else None, wrapper)
+
+    def started_with(self, root: str, agent_id: str) -> tuple[bool, EffectivePermissions | None]:
+        """(known, policy) the agent's current process was started with by this IdeA."""
+        key = (root, agent_id)
+        return key in self._launched, self._launched.get(key)
 
     def change_impact(self, before: AgentPolicy, after: AgentPolicy, running: bool) -> ChangeImpact | None:
         return change_impact(before.effective, after.effective, running, after.support, after.status)
@@ -203,3 +211,48 @@ def run_dir_of(root: str, agent_id: str) -> str:
 def cli_family(profile: Profile) -> str | None:
     name = posixpath.basename(profile.command.replace("\\", "/")).lower()
     return next((family for family in CLI_FAMILIES if name.startswith(family)), None)
+
+
+# --- the Permissions panel's view of a project's team -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AgentRef:
+    agent_id: str
+    name: str
+    profile: Profile
+    running: bool
+
+
+@dataclass(frozen=True)
+class AgentView:
+    agent_id: str
+    name: str
+    profile_name: str
+    running: bool
+    override: PermissionSet | None
+    policy: AgentPolicy
+    restart_to_apply: bool = False  # running under another policy than the saved one
+
+
+@dataclass(frozen=True)
+class PermissionsOverview:
+    root: str
+    reading: PermissionsReading
+    system: SandboxStatus
+    agents: tuple[AgentView, ...]
+
+    def agent(self, agent_id: str) -> AgentView | None:
+        return next((view for view in self.agents if view.agent_id == agent_id), None)
+
+
+def overview(service: PermissionService, root: str, agents: Sequence[AgentRef]) -> PermissionsOverview:
+    reading = service.reading(root)
+    views = []
+    for ref in agents:
+        policy = service.policy_for(root, ref.agent_id, ref.profile, reading)
+        known, started = service.started_with(root, ref.agent_id)
+        stale = ref.running and known and started != policy.effective
+        override = reading.document.agent_permissions(ref.agent_id)
+        views.append(AgentView(ref.agent_id, ref.name, ref.profile.name, ref.running, override, policy, stale))
+    return PermissionsOverview(root, reading, service.system_status(), tuple(views))

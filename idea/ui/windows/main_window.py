@@ -28,6 +28,7 @@ from idea.ui.agents.agents_panel import AgentsPanel
 from idea.ui.agents.first_run_wizard import FirstRunWizard
 from idea.ui.agents.profile_editor import ProfileEditor
 from idea.ui.agents.template_manager import TemplateManager
+from idea.ui.permissions.panel import open_permissions
 from idea.ui.windows.project_tab import ProjectTab
 from idea.ui.windows.tab_bar import ProjectTabBar
 
@@ -260,6 +261,8 @@ class MainWindow(QMainWindow):
         self._action(agents_menu, "Set up AI CLIs…", None, self.open_setup_wizard)
         self._action(agents_menu, "Profiles…", None, self.open_profile_editor)
         self._action(agents_menu, "Templates…", None, self.open_template_manager)
+        self._action(agents_menu, "Permissions…", None, lambda: self._on_tab(
+            lambda tab: open_permissions(manager.client, manager.app.permissions, tab.runtime, self)))
         trust = self._action(
             agents_menu, "Trust agents' run folders automatically", None,
             lambda: manager.set_trust_run_dirs(trust.isChecked()),
