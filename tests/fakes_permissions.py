@@ -39,6 +39,7 @@ class FakeSandbox:
     def __init__(self, status: SandboxStatus | None = None) -> None:
         self.current = status or SandboxStatus(EnforcementLevel.ENFORCED, "Landlock ABI 7")
         self.asked: list[ExecPlan | None] = []
+        self.root = False
 
     def status(self, plan: ExecPlan | None) -> SandboxStatus:
         self.asked.append(plan)
@@ -47,5 +48,9 @@ class FakeSandbox:
     def wrap(self, argv: Sequence[str], plan_file: str) -> tuple[str, ...]:
         return (IDEA_EXE, "sandbox-exec", "--plan", plan_file, "--", *argv)
 
+
     def installation_paths(self) -> tuple[str, ...]:
         return ("/opt/idea",)
+
+    def runs_as_root(self) -> bool:
+        return self.root

@@ -46,10 +46,19 @@ class ProjectionSupport(StrEnum):
     ADVISORY = "advisory"  # no configuration: the rules reach the agent only through its context file
 
 
+CLAUDE_ROOT_NOTE = (
+    "Claude Code refuses to skip its prompts for the root user outside a sandbox, and this system cannot "
+    "sandbox it: it starts in acceptEdits mode and asks before running commands"
+)
+
+
 @dataclass(frozen=True)
 class ProjectionContext:
     project_root: str
     run_dir: str
+    # IdeA runs as root and the CLI will not run under an enforced sandbox (`sandbox-exec` tells an enforced
+    # CLI it is sandboxed; Claude Code accepts bypassPermissions for root only then).
+    root_without_sandbox: bool = False
 
 
 @dataclass(frozen=True)
@@ -95,8 +104,12 @@ def claude_projection(effective: EffectivePermissions | None, ctx: ProjectionCon
     allow = claude_entries(effective, Effect.ALLOW)
     ask = claude_entries(effective, Effect.ASK)
     deny = list(dict.fromkeys([*claude_entries(effective, Effect.DENY), *CLAUDE_GUARDRAILS]))
+    mode = CLAUDE_DEFAULT_MODE[effective.fallback]
+    fidelity: tuple[str, ...] = ()
+    if mode == "bypassPermissions" and ctx.root_without_sandbox:
+        mode, fidelity = "acceptEdits", (CLAUDE_ROOT_NOTE,)
     permissions: dict[str, Any] = {
-        "defaultMode": CLAUDE_DEFAULT_MODE[effective.fallback],
+        "defaultMode": mode,
         "additionalDirectories": [ctx.project_root],
         "allow": allow or list(CLAUDE_DEFAULT_ALLOW),
     }
@@ -108,7 +121,7 @@ def claude_projection(effective: EffectivePermissions | None, ctx: ProjectionCon
         "skipDangerousModePermissionPrompt": True,
         "sandbox": {"enabled": False},
     }
-    return PermissionProjection(ProjectionSupport.CLAUDE, claude_settings=settings)
+    return PermissionProjection(ProjectionSupport.CLAUDE, claude_settings=settings, fidelity=fidelity)
 
 
 def claude_entries(effective: EffectivePermissions, effect: Effect) -> list[str]:

@@ -18,7 +18,7 @@ from idea.domain.permission import (
     decide_bash,
     decide_file,
 )
-from idea.domain.permission_projection import CODEX_FIDELITY, ProjectionSupport
+from idea.domain.permission_projection import ProjectionSupport
 from idea.domain.sandbox import EnforcementLevel, ExecPlan, SandboxStatus, dropped_allows, is_descendant
 
 GUARDRAIL_COMMANDS: tuple[str, ...] = (
@@ -134,9 +134,7 @@ def permission_warnings(
             )
     elif status.level is EnforcementLevel.DEGRADED:
         warnings.append(f"File rules are enforced only partly on this system: {status.detail}.")
-    if support is ProjectionSupport.CODEX and effective.rules:
-        warnings.append(f"{CODEX_FIDELITY}: only its sandbox mode and approval policy follow the fallback.")
-    elif support is ProjectionSupport.ADVISORY:
+    if support is ProjectionSupport.ADVISORY:
         warnings.append(
             f"{cli_name} has no permission settings IdeA can write: command rules reach it only as text in its "
             "context file (advisory)."

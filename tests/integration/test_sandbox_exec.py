@@ -70,7 +70,7 @@ def shell_writes(root: Path, outside: Path) -> str:
         f"echo d > '{outside}/no.txt' 2>/dev/null && echo outside-written; "
         f"rm -f '{root}/src/ok.txt' && echo src-removed; "
         f"echo e > '{root}/.ideai/run/agent/note' && echo run-dir-ok; "
-        "echo status=$IDEA_SANDBOX_STATUS"
+        "echo status=$IDEA_SANDBOX_STATUS sandboxed=${IS_SANDBOX:-no}"
     )
 
 
@@ -86,10 +86,10 @@ def test_ps7_a_sandboxed_shell_writes_only_inside_its_grants(tmp_path: Path, cap
     lines = result.stdout.split()
     if status.level is EnforcementLevel.UNSUPPORTED:
         assert "advisory only" in result.stderr
-        assert {"src-ok", "docs-written", "outside-written"} <= set(lines)
+        assert {"src-ok", "docs-written", "outside-written", "sandboxed=no"} <= set(lines)
         assert "advisory only on this system" in summary
         return
-    assert lines == ["src-ok", "src-removed", "run-dir-ok", f"status={status.level.value}"], result
+    assert lines == ["src-ok", "src-removed", "run-dir-ok", f"status={status.level.value}", "sandboxed=1"], result
     assert not (root / "docs" / "no.txt").exists() and not (root / "secrets" / "no.txt").exists()
     assert not (tmp_path / "outside" / "no.txt").exists()
     assert "enforced by the operating system (Landlock): you may create, modify and delete files only under `src/`" in summary
@@ -116,8 +116,10 @@ def test_the_unsupported_path_runs_the_command_with_a_warning_or_refuses_when_re
     sandbox = LandlockSandbox(environ=env)
     assert sandbox.status(None).level is EnforcementLevel.UNSUPPORTED
     target = tmp_path / "outside" / "free.txt"
-    result = run(sandbox.wrap(("sh", "-c", f"echo x > '{target}' && echo $IDEA_SANDBOX_STATUS"), str(plan_file)), env)
-    assert result.returncode == 0 and result.stdout.strip() == "unsupported" and target.exists()
+    env["IS_SANDBOX"] = "1"  # inherited from elsewhere: never passed on where nothing is enforced
+    script = f"echo x > '{target}' && echo $IDEA_SANDBOX_STATUS ${{IS_SANDBOX:-unset}}"
+    result = run(sandbox.wrap(("sh", "-c", script), str(plan_file)), env)
+    assert result.returncode == 0 and result.stdout.strip() == "unsupported unset" and target.exists()
     assert "IdeA sandbox: Landlock unavailable (Landlock use is disabled by IDEA_LANDLOCK_MAX_ABI=0): file rules are advisory only" in result.stderr
 
     strict = json.loads(plan_file.read_text())

@@ -35,3 +35,7 @@ class SandboxEnforcer(Protocol):
     def installation_paths(self) -> tuple[str, ...]:
         """Folders IdeA's own subcommands read, granted when a plan restricts reading."""
         ...
+
+    def runs_as_root(self) -> bool:
+        """Whether agents are started as the root user (some CLIs then refuse to skip their prompts)."""
+        ...

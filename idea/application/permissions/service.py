@@ -137,11 +137,14 @@ class PermissionService:
                     f"its policy's fallback is deny, which needs the operating system to enforce file rules, and "
                     f"this system cannot ({status.detail})"
                 )
-        projection = project_permissions(profile.projector, effective, ProjectionContext(root, run_dir), plan)
+        unsandboxed_root = self._enforcer.runs_as_root() and not status.enforced
+        projection = project_permissions(
+            profile.projector, effective, ProjectionContext(root, run_dir, unsandboxed_root), plan
+        )
         summary = None
         if effective is not None:
             summary = render_permission_summary(effective, status, support, plan, root)
-        warnings = permission_warnings(effective, status, support, profile.name)
+        warnings = (*permission_warnings(effective, status, support, profile.name), *projection.fidelity)
         return AgentPolicy(agent_id, effective, support, projection, plan, executable, status, summary, warnings,
                            blocker)
 

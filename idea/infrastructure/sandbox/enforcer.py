@@ -35,6 +35,9 @@ class LandlockSandbox:
         paths.add(str(Path(self._command[0]).resolve().parent))
         return tuple(sorted(paths))
 
+    def runs_as_root(self) -> bool:
+        return os.geteuid() == 0
+
 
 class NoSandbox:
     """Windows and macOS: no operating-system enforcement (the summary says advisory only)."""
@@ -50,6 +53,9 @@ class NoSandbox:
 
     def installation_paths(self) -> tuple[str, ...]:
         return ()
+
+    def runs_as_root(self) -> bool:
+        return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
 def platform_sandbox() -> LandlockSandbox | NoSandbox:

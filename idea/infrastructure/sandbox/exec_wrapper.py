@@ -22,6 +22,9 @@ EXIT_REFUSED = 126  # like a shell's "cannot execute": the command was not run
 EXIT_NOT_FOUND = 127
 MAX_ABI_ENV = "IDEA_LANDLOCK_MAX_ABI"
 STATUS_ENV = "IDEA_SANDBOX_STATUS"  # what the wrapped CLI (and a curious agent) can read
+# The convention CLIs read to know they run in a deliberate sandbox (Claude Code then accepts
+# bypassPermissions for root); set only once Landlock really restricts the process.
+SANDBOXED_ENV = "IS_SANDBOX"
 PREFIX = "IdeA sandbox: "
 USAGE = "usage: idea sandbox-exec --plan PLAN.json -- COMMAND [ARGS...]"
 
@@ -130,6 +133,10 @@ def run_sandbox_exec(argv: list[str]) -> int:
             sys.stderr.write(f"{PREFIX}file rules enforced partly: {status.detail}\n")
     sys.stderr.flush()
     environ[STATUS_ENV] = status.level.value
+    if status.enforced:
+        environ[SANDBOXED_ENV] = "1"
+    else:
+        environ.pop(SANDBOXED_ENV, None)  # never claim a sandbox that is not there
     try:
         os.execvpe(command[0], command, environ)
     except OSError as exc:

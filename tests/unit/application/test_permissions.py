@@ -189,3 +189,17 @@ async def test_saving_over_a_file_with_problems_keeps_a_copy(world: World) -> No
     assert world.permission_store.raw[ROOT] == permissions_to_json(result.reading.document)
     rule = result.reading.document.project_defaults.rules[1]  # type: ignore[union-attr]
     assert rule == PermissionRule(Capability.WRITE, Effect.DENY, ("**",))
+
+
+async def test_a_root_user_without_a_sandbox_gets_accept_edits_and_is_told_why(world: World) -> None:
+    world.sandbox.root = True
+    world.sandbox.current = SandboxStatus(EnforcementLevel.UNSUPPORTED, "no Landlock")
+    runtime = await open_project(world)
+    agent = await runtime.agents.create("Main", CLAUDE, "")
+    await world.permissions.update_project_defaults(ROOT, preset("autonomous").permissions)
+    policy = world.permissions.policy_for(ROOT, agent.agent_id, runtime.runner.profile_of(agent.agent_id))
+    assert policy.projection.claude_settings["permissions"]["defaultMode"] == "acceptEdits"
+    assert any("refuses to skip its prompts for the root user" in warning for warning in policy.warnings)
+    world.sandbox.current = SandboxStatus(EnforcementLevel.ENFORCED, "Landlock ABI 7")
+    policy = world.permissions.policy_for(ROOT, agent.agent_id, runtime.runner.profile_of(agent.agent_id))
+    assert policy.projection.claude_settings["permissions"]["defaultMode"] == "bypassPermissions"

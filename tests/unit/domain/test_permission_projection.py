@@ -106,3 +106,14 @@ def test_codex_is_not_given_a_project_root_the_policy_forbids_writing() -> None:
 def test_other_clis_are_advisory_only() -> None:
     projection = project_permissions(None, eff([], Effect.DENY), CTX, None)
     assert projection.support is ProjectionSupport.ADVISORY and projection.is_empty
+
+
+def test_claude_as_root_without_a_sandbox_does_not_ask_for_bypass_it_would_refuse() -> None:
+    effective = eff([], Effect.ALLOW)
+    sandboxed = claude_projection(effective, CTX)
+    assert sandboxed.claude_settings["permissions"]["defaultMode"] == "bypassPermissions" and not sandboxed.fidelity
+    bare = claude_projection(effective, ProjectionContext("/proj", "/r", root_without_sandbox=True))
+    assert bare.claude_settings["permissions"]["defaultMode"] == "acceptEdits"
+    assert bare.fidelity and "refuses to skip its prompts for the root user" in bare.fidelity[0]
+    ask = claude_projection(eff([], Effect.ASK), ProjectionContext("/proj", "/r", root_without_sandbox=True))
+    assert ask.claude_settings["permissions"]["defaultMode"] == "default"
