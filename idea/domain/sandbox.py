@@ -14,12 +14,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import IntFlag, StrEnum
-from typing import Any, Literal
+from typing import Literal
 
 from idea.domain.permission import Capability, Effect, EffectivePermissions, Posture
+from idea.domain.sandbox_file import (  # noqa: F401 - the plan file's types are part of this module's API
+    DEGRADED,
+    ENFORCED,
+    SANDBOX_PLAN_FILE,
+    SANDBOX_PLAN_VERSION,
+    UNSUPPORTED,
+    ExecGrant,
+    ExecPlan,
+    exec_plan_from_json,
+)
 
-SANDBOX_PLAN_VERSION = 1
-SANDBOX_PLAN_FILE = "sandbox-plan.json"
 GLOB_META = ("*", "?", "[")
 
 
@@ -150,9 +158,9 @@ def dropped_allows(effective: EffectivePermissions) -> tuple[tuple[Capability, s
 
 
 class EnforcementLevel(StrEnum):
-    ENFORCED = "enforced"
-    DEGRADED = "degraded"
-    UNSUPPORTED = "unsupported"
+    ENFORCED = ENFORCED
+    DEGRADED = DEGRADED
+    UNSUPPORTED = UNSUPPORTED
     NOT_SET = "notSet"
 
 
@@ -175,74 +183,6 @@ class SandboxStatus:
 
 
 NOT_SET = SandboxStatus(EnforcementLevel.NOT_SET)
-
-
-@dataclass(frozen=True)
-class ExecGrant:
-    path: str
-    ro: bool
-    rw: bool
-    # A CLI state location sandbox-exec creates when missing ("dir", or "file": an empty JSON object), since
-    # a missing path cannot be granted and the CLI could not create it in a HOME it may not write.
-    create: CreateKind | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        access = [name for name, on in (("ro", self.ro), ("rw", self.rw)) if on]
-        out: dict[str, Any] = {"path": self.path, "access": access}
-        if self.create:
-            out["create"] = self.create
-        return out
-
-
-@dataclass(frozen=True)
-class ExecPlan:
-    handled_ro: bool
-    handled_rw: bool
-    grants: tuple[ExecGrant, ...]
-    default_posture: Posture
-    require_enforcement: bool
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "version": SANDBOX_PLAN_VERSION,
-            "handled": {"ro": self.handled_ro, "rw": self.handled_rw},
-            "grants": [grant.to_json() for grant in self.grants],
-            "defaultPosture": self.default_posture.value,
-            "requireEnforcement": self.require_enforcement,
-        }
-
-
-def exec_plan_from_json(raw: Any) -> ExecPlan:
-    """Parse `sandbox-plan.json`; ValueError names what is wrong (sandbox-exec then refuses to run)."""
-    if not isinstance(raw, Mapping):
-        raise ValueError("the plan is not a JSON object")
-    if raw.get("version") != SANDBOX_PLAN_VERSION:
-        raise ValueError(f"unsupported plan version {raw.get('version')!r}")
-    handled = raw.get("handled")
-    if not isinstance(handled, Mapping) or not all(isinstance(handled.get(k), bool) for k in ("ro", "rw")):
-        raise ValueError("'handled' must be {\"ro\": bool, \"rw\": bool}")
-    grants = []
-    raw_grants = raw.get("grants")
-    if not isinstance(raw_grants, list):
-        raise ValueError("'grants' must be a list")
-    for index, entry in enumerate(raw_grants):
-        if not isinstance(entry, Mapping) or not isinstance(entry.get("path"), str) or not entry["path"].startswith("/"):
-            raise ValueError(f"grants[{index}] needs an absolute 'path'")
-        access = entry.get("access")
-        if not isinstance(access, list) or not access or any(item not in ("ro", "rw") for item in access):
-            raise ValueError(f"grants[{index}].access must list \"ro\" and/or \"rw\"")
-        create = entry.get("create")
-        if create not in (None, "dir", "file"):
-            raise ValueError(f"grants[{index}].create must be \"dir\" or \"file\"")
-        grants.append(ExecGrant(entry["path"], "ro" in access, "rw" in access, create))
-    try:
-        posture = Effect(raw.get("defaultPosture"))
-    except ValueError:
-        raise ValueError(f"defaultPosture {raw.get('defaultPosture')!r} is not allow, ask or deny") from None
-    require = raw.get("requireEnforcement")
-    if not isinstance(require, bool):
-        raise ValueError("'requireEnforcement' must be true or false")
-    return ExecPlan(handled["ro"], handled["rw"], tuple(grants), posture, require)
 
 
 # Folders relative to HOME that agent CLIs write at start and while working (spec 06 §7).
@@ -308,7 +248,7 @@ def exec_plan(plan: SandboxPlan, effective: EffectivePermissions, ambient: Ambie
         handled_ro=handled_ro,
         handled_rw=True,
         grants=tuple(grants.values()),
-        default_posture=plan.default_posture,
+        default_posture=plan.default_posture.value,
         require_enforcement=effective.fallback is Effect.DENY,
     )
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import idea
 from idea.domain.sandbox import EnforcementLevel, ExecPlan, SandboxStatus
 from idea.infrastructure.agents.executable import idea_command
+from idea.infrastructure.sandbox.exec_wrapper import kernel_check
 
 
 class LandlockSandbox:
@@ -21,10 +22,8 @@ class LandlockSandbox:
         self._environ = environ
 
     def status(self, plan: ExecPlan | None) -> SandboxStatus:
-        from idea.infrastructure.sandbox.exec_wrapper import kernel_status
-
-        status, _abi = kernel_status(plan, os.environ if self._environ is None else self._environ)
-        return status
+        level, detail, _abi = kernel_check(plan, os.environ if self._environ is None else self._environ)
+        return SandboxStatus(EnforcementLevel(level), detail)
 
     def wrap(self, argv: Sequence[str], plan_file: str) -> tuple[str, ...]:
         return (*self._command, "sandbox-exec", "--plan", plan_file, "--", *argv)

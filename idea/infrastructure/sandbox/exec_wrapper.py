@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Mapping
 
-from idea.domain.sandbox import EnforcementLevel, ExecPlan, SandboxStatus, exec_plan_from_json
+from idea.domain.sandbox_file import DEGRADED, ENFORCED, UNSUPPORTED, ExecPlan, exec_plan_from_json
 from idea.infrastructure.sandbox import landlock
 
 EXIT_REFUSED = 126  # like a shell's "cannot execute": the command was not run
@@ -34,18 +34,16 @@ def max_abi_override(environ: Mapping[str, str]) -> int | None:
     return int(value) if value.isdigit() else None
 
 
-def kernel_status(plan: ExecPlan | None, environ: Mapping[str, str]) -> tuple[SandboxStatus, int]:
-    """What Landlock on this machine can do for `plan` (None: for any plan IdeA writes), and the ABI used."""
+def kernel_check(plan: ExecPlan | None, environ: Mapping[str, str]) -> tuple[str, str, int]:
+    """(level, detail, ABI): what Landlock on this machine can do for `plan` (None: for any plan IdeA writes)."""
     abi, reason = landlock.abi_version(max_abi_override(environ))
     if abi < 1:
-        return SandboxStatus(EnforcementLevel.UNSUPPORTED, reason), 0
+        return UNSUPPORTED, reason, 0
     wanted = _wanted_handled(plan) if plan is not None else landlock.RW_CLASS | landlock.RO_CLASS
     missing = wanted & ~landlock.rights_for_abi(abi)
     if missing:
-        return SandboxStatus(
-            EnforcementLevel.DEGRADED, f"Landlock ABI {abi} cannot restrict: {landlock.describe_rights(missing)}"
-        ), abi
-    return SandboxStatus(EnforcementLevel.ENFORCED, f"Landlock ABI {abi}"), abi
+        return DEGRADED, f"Landlock ABI {abi} cannot restrict: {landlock.describe_rights(missing)}", abi
+    return ENFORCED, f"Landlock ABI {abi}", abi
 
 
 def _wanted_handled(plan: ExecPlan) -> int:
@@ -117,23 +115,23 @@ def run_sandbox_exec(argv: list[str]) -> int:
     except ValueError as exc:
         return _refuse(str(exc))
     environ = dict(os.environ)
-    status, abi = kernel_status(plan, environ)
-    if status.level is EnforcementLevel.UNSUPPORTED:
+    level, detail, abi = kernel_check(plan, environ)
+    if level == UNSUPPORTED:
         if plan.require_enforcement:
-            return _refuse(f"Landlock unavailable ({status.detail}); this agent's policy requires the operating "
+            return _refuse(f"Landlock unavailable ({detail}); this agent's policy requires the operating "
                            "system to enforce it, so it was not started")
-        sys.stderr.write(f"{PREFIX}Landlock unavailable ({status.detail}): file rules are advisory only\n")
+        sys.stderr.write(f"{PREFIX}Landlock unavailable ({detail}): file rules are advisory only\n")
     else:
         _create_state_locations(plan)
         try:
             landlock.restrict_self(abi, _wanted_handled(plan), _grants(plan))
         except landlock.LandlockError as exc:
             return _refuse(str(exc.strerror or exc))
-        if status.level is EnforcementLevel.DEGRADED:
-            sys.stderr.write(f"{PREFIX}file rules enforced partly: {status.detail}\n")
+        if level == DEGRADED:
+            sys.stderr.write(f"{PREFIX}file rules enforced partly: {detail}\n")
     sys.stderr.flush()
-    environ[STATUS_ENV] = status.level.value
-    if status.enforced:
+    environ[STATUS_ENV] = level
+    if level != UNSUPPORTED:
         environ[SANDBOXED_ENV] = "1"
     else:
         environ.pop(SANDBOXED_ENV, None)  # never claim a sandbox that is not there

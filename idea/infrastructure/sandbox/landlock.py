@@ -16,7 +16,6 @@ import os
 import stat
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 # Syscall numbers are the same on every architecture that has Landlock (asm-generic 444-446).
 SYS_LANDLOCK_CREATE_RULESET = 444
@@ -131,17 +130,25 @@ def abi_version(max_abi: int | None = None) -> tuple[int, str]:
     return abi, ""
 
 
-@dataclass(frozen=True)
 class Grant:
-    path: str
-    rights: int  # wanted rights; masked with the handled rights when applied
+    """A path and the rights wanted on it (masked with the handled rights when applied)."""
+
+    __slots__ = ("path", "rights")
+
+    def __init__(self, path: str, rights: int) -> None:
+        self.path = path
+        self.rights = rights
 
 
-@dataclass(frozen=True)
 class Applied:
-    handled: int
-    missing: int  # wanted handled rights this ABI cannot restrict
-    skipped: tuple[str, ...]  # grant paths that do not exist
+    """What was enforced: the handled rights, the wanted ones this ABI lacks, the grants that do not exist."""
+
+    __slots__ = ("handled", "missing", "skipped")
+
+    def __init__(self, handled: int, missing: int, skipped: tuple[str, ...]) -> None:
+        self.handled = handled
+        self.missing = missing
+        self.skipped = skipped
 
 
 def restrict_self(abi: int, wanted_handled: int, grants: Iterable[Grant]) -> Applied:
