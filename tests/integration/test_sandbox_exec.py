@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -173,3 +174,15 @@ def test_a_missing_or_broken_plan_exits_126(tmp_path: Path, content: str | None,
 def test_bad_usage_exits_126() -> None:
     result = run((*LandlockSandbox().wrap((), "x")[:-3], "true"))
     assert result.returncode == EXIT_REFUSED and "usage: idea sandbox-exec" in result.stderr
+
+
+def test_sandbox_exec_imports_nothing_heavy() -> None:
+    """It runs before every sandboxed CLI: no Qt, no pydantic, not even dataclasses or typing."""
+    probe = (
+        "import sys; import idea.__main__, idea.infrastructure.sandbox.exec_wrapper; "
+        "print(sorted(m for m in ('PySide6', 'pydantic', 'mcp', 'asyncio', 'dataclasses', 'typing', "
+        "'idea.domain.permission', 'idea.domain.sandbox') if m in sys.modules))"
+    )
+    loaded = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True, check=True,
+                            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert loaded.stdout.strip() == "[]"
