@@ -116,6 +116,10 @@ class PermissionService:
             raise AppError(ErrorCode.STORE, f"permissions.json could not be saved: {exc}") from exc
         return SaveResult(self._store.read(root), kept)
 
+    async def resolve_agent_permissions(self, root: str, agent_id: str) -> EffectivePermissions | None:
+        """Project defaults and the agent's override combined (deny wins); None when neither is set."""
+        return self._store.read(root).document.resolve_for(agent_id)
+
     # -- one agent --
 
     def policy_for(

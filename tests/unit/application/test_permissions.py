@@ -10,7 +10,7 @@ import pytest
 from idea.application.agents.compose import OrchestrationTexts
 from idea.application.projects import ProjectRuntime, ProjectService
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.permission import Capability, Effect, PermissionRule, PermissionSet
+from idea.domain.permission import Capability, Effect, PermissionRule, PermissionSet, resolve
 from idea.domain.permission_document import permissions_to_json
 from idea.domain.permission_summary import NO_POLICY_SUMMARY
 from idea.domain.permission_view import preset
@@ -52,7 +52,9 @@ async def test_use_cases_replace_defaults_add_and_remove_an_override(world: Worl
     await service.update_agent_permissions(ROOT, "agent-1", None)
     assert service.reading(ROOT).document.agent_permissions("agent-1") is None
     assert world.permission_store.saves == 3
-    assert world.permission_store.raw[ROOT]["projectDefaults"] == {"rules": [], "fallback": "ask"}
+    assert await service.resolve_agent_permissions(ROOT, "agent-1") == resolve(PermissionSet((), Effect.ASK), None)
+    await service.update_project_defaults(ROOT, None)
+    assert await service.resolve_agent_permissions(ROOT, "agent-1") is None
 
 
 async def test_without_a_policy_nothing_is_written_and_the_cli_runs_as_usual(world: World) -> None:
