@@ -167,7 +167,7 @@ def test_changing_a_running_agent_says_what_applies_when_and_restarts_it_under_t
     dialog.editor.preset.activated.emit(dialog.editor.preset.currentIndex())
     dialog.save.click()
     qtbot.waitUntil(lambda: dialog.restart.isVisible(), timeout=WAIT_MS)
-    assert scope_texts(dialog)[1] == "Architect — Enforced · running, restart to apply"
+    assert scope_texts(dialog)[1] == "Architect — Enforced · restart to apply"
     message = dialog.impact.text()
     assert "<b>Architect</b> is running." in message
     assert "the running process keeps the permissions it started with" in message

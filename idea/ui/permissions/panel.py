@@ -63,7 +63,8 @@ class PermissionsDialog(QDialog):
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
         self.scopes = QListWidget()
-        self.scopes.setMinimumWidth(230)
+        self.scopes.setMinimumWidth(260)
+        self.scopes.setWordWrap(True)
         self.scopes.currentItemChanged.connect(self._scope_changed)
         splitter.addWidget(self.scopes)
 
@@ -143,7 +144,7 @@ class PermissionsDialog(QDialog):
             badge = "will not start" if policy.blocker else policy.status.label()
             running = " · running" if view.running else ""
             if view.restart_to_apply:
-                running = " · running, restart to apply"
+                running = " · restart to apply"
             own = "" if view.override is None else " · own rules"
             item = QListWidgetItem(f"{view.name} — {badge}{running}{own}")
             item.setData(Qt.ItemDataRole.UserRole, view.agent_id)
