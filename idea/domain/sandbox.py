@@ -188,6 +188,12 @@ NOT_SET = SandboxStatus(EnforcementLevel.NOT_SET)
 # Folders relative to HOME that agent CLIs write at start and while working (spec 06 §7).
 HOME_STATE_DIRS: tuple[str, ...] = (".claude", ".gemini", ".cache", ".npm", ".config")
 HOME_STATE_FILES: tuple[str, ...] = (".claude.json",)
+# The devices a CLI writes (the terminal, the null device...), not the whole of /dev: a root process allowed to
+# write /dev could write a disk.
+DEVICE_WRITES: tuple[str, ...] = (
+    "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts",
+    "/dev/shm",
+)
 SYSTEM_READ_DIRS: tuple[str, ...] = (
     "/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc", "/opt", "/proc", "/sys", "/dev", "/run", "/nix", "/snap",
 )
@@ -229,7 +235,8 @@ def exec_plan(plan: SandboxPlan, effective: EffectivePermissions, ambient: Ambie
         add(grant.abs_root, ro=bool(grant.access & PathAccess.RO), rw=bool(grant.access & PathAccess.RW))
     own_state = dict(FAMILY_STATE.get(ambient.cli_family or "", ()))
     codex: CreateKind | None = "dir" if ambient.cli_family == "codex" else None
-    writable: list[tuple[str, CreateKind | None]] = [(ambient.run_dir, None), ("/dev", None)]
+    writable: list[tuple[str, CreateKind | None]] = [(ambient.run_dir, None)]
+    writable += [(path, None) for path in DEVICE_WRITES]
     writable += [(path, None) for path in ambient.temp_dirs]
     if ambient.home:
         writable += [(join_root(ambient.home, name), own_state.get(name)) for name in HOME_STATE_DIRS]

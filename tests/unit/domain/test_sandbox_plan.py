@@ -149,7 +149,9 @@ def test_the_exec_plan_adds_what_the_clis_need_and_handles_reading_only_on_a_rea
     assert (executable.handled_ro, executable.handled_rw, executable.require_enforcement) == (False, True, False)
     paths = {g.path: g for g in executable.grants}
     assert paths[ROOT] == ExecGrant(ROOT, ro=True, rw=False)  # the reviewer reads the project, never writes it
-    for ambient in (AMBIENT.run_dir, "/tmp", "/dev", "/home/anthony/.claude", "/home/anthony/.npm",
+    assert "/dev" not in paths  # never the whole of /dev: a root process could write a disk
+    for ambient in (AMBIENT.run_dir, "/tmp", "/dev/null", "/dev/pts", "/dev/tty", "/home/anthony/.claude",
+                    "/home/anthony/.npm",
                     "/home/anthony/.codex", "/home/anthony/.claude.json"):
         assert paths[ambient].rw, ambient
     assert paths["/home/anthony/.claude"].create == "dir" and paths["/home/anthony/.claude.json"].create == "file"
