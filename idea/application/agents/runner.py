@@ -19,7 +19,7 @@ from idea.application.agents.ports import (
 )
 from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.orchestrator.ports import LiveAgent
-from idea.application.permissions.service import PermissionService
+from idea.application.permissions.service import NoPermissions, PermissionService
 from idea.application.ports import Unsubscribe
 from idea.application.sessions import LaunchRequest
 from idea.domain import layout as lay
@@ -53,7 +53,7 @@ class AgentLaunchDeps:
     new_token: Callable[[], str]  # a fresh launch secret
     rendezvous_window_ms: int
     rendezvous_ceiling_ms: int
-    permissions: PermissionService | None = None  # None: no permission policy is applied (spec 06)
+    permissions: PermissionService | NoPermissions = NoPermissions()  # spec 06
 
 
 @dataclass(frozen=True)
@@ -260,9 +260,7 @@ class AgentRunner:
                 f"full path of the program in the profile",
             )
         token = self._deps.new_token()
-        # Spec 06: the policy is resolved first; an unreadable or unsafe one refuses the launch (fail-closed).
-        gate = self._deps.permissions
-        permissions = gate.for_launch(runtime.root, agent_id, name, profile) if gate else None
+        permissions = self._deps.permissions.for_launch(runtime.root, agent_id, name, profile)  # fail-closed
         uses_bridge = profile.materializes_idea_bridge() or profile.hooks is not None
         bridge = BridgeEndpoint(self._deps.endpoint_for(runtime.id), token) if uses_bridge else None
         prepared = self._deps.run_dirs.prepare(
@@ -271,21 +269,20 @@ class AgentRunner:
                 project_id=runtime.id,
                 agent_id=agent_id,
                 profile=profile,
-                convention_text=self._convention_text(agent_id, name, profile, permissions and permissions.policy.summary),
+                convention_text=self._convention_text(agent_id, name, profile, permissions.summary),
                 bridge=bridge,
                 tool_timeout_ms=rendezvous_tool_timeout_ms(
                     self._deps.rendezvous_window_ms, self._deps.rendezvous_ceiling_ms
                 ),
                 trust_run_dir=runtime.settings().trust_run_dirs_automatically,
-                **(permissions.run_dir_fields() if permissions else {}),
+                **permissions.run_dir_fields(),
             )
         )
         for warning in prepared.warnings:
             runtime.diagnostics.beacon(f"[launch] {name}: {warning}")
         conversation = conversation_id or conversation_for_pair(agent_id, None)
         plan = self._session_plan(profile, conversation)
-        argv = (program, *profile.args, *prepared.extra_args, *session_args(profile, plan))
-        argv = permissions.wrap(argv) if permissions else argv  # `idea sandbox-exec` when a plan applies
+        argv = permissions.wrap((program, *profile.args, *prepared.extra_args, *session_args(profile, plan)))
         placeholders = {"{agentRunDir}": prepared.run_dir, "{projectRoot}": runtime.root}
         env = {key: _substitute(value, placeholders) for key, value in profile.env.items()}
         env.update(prepared.extra_env)

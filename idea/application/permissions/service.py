@@ -64,15 +64,22 @@ class AgentPolicy:
 
 @dataclass(frozen=True)
 class LaunchPermissions:
-    policy: AgentPolicy
+    policy: AgentPolicy | None  # None: no permission service (every launch as without a policy)
     plan_file: str | None
     wrapper: tuple[str, ...]  # argv prefix up to `--`, empty when the CLI runs unwrapped
+
+    @property
+    def summary(self) -> str | None:
+        """The context file's "Your permissions" text; None when no policy is set."""
+        return self.policy.summary if self.policy is not None else None
 
     def wrap(self, argv: Sequence[str]) -> tuple[str, ...]:
         return (*self.wrapper, *argv)
 
     def run_dir_fields(self) -> dict[str, object]:
         """The `RunDirRequest` fields that write this policy into the run dir (spec 06 §5-§8)."""
+        if self.policy is None:
+            return {}
         projection = self.policy.projection
         plan = self.policy.exec_plan
         return {
@@ -88,6 +95,13 @@ class LaunchPermissions:
 class SaveResult:
     reading: PermissionsReading
     kept_previous_as: str | None  # a copy of a file that had problems, kept before it was replaced
+
+
+class NoPermissions:
+    """Where no permission service is wired (tests of other features): launches apply no policy."""
+
+    def for_launch(self, root: str, agent_id: str, agent_name: str, profile: Profile) -> LaunchPermissions:
+        return LaunchPermissions(None, None, ())
 
 
 class PermissionService:
