@@ -207,6 +207,8 @@ class RunDirRequest:
     codex_sandbox_mode: str | None = None  # from the permission projector, only when a policy exists
     trust_run_dir: bool = False  # record the run dir as trusted in the user's CLI configuration
     codex_approval_policy: str | None = None
+    sandbox_plan: Mapping[str, Any] | None = None  # `sandbox-plan.json` for `idea sandbox-exec` (spec 06 §8)
+    permission_args: tuple[str, ...] = ()  # the CLI's own permission arguments (spec 06 §6)
 
 
 @dataclass(frozen=True)

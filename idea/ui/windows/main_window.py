@@ -305,6 +305,8 @@ class MainWindow(QMainWindow):
         self._action(agents_menu, "Set up AI CLIs…", None, lambda: screens.open_setup_wizard(self))
         self._action(agents_menu, "Profiles…", None, lambda: screens.open_profile_editor(self))
         self._action(agents_menu, "Templates…", None, lambda: screens.open_template_manager(self))
+        self._action(agents_menu, "Permissions…", None,
+                     lambda: self._on_tab(lambda tab: screens.open_permissions(tab.runtime, self)))
         trust = self._action(
             agents_menu, "Trust agents' run folders automatically", None,
             lambda: screens.set_trust_run_dirs(trust.isChecked()),

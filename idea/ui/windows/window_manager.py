@@ -48,7 +48,8 @@ class WindowManager:
         self._theme_changed = theme_changed
         self.windows: list[MainWindow] = []
         self._screens = AgentScreens(
-            client, app.profiles, app.templates, app.preferences, app.projects.open_runtimes, self.profiles_changed
+            client, app.profiles, app.templates, app.preferences, app.permissions, app.projects.open_runtimes,
+            self.profiles_changed,
         )
         self.tabs: dict[str, ProjectTab] = {}
         self._quitting = False
