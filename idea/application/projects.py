@@ -294,6 +294,7 @@ class ProjectRuntime:
         await self.agents.sync_templates()
         await self._reconcile_active()
         self.orchestrator.reconcile_at_open()  # before any launch: a crash never ran close
+        self.runner.retarget_run_dirs()
         for leaf_id in new_cells:
             await self.fill_new_cell(leaf_id)
 
