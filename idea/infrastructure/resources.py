@@ -12,16 +12,16 @@ from pathlib import Path
 
 from idea.application.agents.compose import OrchestrationTexts
 
-APP_ID = "io.github.idea"  # desktop file id, AppStream component id and icon name
-DESKTOP_FILE = f"desktop/{APP_ID}.desktop"
-METAINFO_FILE = f"desktop/{APP_ID}.metainfo.xml"
+DESKTOP_ID = "io.github.idea"  # desktop file id, AppStream component id and icon name (the user-data id is paths.APP_ID)
+DESKTOP_FILE = f"desktop/{DESKTOP_ID}.desktop"
+METAINFO_FILE = f"desktop/{DESKTOP_ID}.metainfo.xml"
 SCALABLE_ICON = "icons/idea.svg"
 ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
 
 
 def hicolor_icon(size: int) -> str:
     """The PNG of one hicolor size, relative to the resources directory."""
-    return f"icons/hicolor/{size}x{size}/apps/{APP_ID}.png"
+    return f"icons/hicolor/{size}x{size}/apps/{DESKTOP_ID}.png"
 
 
 # What IdeA cannot start without; `idea doctor` checks each one.

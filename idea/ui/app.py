@@ -16,13 +16,14 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from idea import __version__
 from idea.bootstrap import SHUTDOWN_TIMEOUT_S, App, bootstrap
-from idea.infrastructure.resources import resources_dir
+from idea.infrastructure.resources import DESKTOP_ID, SCALABLE_ICON, resources_dir
 from idea.ui.core_client import CoreClient
 from idea.ui.event_relay import EventRelay
 from idea.ui.gui_thread import GuiThread
 from idea.ui.terminal.appearance import TerminalAppearance
 from idea.ui.terminal.qtermwidget_terminal import QtTerminalFactory
 from idea.ui.theme import apply_theme
+from idea.ui.windows.desktop_menu import refresh_at_start
 from idea.ui.windows.window_manager import WindowManager
 
 
@@ -96,9 +97,10 @@ def run_gui(argv: list[str]) -> int:
     qt_app.setApplicationName("IdeA")
     qt_app.setApplicationDisplayName("IdeA")
     qt_app.setApplicationVersion(__version__)
-    qt_app.setDesktopFileName("idea")
-    qt_app.setWindowIcon(QIcon(str(resources_dir() / "icons" / "idea.svg")))
+    qt_app.setDesktopFileName(DESKTOP_ID)
+    qt_app.setWindowIcon(QIcon(str(resources_dir() / SCALABLE_ICON)))
     session = GuiSession(qt_app)
+    refresh_at_start(session.app.diagnostics)
     session.windows.restore([str(Path(p).expanduser()) for p in args.paths])
     if args.quit_after is not None or args.screenshot:
         delay = args.quit_after if args.quit_after is not None else 3000

@@ -28,6 +28,7 @@ from idea.ui.agents.agents_panel import AgentsPanel
 from idea.ui.agents.first_run_wizard import FirstRunWizard
 from idea.ui.agents.profile_editor import ProfileEditor
 from idea.ui.agents.template_manager import TemplateManager
+from idea.ui.windows.desktop_menu import add_menu_entry_action
 from idea.ui.windows.project_tab import ProjectTab
 from idea.ui.windows.tab_bar import ProjectTabBar
 
@@ -277,6 +278,7 @@ class MainWindow(QMainWindow):
         self._action(view_menu, "Light theme", None, lambda: manager.set_color_scheme("light"))
 
         help_menu = self.menuBar().addMenu("&Help")
+        add_menu_entry_action(self, help_menu)
         self._action(help_menu, "About IdeA", None, self._about)
 
     def _action(self, menu: QMenu, text: str, shortcut: str | None, slot: Callable[[], object]) -> QAction:
