@@ -203,7 +203,12 @@ def deb_target(dist: Path, version: str, work: Path, install: bool) -> Target:
                             capture_output=True, text=True, check=True).stdout
     say(f"  ..    .deb control: {' / '.join(line.strip() for line in fields.splitlines()[:2])}")
     if install:
-        subprocess.run(["dpkg", "-i", str(package)], check=True, stdout=subprocess.DEVNULL)
+        # As the README says, with apt: it pulls the system libraries the package depends on.
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        done = subprocess.run(["apt-get", "install", "-y", "--no-install-recommends", str(package)], env=env,
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            raise Failed(f"apt-get install {package.name} failed:\n{done.stdout[-1500:]}{done.stderr[-1500:]}")
         return Target(".deb (installed)", ["/usr/bin/idea"], "one-dir")
     root = work / "root"
     subprocess.run(["dpkg-deb", "-x", str(package), str(root)], check=True)
@@ -260,7 +265,8 @@ def main() -> int:
         return 1
     finally:
         if args.install_deb and "deb" in args.only:
-            subprocess.run(["dpkg", "-r", "idea-ide"], stdout=subprocess.DEVNULL, check=False)
+            subprocess.run(["dpkg", "--remove", "idea-ide"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           check=False)
     say(f"All smoke tests passed in {time.monotonic() - started:.0f} s.")
     return 0
 
