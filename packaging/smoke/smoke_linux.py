@@ -11,7 +11,8 @@ second reuses the cache), the unpacked .tar.gz, the .deb (unpacked, or installed
   2. `idea doctor` passes and names the installation;
   3. a project window is drawn offscreen and saved as PNG, and its shell cell's screen, read back, shows a
      command's output and an environment free of the package's own libraries and launcher variables;
-  4. two fake agents (tests/fake_agent/) delegate a task through the artifact's own bridge and hook relay,
+  4. `idea hook` and `idea mcp-server` load no Qt library (tests/packaging/test_frozen_subcommands.py);
+  5. two fake agents (tests/fake_agent/) delegate a task through the artifact's own bridge and hook relay,
      their run-dir declarations naming the artifact (tests/packaging/test_artifact_ask.py, run with the
      development venv's pytest).
 
@@ -151,10 +152,20 @@ def smoke(target: Target, version: str, work: Path, dev_python: Path) -> None:
             raise Failed(done.stdout[-3000:] + done.stderr[-1000:])
         return "Main asked QA through " + " ".join(target.command) + " mcp-server; QA replied"
 
+    def no_qt_in_subcommands() -> str:
+        audit_env = {key: value for key, value in os.environ.items() if key != "APPIMAGE_EXTRACT_AND_RUN"}
+        audit_env.update(target.env, HOME=str(home), IDEA_SMOKE_COMMAND=json.dumps(target.command))
+        done = run([str(dev_python), "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                    "tests/packaging/test_frozen_subcommands.py"], audit_env, timeout=300, cwd=REPO)
+        if done.returncode != 0 or " passed" not in done.stdout:
+            raise Failed(done.stdout[-3000:] + done.stderr[-1000:])
+        return "the dynamic loader saw no Qt library in `hook` or `mcp-server`, and saw Qt in the GUI"
+
     say(f"== {target.name}: {' '.join(target.command)}")
     check(target, "--version", version_check)
     check(target, "doctor passes", doctor_check)
     check(target, "project window drawn, shell cell read back", window_check)
+    check(target, "hook and mcp-server load no Qt", no_qt_in_subcommands)
     check(target, "ask between two fake agents through its bridge", ask_check)
 
 
