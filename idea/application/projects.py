@@ -9,6 +9,7 @@ from typing import Any
 
 from idea.application.agents.catalogue import AgentCatalogue
 from idea.application.agents.ports import ManifestStore, PersonaStore
+from idea.application.agents.retarget import retarget_run_dirs
 from idea.application.agents.runner import AgentLaunchDeps, AgentRunner
 from idea.application.agents.templates import TemplateCatalogue
 from idea.application.orchestrator.ports import OrchestrationAdapters, PortalProvider, ProcessCpuProbe, Timer
@@ -294,7 +295,7 @@ class ProjectRuntime:
         await self.agents.sync_templates()
         await self._reconcile_active()
         self.orchestrator.reconcile_at_open()  # before any launch: a crash never ran close
-        self.runner.retarget_run_dirs()
+        retarget_run_dirs(self._deps.launching, self.root, self.id, self._deps.diagnostics)
         for leaf_id in new_cells:
             await self.fill_new_cell(leaf_id)
 

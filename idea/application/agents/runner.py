@@ -214,13 +214,6 @@ class AgentRunner:
                 self._runtime.root, lambda running, a=agent_id: running.without(a, self._runtime.clock.now_ms())
             )
 
-    def retarget_run_dirs(self) -> None:
-        """At project open (spec 00 §5.6 step 6): the run dirs an earlier IdeA wrote start this IdeA's bridge
-        and hook relay at this project's endpoint, even if the executable moved since."""
-        runtime = self._runtime
-        for path in self._deps.run_dirs.retarget(runtime.root, self._deps.endpoint_for(runtime.id)):
-            runtime.diagnostics.beacon(f"[project] retargeted {path} to this IdeA")
-
     async def stop_all_for_close(self) -> None:
         """Project close: stop every agent but keep the record that they were running (resume offer)."""
         self._closing = True
