@@ -295,7 +295,6 @@ class ProjectRuntime:
         await self.agents.sync_templates()
         await self._reconcile_active()
         self.orchestrator.reconcile_at_open()  # before any launch: a crash never ran close
-        retarget_run_dirs(self._deps.launching, self.root, self.id, self._deps.diagnostics)
         for leaf_id in new_cells:
             await self.fill_new_cell(leaf_id)
 
@@ -400,6 +399,7 @@ class ProjectService:
         self._save_registry(registry.touched(record, self._deps.clock.now_ms()))
         self._deps.diagnostics.beacon(f"[project] opened id={record.id} root={root}")
         self._deps.events.publish(ProjectOpened(record.id, root, record.name))
+        retarget_run_dirs(self._deps.launching, root, record.id, self._deps.diagnostics)
         await runtime.open(new_cells=[leaf.id for leaf in lay.leaves(runtime.active.root)] if created else [])
         for problem in runtime.problems:
             self._deps.events.publish(ProjectProblem(record.id, problem))
