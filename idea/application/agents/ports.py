@@ -105,7 +105,7 @@ class ProfileStore(Protocol):
         ...
 
     def reference_profiles(self) -> list[Profile]:
-        """The four reference profiles shipped in resources/profiles/reference-profiles.json."""
+        """The four reference profiles shipped in idea/resources/profiles/reference-profiles.json."""
         ...
 
 
@@ -234,6 +234,11 @@ class RunDirWriter(Protocol):
         """
         ...
 
+    def retarget(self, project_root: str, endpoint: str) -> list[str]:
+        """Point the IdeA entries of the project's existing run dirs (bridge and hook relay declarations)
+        at this IdeA's executable and `endpoint` when they drifted; returns the files rewritten. Never raises."""
+        ...
+
 
 @dataclass(frozen=True)
 class Detection:
@@ -264,5 +269,5 @@ class CliDetector(Protocol):
 
 class PromptLibrary(Protocol):
     def orchestration_texts(self) -> OrchestrationTexts:
-        """Section 2 of the convention file: resources/prompts/orchestration_{mcp,file}.md."""
+        """Section 2 of the convention file: idea/resources/prompts/orchestration_{mcp,file}.md."""
         ...

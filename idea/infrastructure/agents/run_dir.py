@@ -48,6 +48,7 @@ from idea.domain.project import IDEAI_DIR
 from idea.infrastructure.agents.cli_trust import trust_for_claude, trust_for_gemini
 from idea.infrastructure.agents.codex_auth import link_codex_auth, user_codex_home
 from idea.infrastructure.agents.executable import idea_command
+from idea.infrastructure.agents.run_dir_retarget import retarget_run_dirs
 from idea.infrastructure.agents.sandbox_plan_file import write_sandbox_plan
 from idea.infrastructure.fs import atomic_write_json, atomic_write_text, quarantine, read_json
 
@@ -79,6 +80,12 @@ class LocalRunDirWriter:
                 f"The run directory of agent {request.agent_id} could not be prepared: {exc}",
                 data={"agentId": request.agent_id},
             ) from exc
+
+    def retarget(self, project_root: str, endpoint: str) -> list[str]:
+        return [
+            str(path)
+            for path in retarget_run_dirs(Path(project_root) / IDEAI_DIR / RUN_DIR, self._idea_command, endpoint)
+        ]
 
     def _prepare(self, request: RunDirRequest) -> PreparedRunDir:
         profile = request.profile

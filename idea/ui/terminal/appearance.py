@@ -1,6 +1,6 @@
 """How terminals look: a monospace font, one of IdeA's two colour schemes, the scrollback length.
 
-The schemes are `.colorscheme` files in `resources/color-schemes/`; the same files give the colours IdeA
+The schemes are `.colorscheme` files in `idea/resources/color-schemes/`; the same files give the colours IdeA
 answers a program's OSC 10/11/4 colour queries with, so what a CLI asks for is what it is drawn on.
 """
 

@@ -252,6 +252,11 @@ class QtTerminalFactory:
         terminal = self._terminals.get(session_id)
         return terminal.view if terminal is not None else None
 
+    def screen_texts(self) -> list[str]:
+        """GUI thread: the visible screen of every started terminal, in start order (automation, tests)."""
+        views = (terminal.view for terminal in self._terminals.values())
+        return [view.screen_text() for view in views if view is not None]
+
     def park(self, view: TerminalView) -> None:
         """GUI thread: take back a view no cell shows any more (reparenting hides it; it keeps running)."""
         view.setParent(self.parking_lot)

@@ -53,7 +53,7 @@ from idea.ui.terminal.appearance import (
 
 _log = logging.getLogger(__name__)
 
-KEY_BINDINGS = "IdeA"  # resources/kb-layouts/IdeA.keytab
+KEY_BINDINGS = "IdeA"  # idea/resources/kb-layouts/IdeA.keytab
 RESIZE_DEBOUNCE_MS = 150
 # The kernel hands PTY output to the reading side asynchronously, so the program's last output can arrive
 # after its exit is noticed (measured: 1 exit in 15 after a 3 MB burst). The exit is reported once the

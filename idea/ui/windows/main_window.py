@@ -26,6 +26,7 @@ from idea.domain import layout as lay
 from idea.domain.ids import NodeId, SessionId
 from idea.domain.project import ProjectRecord
 from idea.ui.windows.agent_screens import AgentScreens
+from idea.ui.windows.desktop_menu import add_menu_entry_action
 from idea.ui.windows.layout_bar import LayoutBar
 from idea.ui.windows.project_tab import ProjectTab
 from idea.ui.windows.tab_bar import ProjectTabBar
@@ -262,6 +263,7 @@ class MainWindow(QMainWindow):
         self._action(view_menu, "Dark theme", None, lambda: self._manager.set_color_scheme("dark"))
         self._action(view_menu, "Light theme", None, lambda: self._manager.set_color_scheme("light"))
         help_menu = self.menuBar().addMenu("&Help")
+        add_menu_entry_action(self, help_menu)
         self._action(help_menu, "About IdeA", None, self._about)
 
     def _build_file_menu(self, file_menu: QMenu) -> None:
