@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from idea import __version__
+from idea.domain.errors import AppError
 from idea.infrastructure.cli_probe import probe
 from idea.infrastructure.host import LocalHost
 from idea.infrastructure.paths import logs_dir, user_data_dir
@@ -47,11 +48,28 @@ def _qt_platform() -> str:
 
 
 def _terminal_backend() -> str:
+    from idea.ui.terminal.backend import NATIVE, chosen_backend
+
+    try:
+        backend = chosen_backend(os.environ)
+    except AppError as exc:
+        return exc.message
+    if backend == NATIVE:
+        return _native_backend()
     try:
         import pyside6_qtermwidget  # noqa: F401
     except ImportError as exc:
         return f"QTermWidget unavailable ({exc})"
     return f"QTermWidget (pyside6-qtermwidget {_package_version('pyside6-qtermwidget')})"
+
+
+def _native_backend() -> str:
+    try:
+        import evp  # noqa: F401
+    except ImportError as exc:
+        return f"native view unavailable ({exc}; it needs Python 3.13 or newer)"
+    pty = "ConPTY (pywinpty " + _package_version("pywinpty") + ")" if sys.platform == "win32" else "POSIX PTY"
+    return f"native view (libghostty-vt through evp {_package_version('evp')}) over {pty}"
 
 
 def report() -> list[tuple[str, str]]:

@@ -7,13 +7,17 @@ half-typed command, and while IdeA types a task it holds the person's keys and p
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import QLabel
 
 from idea.ui.gui_thread import GuiThread
-from idea.ui.terminal.terminal_view import TerminalView
+
+if TYPE_CHECKING:  # the QTermWidget view is not importable on Windows
+    from idea.ui.terminal.native.view import NativeTerminalView
+    from idea.ui.terminal.terminal_view import TerminalView
 
 _LINE_ENDS = {Qt.Key.Key_Return.value, Qt.Key.Key_Enter.value}
 _CONTROL_CLEARS = {Qt.Key.Key_C.value, Qt.Key.Key_U.value}  # Ctrl+C and Ctrl+U abandon the line
@@ -28,14 +32,14 @@ _HELD_EVENTS = {
 class WritePortal(QObject):
     """Lives on the GUI thread with its view; the InputPortal methods may be called from the core loop."""
 
-    def __init__(self, view: TerminalView, gui: GuiThread) -> None:
+    def __init__(self, view: TerminalView | NativeTerminalView, gui: GuiThread) -> None:
         super().__init__(view)
         self._view = view
         self._gui = gui
         self._pending = 0
         self._last_key_at: float | None = None
         self._suspended = False
-        self._display = view.terminal.focusProxy()
+        self._display = view.display
         self._display.installEventFilter(self)
         view.pasting.connect(self._pasted)
         self._overlay = QLabel(view)

@@ -1,0 +1,125 @@
+"""Painting a terminal frame with QPainter: one pixmap per row, kept while the row is unchanged.
+
+libghostty hands out the same row object for a row that did not change since the last frame, also when a
+scroll moved it, so a frame of fast scrolling output paints only the rows that are new.
+"""
+
+from __future__ import annotations
+
+import evp
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPixmap
+
+from idea.ui.terminal.native.screen import CellStyle, TerminalScreen
+
+
+class CellMetrics:
+    def __init__(self, font: QFont) -> None:
+        metrics = QFontMetricsF(font)
+        self.font = font
+        self.width = max(1, round(metrics.horizontalAdvance("M")))
+        self.height = max(1, round(metrics.height()))
+        self.ascent = metrics.ascent()
+        bold = QFont(font)
+        bold.setBold(True)
+        italic = QFont(font)
+        italic.setItalic(True)
+        bold_italic = QFont(bold)
+        bold_italic.setItalic(True)
+        self.fonts = {(False, False): font, (True, False): bold, (False, True): italic, (True, True): bold_italic}
+
+
+class RowPainter:
+    def __init__(self, metrics: CellMetrics, device_pixel_ratio: float) -> None:
+        self.metrics = metrics
+        self._ratio = device_pixel_ratio
+        self._cache: dict[int, tuple[evp.Row, QPixmap]] = {}
+
+    def reset(self, metrics: CellMetrics | None = None, device_pixel_ratio: float | None = None) -> None:
+        """Forget every painted row (new font, new colours)."""
+        if metrics is not None:
+            self.metrics = metrics
+        if device_pixel_ratio is not None:
+            self._ratio = device_pixel_ratio
+        self._cache.clear()
+
+    def paint_rows(self, painter: QPainter, screen: TerminalScreen, background: QColor) -> None:
+        frame = screen.frame()
+        kept: dict[int, tuple[evp.Row, QPixmap]] = {}
+        for y, row in enumerate(frame.rows):
+            cached = self._cache.get(id(row))
+            if cached is None or cached[0] is not row:
+                cached = (row, self._paint_row(row, screen, background))
+            kept[id(row)] = cached
+            painter.drawPixmap(QPointF(0, y * self.metrics.height), cached[1])
+        self._cache = kept
+
+    def _paint_row(self, row: evp.Row, screen: TerminalScreen, background: QColor) -> QPixmap:
+        metrics = self.metrics
+        columns = len(row.widths)
+        pixmap = QPixmap(int(columns * metrics.width * self._ratio), int(metrics.height * self._ratio))
+        pixmap.setDevicePixelRatio(self._ratio)
+        pixmap.fill(background)
+        painter = QPainter(pixmap)
+        graphemes, widths, styles = row.graphemes, row.widths, row.styles
+        x = 0
+        while x < columns:
+            style_index = styles[x]
+            start = x
+            ascii_run = True
+            while x < columns and styles[x] == style_index:
+                x += 1
+            style = screen.style(style_index)
+            if not style.default_background:
+                painter.fillRect(
+                    QRectF(start * metrics.width, 0, (x - start) * metrics.width, metrics.height),
+                    QColor(*style.background),
+                )
+            text = "".join(graphemes[start:x])
+            ascii_run = text.isascii()
+            if style.invisible or not text.strip():
+                continue
+            painter.setFont(metrics.fonts[(style.bold, style.italic)])
+            painter.setPen(QColor(*style.foreground))
+            if ascii_run:
+                painter.drawText(QPointF(start * metrics.width, metrics.ascent), text)
+            else:  # fallback glyphs may be wider or narrower than the cell: each at its own column
+                for column in range(start, x):
+                    if widths[column] and graphemes[column] != " ":
+                        painter.drawText(QPointF(column * metrics.width, metrics.ascent), graphemes[column])
+            self._decorate(painter, style, start, x)
+        painter.end()
+        return pixmap
+
+    def _decorate(self, painter: QPainter, style: CellStyle, start: int, end: int) -> None:
+        metrics = self.metrics
+        left, right = start * metrics.width, end * metrics.width
+        if style.underline:
+            y = metrics.ascent + 1.5
+            painter.drawLine(QPointF(left, y), QPointF(right, y))
+        if style.strikethrough:
+            y = metrics.ascent * 0.65
+            painter.drawLine(QPointF(left, y), QPointF(right, y))
+
+
+def paint_cursor(painter: QPainter, screen: TerminalScreen, metrics: CellMetrics, focused: bool) -> None:
+    cursor = screen.frame().cursor
+    if cursor is None:
+        return
+    x, y, at_wide_tail = cursor
+    if at_wide_tail:
+        x -= 1
+    row = screen.frame().rows[y]
+    width = metrics.width * max(1, row.widths[x] if x < len(row.widths) else 1)
+    rect = QRectF(x * metrics.width, y * metrics.height, width, metrics.height)
+    colour = QColor(*screen.frame().foreground)
+    if focused:
+        painter.fillRect(rect, colour)
+        if x < len(row.graphemes) and row.graphemes[x].strip():
+            painter.setFont(metrics.font)
+            painter.setPen(QColor(*screen.frame().background))
+            painter.drawText(QPointF(rect.x(), y * metrics.height + metrics.ascent), row.graphemes[x])
+    else:
+        painter.setPen(colour)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRect(rect.adjusted(0.5, 0.5, -0.5, -0.5))
