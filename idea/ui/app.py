@@ -23,7 +23,7 @@ from idea.ui.core_client import CoreClient
 from idea.ui.event_relay import EventRelay
 from idea.ui.gui_thread import GuiThread
 from idea.ui.terminal.appearance import TerminalAppearance
-from idea.ui.terminal.backend import chosen_backend, make_terminal_factory
+from idea.ui.terminal.backend import backend_or_default, make_terminal_factory
 from idea.ui.terminal.factory import TerminalViewFactory
 from idea.ui.theme import apply_theme
 from idea.ui.windows.window_manager import WindowManager
@@ -45,7 +45,7 @@ class GuiSession:
         self.qt_app = qt_app
         self.gui = GuiThread()
         built: list[TerminalViewFactory[Any]] = []
-        backend = chosen_backend(os.environ)
+        backend = backend_or_default(os.environ)
 
         def qt_terminals(loop: asyncio.AbstractEventLoop) -> TerminalViewFactory[Any]:
             built.append(make_terminal_factory(backend, self.gui, loop, TerminalAppearance()))

@@ -4,6 +4,7 @@ does not exist there), or the native view anywhere when IDEA_TERMINAL=native ask
 from __future__ import annotations
 
 import asyncio
+import logging
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -12,6 +13,8 @@ from idea.domain.errors import AppError, ErrorCode
 from idea.ui.gui_thread import GuiThread
 from idea.ui.terminal.appearance import TerminalAppearance
 from idea.ui.terminal.factory import TerminalViewFactory
+
+_log = logging.getLogger(__name__)
 
 BACKEND_VARIABLE = "IDEA_TERMINAL"
 NATIVE = "native"
@@ -28,6 +31,16 @@ def chosen_backend(environ: Mapping[str, str], platform: str = sys.platform) -> 
     if platform == "win32":
         return NATIVE  # QTermWidget is POSIX-only
     return requested or QTERMWIDGET
+
+
+def backend_or_default(environ: Mapping[str, str], platform: str = sys.platform) -> str:
+    """The chosen backend; for an unknown IDEA_TERMINAL value, the platform's default and a warning."""
+    try:
+        return chosen_backend(environ, platform)
+    except AppError as error:
+        print(f"IdeA: {error.message}; using the default terminal", file=sys.stderr)
+        _log.warning("%s; using the default terminal", error.message)
+        return chosen_backend({}, platform)
 
 
 def make_terminal_factory(
