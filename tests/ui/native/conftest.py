@@ -1,6 +1,7 @@
 """The native terminal cell needs `evp` (libghostty-vt), which has wheels for Python 3.13 and newer only.
 
-Without it these tests are skipped, unless IDEA_REQUIRE_NATIVE_TERMINAL=1 (CI) makes that a failure.
+Without it these tests are skipped (with the reason), unless IDEA_REQUIRE_NATIVE_TERMINAL=1 (CI) makes that a
+failure on Python 3.13 or newer.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import os
+import sys
 from collections.abc import Coroutine, Iterator
 from typing import Any, TypeVar
 
@@ -24,19 +26,17 @@ T = TypeVar("T")
 _session_numbers = itertools.count(1)
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+@pytest.fixture(autouse=True)
+def native_terminal_available() -> None:
+    """Skip without evp; fail instead under IDEA_REQUIRE_NATIVE_TERMINAL=1 where evp can be installed."""
     if importlib.util.find_spec("evp") is not None:
         return
-    reason = "the native terminal needs evp (pip install evp; Python 3.13 or newer)"
+    if sys.version_info < (3, 13):
+        pytest.skip("the native terminal needs evp, which needs Python 3.13 or newer (./dev prefers python3.13)")
+    reason = "the native terminal needs evp (pip install evp)"
     if os.environ.get(REQUIRE_VARIABLE) == "1":
-        reason += f"; {REQUIRE_VARIABLE}=1 requires it"
-        marker = pytest.mark.xfail(reason=reason, run=False, strict=True)
-    else:
-        marker = pytest.mark.skip(reason=reason)
-    here = os.path.dirname(__file__)
-    for item in items:
-        if str(item.fspath).startswith(here):
-            item.add_marker(marker)
+        pytest.fail(f"{reason}; {REQUIRE_VARIABLE}=1 requires it", pytrace=False)
+    pytest.skip(reason)
 
 
 @pytest.fixture
