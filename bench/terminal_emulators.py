@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
+import os
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -149,12 +152,66 @@ def make_pyqtermx() -> Probe:
     return Probe(parser.feed_bytes, text, replies, lambda n: screen.mode(n, private=True), fg)
 
 
+def make_xtermjs() -> Probe:
+    """The xterm.js prototype (bench/xterm_prototype.py) in an offscreen web view; the answers it gives the
+    program arrive through its onData callback."""
+    from PySide6.QtWidgets import QApplication
+    from xterm_prototype import XtermView
+
+    app = QApplication.instance() or QApplication([])
+    view = XtermView(COLUMNS, LINES)
+    view.resize(1200, 800)
+    replies: list[bytes] = []
+    view.on_input = replies.append
+    _spin(app, lambda: view.ready)
+
+    def run(script: str) -> object:
+        result: list[object] = []
+        view.evaluate(script, result.append)
+        _spin(app, lambda: result)
+        return result[0]
+
+    def feed(data: bytes) -> None:
+        view.feed(data)
+        view._flush()
+        run("1")  # the page has run every write queued before this
+        deadline = time.monotonic() + 0.2  # and its answers have come back through the web channel
+        while time.monotonic() < deadline:
+            app.processEvents()
+
+    def screen() -> list[str]:
+        return [line.rstrip(" ") for line in str(run("screenText()")).split("\n")]
+
+    def fg(x: int, y: int) -> tuple[int, int, int] | None:
+        value = int(run(f"cellColour({x}, {y})"))  # type: ignore[call-overload]
+        return None if value < 0 else (value >> 16 & 255, value >> 8 & 255, value & 255)
+
+    def mode(number: int) -> bool:
+        modes = json.loads(str(run("modes()")))
+        if number == 2004:
+            return bool(modes["bracketedPasteMode"])
+        if number == 1006:
+            return run("term._core.coreMouseService.activeEncoding") == "SGR"
+        return False
+
+    return Probe(feed, screen, replies, mode, fg)
+
+
+def _spin(app, predicate: Callable[[], object], timeout: float = 30.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the web view did not answer")
+        app.processEvents()
+
+
 CANDIDATES: dict[str, tuple[str, Callable[[], Probe]]] = {
     "evp (libghostty-vt)": ("evp", make_evp),
     "pyghostty (libghostty-vt)": ("pyghostty", make_pyghostty),
     "vt100wasm (vt100 crate, wasmtime)": ("vt100wasm", make_vt100wasm),
     "pyqtermx (pure Python)": ("pyqtermx", make_pyqtermx),
     "pyte (pure Python)": ("pyte", make_pyte),
+    "xterm.js 6 (QtWebEngine prototype)": ("PySide6.QtWebEngineWidgets", make_xtermjs),
 }
 
 
@@ -270,6 +327,8 @@ def main() -> int:
     for label, (module, make) in CANDIDATES.items():
         try:
             importlib.import_module(module)
+            if module.startswith("PySide6") and not os.environ.get("IDEA_XTERM_DIR"):
+                raise ImportError("IDEA_XTERM_DIR is not set")
         except ImportError as error:
             print(f"| {label} | not installed ({error}) |")
             continue
@@ -282,7 +341,8 @@ def main() -> int:
             except Exception as error:
                 cells.append(f"crash ({type(error).__name__})")
         cells += [replay_matches(make, cli) for cli in CLIS]
-        cells.append(f"{throughput(make, data):.1f}")
+        web = module.startswith("PySide6")  # parsing and painting in one: measured by terminal_views.py
+        cells.append("see views" if web else f"{throughput(make, data):.1f}")
         print(f"| {label} | " + " | ".join(cells) + " |", flush=True)
     return 0
 
