@@ -10,8 +10,8 @@ import importlib.util
 import itertools
 import os
 import sys
-from collections.abc import Coroutine, Iterator
-from typing import Any, TypeVar
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import shiboken6
@@ -19,10 +19,9 @@ from pytestqt.qtbot import QtBot
 
 from idea.infrastructure.core_loop import CoreLoop
 from idea.ui.gui_thread import GuiThread
+from tests.ui.test_terminal_adapter import core, on_core  # noqa: F401 - the same core loop and runner
 
 REQUIRE_VARIABLE = "IDEA_REQUIRE_NATIVE_TERMINAL"
-CASE_TIMEOUT_MS = 30_000
-T = TypeVar("T")
 _session_numbers = itertools.count(1)
 
 
@@ -40,13 +39,6 @@ def native_terminal_available() -> None:
 
 
 @pytest.fixture
-def core() -> Iterator[CoreLoop]:
-    loop = CoreLoop("test-core").start()
-    yield loop
-    loop.stop()
-
-
-@pytest.fixture
 def factory(qtbot: QtBot, core: CoreLoop) -> Iterator[Any]:
     from idea.ui.terminal.appearance import TerminalAppearance
     from idea.ui.terminal.native.session import NativeTerminalFactory
@@ -59,10 +51,3 @@ def factory(qtbot: QtBot, core: CoreLoop) -> Iterator[Any]:
 
 def make_terminal(factory: Any) -> Any:
     return factory.create(f"native-{next(_session_numbers)}", "project")
-
-
-def on_core(qtbot: QtBot, core: CoreLoop, coroutine: Coroutine[Any, Any, T], timeout_ms: int = CASE_TIMEOUT_MS) -> T:
-    """Run `coroutine` on the core loop; the Qt event loop keeps running here meanwhile."""
-    future = core.submit(coroutine)
-    qtbot.waitUntil(future.done, timeout=timeout_ms)
-    return future.result()

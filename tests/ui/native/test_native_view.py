@@ -192,7 +192,9 @@ def test_the_end_of_the_program_keeps_its_last_screen_and_a_released_view_goes_a
     assert shiboken6.isValid(view)
     with qtbot.waitSignal(view.exited, timeout=5000) as exited:
         on_core(qtbot, core, terminal.write_text("\r"))
-    assert exited.args == [7] and terminal.exit_code() == 7
+    assert exited.args == [7]
+    qtbot.waitUntil(terminal.has_exited)  # the core loop hears of it just after the view
+    assert terminal.exit_code() == 7
     qtbot.waitUntil(lambda: not shiboken6.isValid(view), timeout=5000)
 
 

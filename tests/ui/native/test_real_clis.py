@@ -38,7 +38,27 @@ def project(cli_home: Path, tmp_path: Path) -> Path:  # noqa: F811
     return folder
 
 
-def test_gemini_trust_dialog_follows_the_down_key(
+def gemini_follows_the_down_key(view: Any, qtbot: QtBot) -> None:
+    assert "● 1. Trust folder" in view.screen_text()
+    qtbot.keyClick(view, Qt.Key.Key_Down)
+    qtbot.waitUntil(lambda: "● 2. Trust parent folder" in view.screen_text(), timeout=10_000)
+
+
+def codex_is_on_the_alternate_screen(view: Any, qtbot: QtBot) -> None:
+    assert view.screen.mode(1049)
+
+
+# The CLI, what its start screen shows, and what else to check on it.
+CLIS: dict[str, tuple[str, Callable[[Any, QtBot], None] | None]] = {
+    "gemini": ("Do you trust the files in this folder?", gemini_follows_the_down_key),
+    "codex": ("Sign in with ChatGPT", codex_is_on_the_alternate_screen),
+    "claude": ("Claude Code", None),
+}
+
+
+@pytest.mark.parametrize("cli", list(CLIS))
+def test_start_screen(
+    cli: str,
     require_cli: Callable[[str], str],  # noqa: F811
     project: Path,
     factory: Any,
@@ -46,45 +66,12 @@ def test_gemini_trust_dialog_follows_the_down_key(
     qtbot: QtBot,
     tmp_path: Path,
 ) -> None:
-    terminal = start_cli(factory, core, qtbot, [require_cli("gemini")], project, "Do you trust the files in this folder?")
+    marker, check = CLIS[cli]
+    terminal = start_cli(factory, core, qtbot, [require_cli(cli)], project, marker)
     try:
         view = factory.view_for(terminal.session_id)
-        assert "● 1. Trust folder" in view.screen_text()
-        qtbot.keyClick(view, Qt.Key.Key_Down)
-        qtbot.waitUntil(lambda: "● 2. Trust parent folder" in view.screen_text(), timeout=10_000)
-        save_screenshot(view, factory, qtbot, tmp_path / "screenshots" / "gemini.png")
-    finally:
-        on_core(qtbot, core, terminal.terminate(grace_ms=1000))
-
-
-def test_codex_sign_in_menu_on_the_alternate_screen(
-    require_cli: Callable[[str], str],  # noqa: F811
-    project: Path,
-    factory: Any,
-    core: CoreLoop,
-    qtbot: QtBot,
-    tmp_path: Path,
-) -> None:
-    terminal = start_cli(factory, core, qtbot, [require_cli("codex")], project, "Sign in with ChatGPT")
-    try:
-        view = factory.view_for(terminal.session_id)
-        assert view.screen.mode(1049)
-        save_screenshot(view, factory, qtbot, tmp_path / "screenshots" / "codex.png")
-    finally:
-        on_core(qtbot, core, terminal.terminate(grace_ms=1000))
-
-
-def test_claude_draws_its_logo(
-    require_cli: Callable[[str], str],  # noqa: F811
-    project: Path,
-    factory: Any,
-    core: CoreLoop,
-    qtbot: QtBot,
-    tmp_path: Path,
-) -> None:
-    terminal = start_cli(factory, core, qtbot, [require_cli("claude")], project, "Claude Code")
-    try:
-        view = factory.view_for(terminal.session_id)
-        save_screenshot(view, factory, qtbot, tmp_path / "screenshots" / "claude.png")
+        if check is not None:
+            check(view, qtbot)
+        save_screenshot(view, factory, qtbot, tmp_path / "screenshots" / f"{cli}.png")
     finally:
         on_core(qtbot, core, terminal.terminate(grace_ms=1000))
