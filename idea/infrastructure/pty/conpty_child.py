@@ -53,12 +53,12 @@ class ConPtyChild:
     ) -> ConPtyChild:
         """Start `argv` (argv[0] the full path of the executable) in a new pseudo console."""
         module = winpty or load_winpty()
+        application, command_line = command_line_for(argv, env)
         try:
             pty = module.PTY(columns, lines, backend=module.Backend.ConPTY)
-            # As pywinpty's own PtyProcess does: the application, then its arguments quoted for Windows.
-            arguments = {"cmdline": " " + subprocess.list2cmdline(argv[1:])} if len(argv) > 1 else {}
+            arguments = {"cmdline": command_line} if command_line is not None else {}
             environment = "".join(f"{name}={value}\0" for name, value in env.items())
-            if not pty.spawn(argv[0], cwd=cwd, env=environment, **arguments):
+            if not pty.spawn(application, cwd=cwd, env=environment, **arguments):
                 raise OSError("the pseudo console did not start it")
         except (OSError, module.WinptyError) as error:
             raise start_refused(program, str(error) or type(error).__name__) from error
@@ -142,6 +142,17 @@ class ConPtyChild:
         if has_exited:
             return
         await end_process_tree(self._pid, grace_ms)
+
+
+def command_line_for(argv: list[str], env: dict[str, str]) -> tuple[str, str | None]:
+    """(the application, its command line after the name) as pywinpty's own PtyProcess passes them, the
+    arguments quoted for Windows. A batch file (npm installs `claude.cmd`, `codex.cmd`, `gemini.cmd`) is no
+    executable: it runs through the command interpreter, `cmd.exe /d /s /c "…"`."""
+    if not argv[0].lower().endswith((".cmd", ".bat")):
+        return argv[0], (" " + subprocess.list2cmdline(argv[1:])) if len(argv) > 1 else None
+    interpreter = env.get("ComSpec") or env.get("COMSPEC") or r"C:\Windows\System32\cmd.exe"
+    # /s: cmd takes everything between the outer quotes as the command line, quoted as for any program.
+    return interpreter, ' /d /s /c "' + subprocess.list2cmdline(argv) + '"'
 
 
 async def end_process_tree(pid: int, grace_ms: int) -> None:

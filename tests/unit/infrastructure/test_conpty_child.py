@@ -125,16 +125,26 @@ def spawn(winpty: types.ModuleType, argv: list[str] | None = None) -> tuple[ConP
 
 
 def test_spawn_asks_for_conpty_with_a_windows_command_line_and_the_exact_environment(winpty: Any) -> None:
-    child, pty = spawn(winpty)
+    node = r"C:\Program Files\nodejs\node.exe"
+    child, pty = spawn(winpty, [node, "--resume", "my session", 'say "hi"'])
     assert pty.backend == winpty.Backend.ConPTY and pty.size == (120, 40)
     assert pty.spawned == {
-        "appname": r"C:\Users\Ana Lúcia\AppData\Roaming\npm\claude.cmd",
+        "appname": node,
         "cmdline": " " + subprocess.list2cmdline(["--resume", "my session", 'say "hi"']),
         "cwd": r"C:\Projects\my app",
         "env": "PATH=C:\\Windows\0TERM=xterm-256color\0IDEA_AGENT_ID=a-1\0",
     }
     assert pty.spawned["cmdline"] == ' --resume "my session" "say \\"hi\\""'
     assert child.pid == 4242
+
+
+def test_an_npm_batch_shim_runs_through_the_command_interpreter(winpty: Any) -> None:
+    _, pty = spawn(winpty)  # claude.cmd in a folder with a space and an accent
+    assert pty.spawned is not None
+    assert pty.spawned["appname"] == r"C:\Windows\System32\cmd.exe"
+    assert pty.spawned["cmdline"] == (
+        r' /d /s /c ""C:\Users\Ana Lúcia\AppData\Roaming\npm\claude.cmd" --resume "my session" "say \"hi\"""'
+    )
 
 
 def test_a_program_without_arguments_gets_no_command_line(winpty: Any) -> None:
