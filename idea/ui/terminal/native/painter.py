@@ -6,6 +6,8 @@ scroll moved it, so a frame of fast scrolling output paints only the rows that a
 
 from __future__ import annotations
 
+import math
+
 import evp
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPixmap
@@ -16,10 +18,14 @@ from idea.ui.terminal.native.screen import CellStyle, TerminalScreen
 class CellMetrics:
     def __init__(self, font: QFont) -> None:
         metrics = QFontMetricsF(font)
-        self.font = font
-        self.width = max(1, round(metrics.horizontalAdvance("M")))
-        self.height = max(1, round(metrics.height()))
+        advance = metrics.horizontalAdvance("M")
+        self.width = max(1, round(advance))
+        self.height = max(1, math.ceil(metrics.height()))
         self.ascent = metrics.ascent()
+        # Whole-pixel cells: the spacing makes a run of text as wide as its cells.
+        font = QFont(font)
+        font.setLetterSpacing(QFont.SpacingType.AbsoluteSpacing, self.width - advance)
+        self.font = font
         bold = QFont(font)
         bold.setBold(True)
         italic = QFont(font)
@@ -86,10 +92,33 @@ class RowPainter:
             else:  # fallback glyphs may be wider or narrower than the cell: each at its own column
                 for column in range(start, x):
                     if widths[column] and graphemes[column] != " ":
-                        painter.drawText(QPointF(column * metrics.width, metrics.ascent), graphemes[column])
+                        self._draw_glyph(painter, graphemes[column], column, widths[column])
             self._decorate(painter, style, start, x)
         painter.end()
         return pixmap
+
+    def _draw_glyph(self, painter: QPainter, grapheme: str, column: int, width: int) -> None:
+        metrics = self.metrics
+        quadrants = _QUADRANTS.get(grapheme)
+        if quadrants is not None:  # block elements as exact rectangles: no seam between neighbours
+            half_width, half_height = metrics.width / 2, metrics.height / 2
+            for quadrant in quadrants:
+                left = column * metrics.width + (half_width if quadrant in "RS" else 0)
+                top = half_height if quadrant in "LS" else 0
+                painter.fillRect(QRectF(left, top, half_width, half_height), painter.pen().color())
+            return
+        if not _joins_neighbours(grapheme):
+            painter.drawText(QPointF(column * metrics.width, metrics.ascent), grapheme)
+            return
+        # Box-drawing and block characters meet their neighbours: stretched to the cell, lines stay unbroken.
+        font_metrics = QFontMetricsF(painter.font())
+        advance = font_metrics.horizontalAdvance(grapheme)
+        painter.save()
+        painter.translate(column * metrics.width, 0)
+        if advance > 0:
+            painter.scale(metrics.width * width / advance, metrics.height / font_metrics.height())
+        painter.drawText(QPointF(0, font_metrics.ascent()), grapheme)
+        painter.restore()
 
     def _decorate(self, painter: QPainter, style: CellStyle, start: int, end: int) -> None:
         metrics = self.metrics
@@ -123,3 +152,14 @@ def paint_cursor(painter: QPainter, screen: TerminalScreen, metrics: CellMetrics
         painter.setPen(colour)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRect(rect.adjusted(0.5, 0.5, -0.5, -0.5))
+
+
+# Quadrant blocks by the quarters they fill: T top left, R top right, L bottom left, S bottom right.
+_QUADRANTS = {
+    "█": "TRLS", "▀": "TR", "▄": "LS", "▌": "TL", "▐": "RS", "▘": "T", "▝": "R", "▖": "L", "▗": "S",
+    "▙": "TLS", "▛": "TRL", "▜": "TRS", "▟": "RLS", "▚": "TS", "▞": "RL",
+}  # fmt: skip
+
+
+def _joins_neighbours(grapheme: str) -> bool:
+    return len(grapheme) == 1 and 0x2500 <= ord(grapheme) <= 0x259F
