@@ -25,17 +25,23 @@ REQUIRE_VARIABLE = "IDEA_REQUIRE_NATIVE_TERMINAL"
 _session_numbers = itertools.count(1)
 
 
-@pytest.fixture(autouse=True)
-def native_terminal_available() -> None:
-    """Skip without evp; fail instead under IDEA_REQUIRE_NATIVE_TERMINAL=1 where evp can be installed."""
+def needs_evp(*, module_level: bool = False) -> None:
+    """Skip without evp; fail instead under IDEA_REQUIRE_NATIVE_TERMINAL=1 where evp can be installed. Test
+    modules that import the native view call it first (`module_level=True`)."""
     if importlib.util.find_spec("evp") is not None:
         return
     if sys.version_info < (3, 13):
-        pytest.skip("the native terminal needs evp, which needs Python 3.13 or newer (./dev prefers python3.13)")
+        reason = "the native terminal needs evp, which needs Python 3.13 or newer (./dev prefers python3.13)"
+        pytest.skip(reason, allow_module_level=module_level)
     reason = "the native terminal needs evp (pip install evp)"
     if os.environ.get(REQUIRE_VARIABLE) == "1":
         pytest.fail(f"{reason}; {REQUIRE_VARIABLE}=1 requires it", pytrace=False)
-    pytest.skip(reason)
+    pytest.skip(reason, allow_module_level=module_level)
+
+
+@pytest.fixture(autouse=True)
+def native_terminal_available() -> None:
+    needs_evp()
 
 
 @pytest.fixture

@@ -17,9 +17,14 @@ import shiboken6
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
+from tests.ui.native.conftest import needs_evp  # noqa: I001 - first: the view needs evp
+
+needs_evp(module_level=True)
+
 from idea.infrastructure.core_loop import CoreLoop
 from idea.ui.gui_thread import GuiThread
 from idea.ui.terminal.appearance import TerminalAppearance
+from idea.ui.terminal.native.view import MARGIN
 from tests.conftest import FIXTURES
 from tests.contract.terminal_contract import running, shell
 from tests.fixtures.cli_screens.replay import COLUMNS, LINES, replay_script
@@ -114,7 +119,7 @@ def save_screenshot(view: Any, factory: Any, qtbot: QtBot, path: Path) -> Path:
     QVBoxLayout(window).setContentsMargins(0, 0, 0, 0)
     window.layout().addWidget(view)
     metrics = view._metrics
-    window.resize(COLUMNS * metrics.width, LINES * metrics.height)
+    window.resize(COLUMNS * metrics.width + 2 * MARGIN, LINES * metrics.height + 2 * MARGIN)
     window.show()
     qtbot.waitExposed(window)
     qtbot.waitUntil(lambda: view.grid_size() == (COLUMNS, LINES))

@@ -15,7 +15,12 @@ from PySide6.QtGui import QFocusEvent, QGuiApplication, QWheelEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
+from tests.ui.native.conftest import needs_evp  # noqa: I001 - first: the view needs evp
+
+needs_evp(module_level=True)
+
 from idea.infrastructure.core_loop import CoreLoop
+from idea.ui.terminal.native.view import MARGIN
 from tests.contract.terminal_contract import shell, spawn_spec, wait_for_screen
 from tests.ui.native.conftest import make_terminal, on_core
 
@@ -44,8 +49,8 @@ class Cell:
         return on_core(self.qtbot, self.core, wait_for_screen(self.terminal, text))
 
     def point(self, column: int, line: int) -> QPoint:
-        metrics = self.view._metrics
-        return QPoint(column * metrics.width + metrics.width // 2, line * metrics.height + metrics.height // 2)
+        metrics, margin = self.view._metrics, MARGIN
+        return QPoint(margin + column * metrics.width + metrics.width // 2, margin + line * metrics.height + metrics.height // 2)
 
     def close(self) -> None:
         on_core(self.qtbot, self.core, self.terminal.terminate(grace_ms=500))
@@ -114,7 +119,7 @@ def test_focus_changes_are_reported_when_the_program_asks(cells: Any, qtbot: QtB
 def test_the_view_takes_the_size_of_its_cell(cells: Any, qtbot: QtBot, tmp_path: Path) -> None:
     cell = cells(shell("read line; stty size; exec sleep 60", tmp_path))
     metrics = cell.view._metrics
-    cell.window.resize(80 * metrics.width, 20 * metrics.height)
+    cell.window.resize(80 * metrics.width + 2 * MARGIN, 20 * metrics.height + 2 * MARGIN)
     qtbot.waitUntil(lambda: cell.view.grid_size() == (80, 20))
     qtbot.keyClick(cell.view, Qt.Key.Key_Return)
     assert "20 80" in cell.wait_for("20 80").split("\n")

@@ -12,6 +12,10 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from tests.ui.native.conftest import needs_evp  # noqa: I001 - first: the view needs evp
+
+needs_evp(module_level=True)
+
 from idea.infrastructure.core_loop import CoreLoop
 from tests.contract.terminal_contract import spawn_spec, wait_for_screen
 from tests.realcli.conftest import cli_home, require_cli  # noqa: F401 - fixtures reused as they are

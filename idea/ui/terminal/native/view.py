@@ -37,6 +37,7 @@ RESIZE_DEBOUNCE_MS = 150
 PAINT_INTERVAL_MS = 16  # at most one repaint a frame, however fast the output comes
 SILENCE_MS = 2000
 WHEEL_LINES = 3
+MARGIN = 2  # pixels between the cell's edge and the text, as the QTermWidget view leaves
 _CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
 _MOUSE_REPORTING = (9, 1000, 1002, 1003)
 _ALTERNATE_SCREENS = (1049, 1047, 47)
@@ -175,8 +176,8 @@ class NativeTerminalView(QWidget):
     def _fit_grid(self) -> None:
         if not self.isVisible():
             return
-        columns = max(1, self.width() // self._metrics.width)
-        lines = max(1, self.height() // self._metrics.height)
+        columns = max(1, (self.width() - 2 * MARGIN) // self._metrics.width)
+        lines = max(1, (self.height() - 2 * MARGIN) // self._metrics.height)
         self._apply_grid(columns, lines)
 
     def _apply_grid(self, columns: int, lines: int) -> None:
@@ -193,6 +194,7 @@ class NativeTerminalView(QWidget):
         painter = QPainter(self)
         background = QColor(*self.screen.frame().background)
         painter.fillRect(self.rect(), background)
+        painter.translate(MARGIN, MARGIN)
         self._rows.paint_rows(painter, self.screen, background)
         self._selection.paint(painter, self._metrics, self.screen.size()[0])
         if not self._has_exited:
@@ -336,8 +338,8 @@ class NativeTerminalView(QWidget):
 
     def _cell_at(self, point: QPoint) -> tuple[int, int]:
         columns, lines = self.screen.size()
-        column = min(max(point.x() // self._metrics.width, 0), columns - 1)
-        line = min(max(point.y() // self._metrics.height, 0), lines - 1)
+        column = min(max((point.x() - MARGIN) // self._metrics.width, 0), columns - 1)
+        line = min(max((point.y() - MARGIN) // self._metrics.height, 0), lines - 1)
         return column, line
 
     def _report_mouse(self, action: evp.MouseAction, event: QMouseEvent, button: evp.MouseButton | None) -> None:
