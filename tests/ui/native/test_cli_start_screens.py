@@ -26,8 +26,8 @@ from idea.ui.gui_thread import GuiThread
 from idea.ui.terminal.appearance import TerminalAppearance
 from idea.ui.terminal.native.view import MARGIN
 from tests.conftest import FIXTURES
-from tests.contract.terminal_contract import running, shell
-from tests.fixtures.cli_screens.replay import COLUMNS, LINES, replay_script
+from tests.contract.terminal_contract import shell, wait_for_screen, wait_until
+from tests.fixtures.cli_screens.replay import COLUMNS, LINES, REPLAYED_TITLE, replay_script
 from tests.ui.native.conftest import make_terminal, on_core
 
 SCREENS = FIXTURES / "cli_screens"
@@ -42,20 +42,15 @@ EXPECTED = {
 def replayed_screen(factory: Any, core: CoreLoop, qtbot: QtBot, cli: str, marker: str) -> tuple[Any, str]:
     """Start the replay in a new terminal of `factory`; (the terminal, its screen once `marker` shows)."""
     terminal = make_terminal(factory)
+    titles: list[str] = []
+    terminal.on_title(titles.append)
     on_core(qtbot, core, terminal.start(shell(replay_script(cli), SCREENS, columns=COLUMNS, lines=LINES)))
 
-    async def settled() -> str:
-        from tests.contract.terminal_contract import wait_for_screen
+    async def replayed() -> str:
+        await wait_until(lambda: REPLAYED_TITLE in titles, what="the whole recording")
+        return await wait_for_screen(terminal, marker)
 
-        await wait_for_screen(terminal, marker)
-        # The recording is small: once the marker shows, the rest is at most one more read away.
-        previous = ""
-        screen = await terminal.screen_text()
-        while screen != previous:
-            previous, screen = screen, await terminal.screen_text()
-        return screen
-
-    return terminal, on_core(qtbot, core, settled())
+    return terminal, on_core(qtbot, core, replayed())
 
 
 @pytest.fixture
