@@ -1,4 +1,5 @@
-"""The find bar of a native terminal: a field at the bottom; Enter finds the previous match, Esc closes."""
+"""The find bar of a native terminal: a field at the bottom; Enter scrolls to the previous match in the scrollback
+and selects it, Esc closes."""
 
 from __future__ import annotations
 
@@ -6,13 +7,17 @@ from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QWidget
 
+from idea.ui.terminal.native.screen import TerminalScreen
+from idea.ui.terminal.native.selection import Selection
+
 
 class FindBar(QWidget):
-    search = Signal(str)
     closed = Signal()
 
-    def __init__(self, terminal: QWidget) -> None:
+    def __init__(self, terminal: QWidget, screen: TerminalScreen, selection: Selection) -> None:
         super().__init__(terminal)
+        self._screen = screen
+        self._selection = selection
         self.setObjectName("SearchBar")
         self.setAutoFillBackground(True)
         self._terminal = terminal
@@ -44,6 +49,21 @@ class FindBar(QWidget):
         height = self.sizeHint().height()
         self.setGeometry(0, self._terminal.height() - height, self._terminal.width(), height)
 
+    def find_previous(self, text: str) -> None:
+        """Scroll to the previous line holding `text` (case-insensitive) and select it."""
+        screen = self._screen
+        rows = screen.history_rows() + screen.text_rows()
+        found = self.previous_match(rows, text)
+        if found is None:
+            return
+        line, column = found
+        history = len(rows) - screen.size()[1]
+        screen.scroll_to_bottom()
+        top = min(line, history)
+        screen.scroll_viewport(top - history)
+        self._selection.select_span(column, line - top, column + len(text) - 1)
+        self._terminal.update()
+
     def previous_match(self, rows: list[str], text: str) -> tuple[int, int] | None:
         """(line, column) of the last row above the previous match that holds `text`, wrapping around."""
         if not text:
@@ -63,7 +83,7 @@ class FindBar(QWidget):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.field and event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
             if event.key() in (Qt.Key.Key_Return.value, Qt.Key.Key_Enter.value):
-                self.search.emit(self.field.text())
+                self.find_previous(self.field.text())
                 return True
             if event.key() == Qt.Key.Key_Escape.value:
                 self.toggle()

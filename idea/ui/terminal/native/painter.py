@@ -14,6 +14,8 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPixmap
 
 from idea.ui.terminal.native.screen import CellStyle, TerminalScreen
 
+MARGIN = 2  # pixels between the cell's edge and the text, as the QTermWidget view leaves
+
 
 class CellMetrics:
     def __init__(self, font: QFont) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import evp
-from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
     QFocusEvent,
@@ -28,27 +28,18 @@ from PySide6.QtWidgets import QWidget
 
 from idea.ui.terminal.appearance import MIN_POINT_SIZE, TerminalAppearance
 from idea.ui.terminal.native.find_bar import FindBar
-from idea.ui.terminal.native.keys import encode_key, modifiers_of
-from idea.ui.terminal.native.painter import CellMetrics, RowPainter, paint_cursor
+from idea.ui.terminal.native.keys import encode_key
+from idea.ui.terminal.native.mouse import MouseInput
+from idea.ui.terminal.native.painter import MARGIN, CellMetrics, RowPainter, paint_cursor
 from idea.ui.terminal.native.screen import TerminalScreen
 from idea.ui.terminal.native.selection import Selection
 
 RESIZE_DEBOUNCE_MS = 150
 PAINT_INTERVAL_MS = 16  # at most one repaint a frame, however fast the output comes
 SILENCE_MS = 2000
-WHEEL_LINES = 3
-MARGIN = 2  # pixels between the cell's edge and the text, as the QTermWidget view leaves
 _CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
-_MOUSE_REPORTING = (9, 1000, 1002, 1003)
-_ALTERNATE_SCREENS = (1049, 1047, 47)
-_ALTERNATE_SCROLL = 1007
 _FOCUS_REPORTING = 1004
 _BRACKETED_PASTE = 2004
-_BUTTONS = {
-    Qt.MouseButton.LeftButton: evp.MouseButton.LEFT,
-    Qt.MouseButton.MiddleButton: evp.MouseButton.MIDDLE,
-    Qt.MouseButton.RightButton: evp.MouseButton.RIGHT,
-}
 
 
 class NativeTerminalView(QWidget):
@@ -72,7 +63,6 @@ class NativeTerminalView(QWidget):
         self._has_exited = False
         self._silent = True
         self._title = ""
-        self._pressed: evp.MouseButton | None = None
         self.screen = TerminalScreen(
             columns,
             lines,
@@ -85,13 +75,13 @@ class NativeTerminalView(QWidget):
         self._metrics = CellMetrics(appearance.font())
         self._rows = RowPainter(self._metrics, self.devicePixelRatioF())
         self._selection = Selection()
+        self._mouse = MouseInput(self, self._selection)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
         self.setAttribute(Qt.WidgetAttribute.WA_InputMethodEnabled)
         self.setMouseTracking(True)
         self.setCursor(Qt.CursorShape.IBeamCursor)
-        self._find = FindBar(self)
-        self._find.search.connect(self._find_previous)
+        self._find = FindBar(self, self.screen, self._selection)
         self._find.closed.connect(self.focus_terminal)
 
         self._paint_timer = self._timer(PAINT_INTERVAL_MS, self.update)
@@ -229,6 +219,19 @@ class NativeTerminalView(QWidget):
         self.pasting.emit(text)
         self._send_input(evp.encode_paste(text, bracketed=self.screen.mode(_BRACKETED_PASTE)))
 
+    def paste_text(self, text: str) -> None:
+        """Paste `text` as the clipboard would (a middle click pastes the selection this way)."""
+        self._paste_text(text)
+
+    def send(self, data: bytes) -> None:
+        """Bytes for the program that are no typing (mouse reports): the view stays where it is scrolled."""
+        if data and not self._has_exited:
+            self._send(data)
+
+    @property
+    def metrics(self) -> CellMetrics:
+        return self._metrics
+
     def set_paste_blocked(self, blocked: bool) -> None:
         """While an agent's task is being typed, a paste would mix with it."""
         self._paste_blocked = blocked
@@ -330,108 +333,21 @@ class NativeTerminalView(QWidget):
     def focusNextPrevChild(self, next: bool) -> bool:  # noqa: A002 - Qt's name
         return False
 
-    # Mouse
-
-    def _reports_mouse(self, event: QMouseEvent | QWheelEvent) -> bool:
-        shift = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)  # Shift: select even so
-        return not shift and not self._has_exited and any(self.screen.mode(mode) for mode in _MOUSE_REPORTING)
-
-    def _cell_at(self, point: QPoint) -> tuple[int, int]:
-        columns, lines = self.screen.size()
-        column = min(max((point.x() - MARGIN) // self._metrics.width, 0), columns - 1)
-        line = min(max((point.y() - MARGIN) // self._metrics.height, 0), lines - 1)
-        return column, line
-
-    def _report_mouse(self, action: evp.MouseAction, event: QMouseEvent, button: evp.MouseButton | None) -> None:
-        column, line = self._cell_at(event.position().toPoint())
-        data = self.screen.mouse.encode(
-            action,
-            column,
-            line,
-            button=button,
-            mods=modifiers_of(event.modifiers()),
-            any_button_pressed=bool(event.buttons()),
-        )
-        if data:
-            self._send(data)
+    # Mouse (reported to the program when it asks, else selection, scrollback and paste)
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         self.focus_terminal()
-        button = _BUTTONS.get(event.button())
-        if self._reports_mouse(event) and button is not None:
-            self._pressed = button
-            self._report_mouse(evp.MouseAction.PRESS, event, button)
-            return
-        if event.button() == Qt.MouseButton.LeftButton:
-            self._selection.start(self._cell_at(event.position().toPoint()))
-            self.update()
-        elif event.button() == Qt.MouseButton.MiddleButton:
-            clipboard = QGuiApplication.clipboard()
-            mode = clipboard.Mode.Selection if clipboard.supportsSelection() else clipboard.Mode.Clipboard
-            self._paste_text(clipboard.text(mode))
+        self._mouse.press(event)
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
-        if self._reports_mouse(event):
-            self._report_mouse(evp.MouseAction.MOTION, event, self._pressed)
-            return
-        if event.buttons() & Qt.MouseButton.LeftButton and self._selection.active:
-            self._selection.extend(self._cell_at(event.position().toPoint()))
-            self.update()
+        self._mouse.move(event)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
-        button = _BUTTONS.get(event.button())
-        if self._pressed is not None and button is not None and self._reports_mouse(event):
-            self._pressed = None
-            self._report_mouse(evp.MouseAction.RELEASE, event, button)
-            return
-        if event.button() == Qt.MouseButton.LeftButton and self._selection.active:
-            self._selection.finish()
-            text = self.selected_text()
-            clipboard = QGuiApplication.clipboard()
-            if text and clipboard.supportsSelection():
-                clipboard.setText(text, clipboard.Mode.Selection)
+        self._mouse.release(event)
 
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
-        if self._reports_mouse(event):
-            self.mousePressEvent(event)
-            return
-        column, line = self._cell_at(event.position().toPoint())
-        self._selection.select_word(self.screen.frame().rows[line], column, line)
-        self.update()
+        self._mouse.double_click(event)
 
     def wheelEvent(self, event: QWheelEvent) -> None:
-        steps = event.angleDelta().y() // 120 or (1 if event.angleDelta().y() > 0 else -1)
-        if not event.angleDelta().y():
-            return
-        if self._reports_mouse(event):
-            button = evp.MouseButton.FOUR if steps > 0 else evp.MouseButton.FIVE
-            column, line = self._cell_at(event.position().toPoint())
-            for _ in range(abs(steps)):
-                self._send(self.screen.mouse.encode(evp.MouseAction.PRESS, column, line, button=button))
-        elif any(self.screen.mode(mode) for mode in _ALTERNATE_SCREENS):
-            if self.screen.mode(_ALTERNATE_SCROLL) and not self._has_exited:
-                key = evp.Key.ARROW_UP if steps > 0 else evp.Key.ARROW_DOWN
-                self._send(self.screen.keys.encode(key) * (abs(steps) * WHEEL_LINES))
-        else:
-            self.screen.scroll_viewport(-steps * WHEEL_LINES)
-            self._selection.clear()
-            self.update()
+        self._mouse.wheel(event)
         event.accept()
-
-    # Find
-
-    def _find_previous(self, text: str) -> None:
-        """Scroll to the previous line holding `text` (case-insensitive) and select it."""
-        rows = self.screen.history_rows() + self.screen.text_rows()
-        found = self._find.previous_match(rows, text)
-        if found is None:
-            return
-        line, column = found
-        lines = self.screen.size()[1]
-        history = len(rows) - lines
-        self.screen.scroll_to_bottom()
-        top = min(line, history)
-        self.screen.scroll_viewport(top - history)
-        self._selection.select_span(column, line - top, column + len(text) - 1)
-        self.update()
-
