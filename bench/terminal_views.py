@@ -219,6 +219,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mb", type=float, default=20.0)
     parser.add_argument("--rss-child", nargs=2, metavar=("BACKEND", "COUNT"))
+    parser.add_argument("--only", choices=BACKENDS, help="measure one view's throughput only")
     args = parser.parse_args()
     if args.rss_child:
         rss_child(args.rss_child[0], int(args.rss_child[1]))
@@ -232,12 +233,15 @@ def main() -> int:
         print(f"{len(data) / 1e6:.1f} MB coloured file; Python {sys.version.split()[0]}; {os.cpu_count()} cores\n")
         print("| view | MB/s | RSS, no cell | 1 cell | 8 cells | 16 cells | web engine processes (16 cells) |")
         print("|---|---|---|---|---|---|---|")
-        for backend in BACKENDS:
+        for backend in [args.only] if args.only else BACKENDS:
             missing = available(backend)
             if missing:
                 print(f"| {backend} | not measured ({missing}) |")
                 continue
             speed = throughput(backend, path, len(data))
+            if args.only:
+                print(f"| {backend} | {speed:.1f} |")
+                continue
             memory = {count: rss(backend, count) for count in CELL_COUNTS}
             cells = " | ".join(f"{memory[count]['rss_mb']:.0f} MB" for count in CELL_COUNTS)
             print(f"| {backend} | {speed:.1f} | {cells} | {memory[16]['renderers']:.0f} |", flush=True)

@@ -74,7 +74,6 @@ class RowPainter:
         while x < columns:
             style_index = styles[x]
             start = x
-            ascii_run = True
             while x < columns and styles[x] == style_index:
                 x += 1
             style = screen.style(style_index)
@@ -84,20 +83,32 @@ class RowPainter:
                     QColor(*style.background),
                 )
             text = "".join(graphemes[start:x])
-            ascii_run = text.isascii()
             if style.invisible or not text.strip():
                 continue
             painter.setFont(metrics.fonts[(style.bold, style.italic)])
             painter.setPen(QColor(*style.foreground))
-            if ascii_run:
+            if text.isascii():
                 painter.drawText(QPointF(start * metrics.width, metrics.ascent), text)
-            else:  # fallback glyphs may be wider or narrower than the cell: each at its own column
-                for column in range(start, x):
-                    if widths[column] and graphemes[column] != " ":
-                        self._draw_glyph(painter, graphemes[column], column, widths[column])
+            else:
+                self._draw_mixed(painter, graphemes, widths, start, x)
             self._decorate(painter, style, start, x)
         painter.end()
         return pixmap
+
+    def _draw_mixed(self, painter: QPainter, graphemes: tuple[str, ...], widths: bytes, start: int, end: int) -> None:
+        """ASCII stretches in one call each; anything else (its glyph may come from a fallback font, wider or
+        narrower than the cell) at its own column."""
+        column = start
+        while column < end:
+            if graphemes[column].isascii() and widths[column] == 1:
+                first = column
+                while column < end and graphemes[column].isascii() and widths[column] == 1:
+                    column += 1
+                painter.drawText(QPointF(first * self.metrics.width, self.metrics.ascent), "".join(graphemes[first:column]))
+                continue
+            if widths[column] and graphemes[column] != " ":
+                self._draw_glyph(painter, graphemes[column], column, widths[column])
+            column += 1
 
     def _draw_glyph(self, painter: QPainter, grapheme: str, column: int, width: int) -> None:
         metrics = self.metrics

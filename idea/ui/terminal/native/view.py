@@ -35,7 +35,7 @@ from idea.ui.terminal.native.screen import TerminalScreen
 from idea.ui.terminal.native.selection import Selection
 
 RESIZE_DEBOUNCE_MS = 150
-PAINT_INTERVAL_MS = 16  # at most one repaint a frame, however fast the output comes
+PAINT_INTERVAL_MS = 40  # at most 25 repaints a second while output streams, as QTermWidget
 SILENCE_MS = 2000
 _CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
 _FOCUS_REPORTING = 1004
