@@ -228,3 +228,19 @@ def test_a_full_screen_program_reads_back_exactly_and_leaving_restores_the_shell
     on_core(cell.qtbot, cell.core, cell.terminal.write_text("\x1b:q!\r"))
     after = cell.wait_for("file.txt\n$")
     assert "main-screen" in after and "file line" not in after
+
+
+def test_colour_queries_get_the_active_scheme_colours(
+    factory: Any, core: CoreLoop, qtbot: QtBot, tmp_path: Path
+) -> None:
+    from idea.ui.terminal.appearance import LIGHT_SCHEME, TerminalAppearance
+    from tests.contract.terminal_contract import query_program, query_reply, running
+
+    async def background_reply() -> bytes:
+        spec = spawn_spec(query_program(b"\x1b]11;?\x07", b"\x07", b"\x1b\\"), tmp_path)
+        async with running(make_terminal(factory), spec) as terminal:
+            return await query_reply(terminal)
+
+    assert on_core(qtbot, core, background_reply()) == b"\x1b]11;rgb:1616/1818/1d1d\x07"
+    factory.set_appearance(TerminalAppearance(scheme=LIGHT_SCHEME))
+    assert on_core(qtbot, core, background_reply()) == b"\x1b]11;rgb:ffff/ffff/ffff\x07"
