@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -220,6 +221,7 @@ def main() -> int:
     parser.add_argument("--mb", type=float, default=20.0)
     parser.add_argument("--rss-child", nargs=2, metavar=("BACKEND", "COUNT"))
     parser.add_argument("--only", choices=BACKENDS, help="measure one view's throughput only")
+    parser.add_argument("--runs", type=int, default=3, help="throughput runs per view, interleaved")
     args = parser.parse_args()
     if args.rss_child:
         rss_child(args.rss_child[0], int(args.rss_child[1]))
@@ -231,20 +233,26 @@ def main() -> int:
         path = Path(scratch) / "coloured.txt"
         path.write_bytes(data)
         print(f"{len(data) / 1e6:.1f} MB coloured file; Python {sys.version.split()[0]}; {os.cpu_count()} cores\n")
-        print("| view | MB/s | RSS, no cell | 1 cell | 8 cells | 16 cells | web engine processes (16 cells) |")
-        print("|---|---|---|---|---|---|---|")
-        for backend in [args.only] if args.only else BACKENDS:
-            missing = available(backend)
-            if missing:
-                print(f"| {backend} | not measured ({missing}) |")
-                continue
-            speed = throughput(backend, path, len(data))
+        backends = [backend for backend in ([args.only] if args.only else BACKENDS) if not available(backend)]
+        for backend in BACKENDS:
+            if available(backend):
+                print(f"{backend}: not measured ({available(backend)})")
+        # Interleaved rounds: the machine's load changes over minutes and hits every view alike.
+        speeds: dict[str, list[float]] = {backend: [] for backend in backends}
+        for _ in range(args.runs):
+            for backend in backends:
+                speeds[backend].append(throughput(backend, path, len(data)))
+        print("| view | MB/s (median) | runs | RSS, no cell | 1 cell | 8 cells | 16 cells | web engine processes (16 cells) |")
+        print("|---|---|---|---|---|---|---|---|")
+        for backend in backends:
+            runs = ", ".join(f"{speed:.1f}" for speed in speeds[backend])
+            median = statistics.median(speeds[backend])
             if args.only:
-                print(f"| {backend} | {speed:.1f} |")
+                print(f"| {backend} | {median:.1f} | {runs} |")
                 continue
             memory = {count: rss(backend, count) for count in CELL_COUNTS}
             cells = " | ".join(f"{memory[count]['rss_mb']:.0f} MB" for count in CELL_COUNTS)
-            print(f"| {backend} | {speed:.1f} | {cells} | {memory[16]['renderers']:.0f} |", flush=True)
+            print(f"| {backend} | {median:.1f} | {runs} | {cells} | {memory[16]['renderers']:.0f} |", flush=True)
     return 0
 
 
