@@ -113,7 +113,7 @@ def save_screenshot(view: Any, factory: Any, qtbot: QtBot, path: Path) -> Path:
     window = QWidget()
     QVBoxLayout(window).setContentsMargins(0, 0, 0, 0)
     window.layout().addWidget(view)
-    metrics = view._metrics
+    metrics = view.metrics
     window.resize(COLUMNS * metrics.width + 2 * MARGIN, LINES * metrics.height + 2 * MARGIN)
     window.show()
     qtbot.waitExposed(window)

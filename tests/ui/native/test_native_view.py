@@ -49,7 +49,7 @@ class Cell:
         return on_core(self.qtbot, self.core, wait_for_screen(self.terminal, text))
 
     def point(self, column: int, line: int) -> QPoint:
-        metrics, margin = self.view._metrics, MARGIN
+        metrics, margin = self.view.metrics, MARGIN
         return QPoint(margin + column * metrics.width + metrics.width // 2, margin + line * metrics.height + metrics.height // 2)
 
     def close(self) -> None:
@@ -76,9 +76,9 @@ def test_keys_the_clis_need_reach_the_program(cells: Any, qtbot: QtBot, tmp_path
     cell = cells(shell(CAT_V + "T", tmp_path))  # -T: a tab shows as ^I
     cell.wait_for("ready")
     for key in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab, Qt.Key.Key_Up, Qt.Key.Key_Escape):
-        qtbot.keyClick(cell.view, key)
-    qtbot.keyClicks(cell.view, "typed")
-    qtbot.keyClick(cell.view, Qt.Key.Key_Return)
+        qtbot.keyClick(cell.view.display, key)
+    qtbot.keyClicks(cell.view.display, "typed")
+    qtbot.keyClick(cell.view.display, Qt.Key.Key_Return)
     assert "^I^[[Z^[[A^[typed" in cell.wait_for("typed")
 
 
@@ -90,7 +90,7 @@ def test_a_paste_is_bracketed_when_the_program_asks(cells: Any, qtbot: QtBot, tm
     cell.view.pasting.connect(pasted.append)
     QGuiApplication.clipboard().setText("PASTED")
     cell.view.paste()
-    qtbot.keyClick(cell.view, Qt.Key.Key_Return)
+    qtbot.keyClick(cell.view.display, Qt.Key.Key_Return)
     cell.wait_for("^[[200~PASTED^[[201~")
     assert pasted == ["PASTED"]
     cell.view.set_paste_blocked(True)
@@ -102,8 +102,8 @@ def test_mouse_clicks_are_reported_when_the_program_asks(cells: Any, qtbot: QtBo
     # UI-8: SGR mouse reporting, a click on column 5 of line 2.
     cell = cells(shell("stty -echo; printf '\\033[?1000h\\033[?1006hready\\n'; exec cat -v", tmp_path))
     cell.wait_for("ready")
-    qtbot.mouseClick(cell.view, Qt.MouseButton.LeftButton, pos=cell.point(4, 1))
-    qtbot.keyClick(cell.view, Qt.Key.Key_Return)
+    qtbot.mouseClick(cell.view.display, Qt.MouseButton.LeftButton, pos=cell.point(4, 1))
+    qtbot.keyClick(cell.view.display, Qt.Key.Key_Return)
     cell.wait_for("^[[<0;5;2M^[[<0;5;2m")
 
 
@@ -111,17 +111,17 @@ def test_focus_changes_are_reported_when_the_program_asks(cells: Any, qtbot: QtB
     cell = cells(shell("stty -echo; printf '\\033[?1004hready\\n'; exec cat -v", tmp_path))
     cell.wait_for("ready")
     for change in (QEvent.Type.FocusOut, QEvent.Type.FocusIn):  # the offscreen platform has no window focus
-        QGuiApplication.sendEvent(cell.view, QFocusEvent(change))
-    qtbot.keyClick(cell.view, Qt.Key.Key_Return)
+        QGuiApplication.sendEvent(cell.view.display, QFocusEvent(change))
+    qtbot.keyClick(cell.view.display, Qt.Key.Key_Return)
     assert "^[[O^[[I" in cell.wait_for("^[[I")
 
 
 def test_the_view_takes_the_size_of_its_cell(cells: Any, qtbot: QtBot, tmp_path: Path) -> None:
     cell = cells(shell("read line; stty size; exec sleep 60", tmp_path))
-    metrics = cell.view._metrics
+    metrics = cell.view.metrics
     cell.window.resize(80 * metrics.width + 2 * MARGIN, 20 * metrics.height + 2 * MARGIN)
     qtbot.waitUntil(lambda: cell.view.grid_size() == (80, 20))
-    qtbot.keyClick(cell.view, Qt.Key.Key_Return)
+    qtbot.keyClick(cell.view.display, Qt.Key.Key_Return)
     assert "20 80" in cell.wait_for("20 80").split("\n")
 
 
@@ -133,12 +133,12 @@ def test_scrollback_selection_copy_and_find(cells: Any, qtbot: QtBot, tmp_path: 
         QPointF(cell.point(1, 1)), QPointF(), QPoint(), QPoint(0, 120 * 5),
         Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False,
     )  # fmt: skip
-    QGuiApplication.sendEvent(view, wheel)
+    QGuiApplication.sendEvent(view.display, wheel)
     assert "the-end" not in view.screen_text()  # fifteen lines up into the scrollback
 
-    qtbot.mousePress(view, Qt.MouseButton.LeftButton, pos=cell.point(0, 0))
-    qtbot.mouseMove(view, cell.point(2, 1))
-    qtbot.mouseRelease(view, Qt.MouseButton.LeftButton, pos=cell.point(2, 1))
+    qtbot.mousePress(view.display, Qt.MouseButton.LeftButton, pos=cell.point(0, 0))
+    qtbot.mouseMove(view.display, cell.point(2, 1))
+    qtbot.mouseRelease(view.display, Qt.MouseButton.LeftButton, pos=cell.point(2, 1))
     first, second = view.screen_text().split("\n")[:2]
     assert view.selected_text() == f"{first}\n{second[:3]}"
     view.copy()
@@ -153,7 +153,7 @@ def test_scrollback_selection_copy_and_find(cells: Any, qtbot: QtBot, tmp_path: 
     assert view.selected_text() == "137"
 
     view.focus_terminal()
-    qtbot.keyClick(view, Qt.Key.Key_A)  # typing goes back to the program's screen
+    qtbot.keyClick(view.display, Qt.Key.Key_A)  # typing goes back to the program's screen
     assert "the-end" in view.screen_text()
 
 
@@ -172,7 +172,7 @@ def test_the_view_moves_between_parents_without_touching_its_program(
 ) -> None:
     cell = cells(spawn_spec(["sh", "-i"], tmp_path, env={"PS1": "$ "}))
     cell.wait_for("$")
-    qtbot.keyClicks(cell.view, "echo before-move\r")
+    qtbot.keyClicks(cell.view.display, "echo before-move\r")
     cell.wait_for("\nbefore-move")
     other = QWidget()
     QVBoxLayout(other)

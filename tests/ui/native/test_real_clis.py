@@ -44,7 +44,7 @@ def project(cli_home: Path, tmp_path: Path) -> Path:  # noqa: F811
 
 def gemini_follows_the_down_key(view: Any, qtbot: QtBot) -> None:
     assert "● 1. Trust folder" in view.screen_text()
-    qtbot.keyClick(view, Qt.Key.Key_Down)
+    qtbot.keyClick(view.display, Qt.Key.Key_Down)
     qtbot.waitUntil(lambda: "● 2. Trust parent folder" in view.screen_text(), timeout=10_000)
 
 

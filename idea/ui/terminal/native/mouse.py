@@ -15,6 +15,7 @@ from idea.ui.terminal.native.painter import MARGIN
 from idea.ui.terminal.native.selection import Selection
 
 if TYPE_CHECKING:
+    from idea.ui.terminal.native.canvas import TerminalCanvas
     from idea.ui.terminal.native.view import NativeTerminalView
 
 WHEEL_LINES = 3
@@ -29,8 +30,9 @@ _BUTTONS = {
 
 
 class MouseInput:
-    def __init__(self, view: NativeTerminalView, selection: Selection) -> None:
+    def __init__(self, view: NativeTerminalView, canvas: TerminalCanvas, selection: Selection) -> None:
         self._view = view
+        self._canvas = canvas
         self._selection = selection
         self._pressed: evp.MouseButton | None = None
 
@@ -42,7 +44,7 @@ class MouseInput:
             return
         if event.button() == Qt.MouseButton.LeftButton:
             self._selection.start(self.cell_at(event.position().toPoint()))
-            self._view.update()
+            self._canvas.update()
         elif event.button() == Qt.MouseButton.MiddleButton:
             clipboard = QGuiApplication.clipboard()
             mode = clipboard.Mode.Selection if clipboard.supportsSelection() else clipboard.Mode.Clipboard
@@ -54,7 +56,7 @@ class MouseInput:
             return
         if event.buttons() & Qt.MouseButton.LeftButton and self._selection.active:
             self._selection.extend(self.cell_at(event.position().toPoint()))
-            self._view.update()
+            self._canvas.update()
 
     def release(self, event: QMouseEvent) -> None:
         button = _BUTTONS.get(event.button())
@@ -75,7 +77,7 @@ class MouseInput:
             return
         column, line = self.cell_at(event.position().toPoint())
         self._selection.select_word(self._view.screen.frame().rows[line], column, line)
-        self._view.update()
+        self._canvas.update()
 
     def wheel(self, event: QWheelEvent) -> None:
         delta = event.angleDelta().y()
@@ -95,10 +97,10 @@ class MouseInput:
         else:
             screen.scroll_viewport(-steps * WHEEL_LINES)
             self._selection.clear()
-            self._view.update()
+            self._canvas.update()
 
     def cell_at(self, point: QPoint) -> tuple[int, int]:
-        metrics = self._view.metrics
+        metrics = self._canvas.metrics
         columns, lines = self._view.screen.size()
         column = min(max((point.x() - MARGIN) // metrics.width, 0), columns - 1)
         line = min(max((point.y() - MARGIN) // metrics.height, 0), lines - 1)
