@@ -244,3 +244,17 @@ def test_colour_queries_get_the_active_scheme_colours(
     assert on_core(qtbot, core, background_reply()) == b"\x1b]11;rgb:1616/1818/1d1d\x07"
     factory.set_appearance(TerminalAppearance(scheme=LIGHT_SCHEME))
     assert on_core(qtbot, core, background_reply()) == b"\x1b]11;rgb:ffff/ffff/ffff\x07"
+
+
+def test_ctrl_shift_plus_and_minus_zoom_the_font_and_the_grid_follows(cells: Any, qtbot: QtBot, tmp_path: Path) -> None:
+    cell = cells(shell("exec sleep 60", tmp_path))
+    qtbot.waitUntil(lambda: cell.view.grid_size() != (120, 40))  # the window's size, not the spawn size
+    before_height, before_grid = cell.view.metrics.height, cell.view.grid_size()
+    ctrl_shift = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    for _ in range(3):
+        qtbot.keyClick(cell.view.display, Qt.Key.Key_Plus, ctrl_shift)
+    assert cell.view.metrics.height > before_height
+    qtbot.waitUntil(lambda: cell.view.grid_size()[1] < before_grid[1])
+    qtbot.keyClick(cell.view.display, Qt.Key.Key_0, ctrl_shift)
+    assert cell.view.metrics.height == before_height
+    qtbot.waitUntil(lambda: cell.view.grid_size() == before_grid)

@@ -39,12 +39,12 @@ class TerminalCanvas(QWidget):
             Qt.Key.Key_C.value: view.copy,
             Qt.Key.Key_V.value: view.paste,
             Qt.Key.Key_F.value: view.toggle_find,
-            Qt.Key.Key_Equal.value: view.zoom_in,
-            Qt.Key.Key_Plus.value: view.zoom_in,
-            Qt.Key.Key_Minus.value: view.zoom_out,
-            Qt.Key.Key_Underscore.value: view.zoom_out,
-            Qt.Key.Key_0.value: view.zoom_reset,
-            Qt.Key.Key_ParenRight.value: view.zoom_reset,
+            Qt.Key.Key_Equal.value: view.zoom.zoom_in,
+            Qt.Key.Key_Plus.value: view.zoom.zoom_in,
+            Qt.Key.Key_Minus.value: view.zoom.zoom_out,
+            Qt.Key.Key_Underscore.value: view.zoom.zoom_out,
+            Qt.Key.Key_0.value: view.zoom.zoom_reset,
+            Qt.Key.Key_ParenRight.value: view.zoom.zoom_reset,
         }
 
     def set_metrics(self, metrics: CellMetrics) -> None:

@@ -12,10 +12,11 @@ from collections.abc import Callable
 
 import evp
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QGuiApplication, QResizeEvent
+from PySide6.QtGui import QFont, QGuiApplication, QResizeEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from idea.ui.terminal.appearance import MIN_POINT_SIZE, TerminalAppearance
+from idea.ui.terminal.appearance import TerminalAppearance
+from idea.ui.terminal.font_zoom import FontZoom
 from idea.ui.terminal.native.canvas import TerminalCanvas
 from idea.ui.terminal.native.find_bar import FindBar
 from idea.ui.terminal.native.painter import MARGIN, CellMetrics
@@ -45,7 +46,7 @@ class NativeTerminalView(QWidget):
     ) -> None:
         super().__init__(parent)
         self._appearance = appearance
-        self._zoom_steps = 0
+        self.zoom = FontZoom(lambda: self._appearance, self._apply_font)
         self._send: Callable[[bytes], None] = lambda _data: None
         self._paste_blocked = False
         self._has_exited = False
@@ -61,23 +62,16 @@ class NativeTerminalView(QWidget):
             on_bell=self.bell.emit,
         )
         self.selection = Selection()
-        self._canvas = TerminalCanvas(self, CellMetrics(appearance.font()))
+        self._canvas = TerminalCanvas(self, CellMetrics(self.zoom.font()))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self._canvas)
         self.setFocusProxy(self._canvas)
         self._find = FindBar(self, self.screen, self.selection)
         self._find.closed.connect(self.focus_terminal)
-        self._paint_timer = self._timer(PAINT_INTERVAL_MS, self._canvas.update)
-        self._resize_timer = self._timer(RESIZE_DEBOUNCE_MS, self._fit_grid)
-        self._silence_timer = self._timer(SILENCE_MS, self._on_silence)
-
-    def _timer(self, interval_ms: int, slot: Callable[[], None]) -> QTimer:
-        timer = QTimer(self)
-        timer.setSingleShot(True)
-        timer.setInterval(interval_ms)
-        timer.timeout.connect(slot)
-        return timer
+        self._paint_timer = _single_shot(self, PAINT_INTERVAL_MS, self._canvas.update)
+        self._resize_timer = _single_shot(self, RESIZE_DEBOUNCE_MS, self._fit_grid)
+        self._silence_timer = _single_shot(self, SILENCE_MS, self._on_silence)
 
     @property
     def display(self) -> QWidget:
@@ -199,23 +193,8 @@ class NativeTerminalView(QWidget):
         """Show or hide the find bar, which finds text in the scrollback (Enter: previous, Esc: close)."""
         self._find.toggle()
 
-    def zoom_in(self) -> None:
-        self._set_zoom(self._zoom_steps + 1)
-
-    def zoom_out(self) -> None:
-        self._set_zoom(self._zoom_steps - 1)
-
-    def zoom_reset(self) -> None:
-        self._set_zoom(0)
-
-    def _set_zoom(self, steps: int) -> None:
-        if self._appearance.point_size + steps < MIN_POINT_SIZE or steps == self._zoom_steps:
-            return
-        self._zoom_steps = steps
-        self._apply_font()
-
-    def _apply_font(self) -> None:
-        self._canvas.set_metrics(CellMetrics(self._appearance.font(self._zoom_steps)))
+    def _apply_font(self, font: QFont) -> None:
+        self._canvas.set_metrics(CellMetrics(font))
         self._resize_timer.start()
 
     # Appearance
@@ -228,7 +207,15 @@ class NativeTerminalView(QWidget):
         """New font or colours. (The scrollback size is fixed when the view is made.)"""
         previous, self._appearance = self._appearance, appearance
         if (previous.font_family, previous.point_size) != (appearance.font_family, appearance.point_size):
-            self._apply_font()
+            self._apply_font(self.zoom.font())
         if previous.scheme != appearance.scheme:
             self.screen.set_colors(appearance.colors())
             self._canvas.repaint_all()
+
+
+def _single_shot(parent: QWidget, interval_ms: int, slot: Callable[[], None]) -> QTimer:
+    timer = QTimer(parent)
+    timer.setSingleShot(True)
+    timer.setInterval(interval_ms)
+    timer.timeout.connect(slot)
+    return timer
