@@ -193,3 +193,9 @@ class _Closed:
 
     def cancel_io(self) -> bool:
         return True
+
+    def set_size(self, cols: int, rows: int) -> None:
+        pass
+
+    def write(self, text: str) -> int:
+        raise OSError("the pseudo console is closed")

@@ -67,6 +67,8 @@ class PosixPtyChild:
         return os.waitstatus_to_exitcode(status)
 
     def foreground_pid(self) -> int | None:
+        if self._fd < 0:
+            return None
         try:
             return os.tcgetpgrp(self._fd)
         except OSError:
@@ -82,6 +84,7 @@ class PosixPtyChild:
         # Through ptyprocess's file object, marked closed: its finalizer would close the fd number again.
         self._process.fileobj.close()
         self._process.closed = True
+        self._fd = -1  # the number may soon name another file
         os.close(self._wake_read)
         os.close(self._wake_write)
 
