@@ -6,9 +6,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import concurrent.futures
+import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QEvent, QEventLoop, QObject
 from PySide6.QtGui import QIcon
@@ -22,7 +24,8 @@ from idea.ui.core_client import CoreClient
 from idea.ui.event_relay import EventRelay
 from idea.ui.gui_thread import GuiThread
 from idea.ui.terminal.appearance import TerminalAppearance
-from idea.ui.terminal.qtermwidget_terminal import QtTerminalFactory
+from idea.ui.terminal.backend import backend_or_default, make_terminal_factory
+from idea.ui.terminal.factory import TerminalViewFactory
 from idea.ui.theme import apply_theme
 from idea.ui.windows.desktop_menu import refresh_at_start
 from idea.ui.windows.window_manager import WindowManager
@@ -42,10 +45,11 @@ class GuiSession:
     def __init__(self, qt_app: QApplication, data_dir: Path | None = None) -> None:
         self.qt_app = qt_app
         self.gui = GuiThread()
-        built: list[QtTerminalFactory] = []
+        built: list[TerminalViewFactory[Any]] = []
+        backend = backend_or_default(os.environ)
 
-        def qt_terminals(loop: asyncio.AbstractEventLoop) -> QtTerminalFactory:
-            built.append(QtTerminalFactory(self.gui, loop, TerminalAppearance()))
+        def qt_terminals(loop: asyncio.AbstractEventLoop) -> TerminalViewFactory[Any]:
+            built.append(make_terminal_factory(backend, self.gui, loop, TerminalAppearance()))
             return built[0]
 
         self.app: App = bootstrap(terminals=qt_terminals, data_dir=data_dir)

@@ -6,11 +6,11 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from PySide6.QtCore import QEvent, QObject, QTimer
 
-from idea.ui.terminal.qtermwidget_terminal import QtTerminalFactory
+from idea.ui.terminal.factory import TerminalViewFactory
 from idea.ui.windows.window_manager import WindowManager
 
 DEFAULT_QUIT_AFTER_MS = 3000
@@ -20,7 +20,7 @@ class GuiSession(Protocol):
     """What the options need of the running GUI (`idea.ui.app.GuiSession`)."""
 
     windows: WindowManager
-    terminals: QtTerminalFactory
+    terminals: TerminalViewFactory[Any]
     first_paint_filter: QObject | None
 
     def screenshot(self, target: str) -> list[str]: ...

@@ -140,6 +140,11 @@ class TerminalView(QWidget):
     def terminal(self) -> QTermWidget:
         return self._term
 
+    @property
+    def display(self) -> QWidget:
+        """The widget that takes the keyboard (the write portal watches it)."""
+        return self._display
+
     # The program
 
     def start(self, program: str, arguments: Sequence[str], cwd: str, environment: Mapping[str, str]) -> int:
