@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "livemount.h"
+
 /* Signals passed on to the child. Job-control stops (SIGTSTP, SIGTTIN, SIGTTOU) keep their default action:
  * the terminal stops the whole process group, runtime and application together. */
 static const int forwarded[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT, SIGALRM};
@@ -50,21 +52,21 @@ void signals_give_back(void)
     sigprocmask(SIG_SETMASK, &caller_mask, NULL);
 }
 
-int launch_spawn(const struct launch *l, pid_t *child, struct failure *f)
+/* Checks AppRun, sets the environment and builds AppRun's argv (free it). NULL with f set. */
+static char **prepare(const struct launch *l, char apprun[PATH_MAX], struct failure *f)
 {
-    char apprun[PATH_MAX];
-    if (!fmt_path(apprun, sizeof apprun, "%s/AppRun", l->appdir)) {
+    if (!fmt_path(apprun, PATH_MAX, "%s/AppRun", l->appdir)) {
         fail_set(f, RT_EXIT_OSERR, "path too long: %s", l->appdir);
-        return -1;
+        return NULL;
     }
     struct stat st;
     if (stat(apprun, &st) != 0) {
         fail_set(f, RT_EXIT_NOTFOUND, MSG_NO_APPRUN);
-        return -1;
+        return NULL;
     }
     if (!S_ISREG(st.st_mode) || access(apprun, X_OK) != 0) {
         fail_set(f, RT_EXIT_NOEXEC, "this AppImage's AppRun is not an executable file");
-        return -1;
+        return NULL;
     }
     char cwd[PATH_MAX];
     if (getcwd(cwd, sizeof cwd))
@@ -72,6 +74,11 @@ int launch_spawn(const struct launch *l, pid_t *child, struct failure *f)
     setenv("APPIMAGE", l->image_path, 1);
     setenv("APPDIR", l->appdir, 1);
     setenv("ARGV0", l->argv0, 1);
+    /* Inherited from another running copy, it must not outlive this one's choice of folder. */
+    if (l->live_mount)
+        setenv(LIVE_MOUNT_ENV, l->appdir, 1);
+    else
+        unsetenv(LIVE_MOUNT_ENV);
 
     size_t argc = 0;
     while (l->args[argc])
@@ -79,10 +86,30 @@ int launch_spawn(const struct launch *l, pid_t *child, struct failure *f)
     char **argv = calloc(argc + 2, sizeof *argv);
     if (!argv) {
         fail_set(f, RT_EXIT_OSERR, "out of memory");
-        return -1;
+        return NULL;
     }
     argv[0] = apprun;
     memcpy(argv + 1, l->args, argc * sizeof *argv);
+    return argv;
+}
+
+void launch_exec(const struct launch *l, struct failure *f)
+{
+    char apprun[PATH_MAX];
+    char **argv = prepare(l, apprun, f);
+    if (!argv)
+        return;
+    execv(apprun, argv);
+    fail_set(f, errno == ENOENT ? RT_EXIT_NOTFOUND : RT_EXIT_NOEXEC, "cannot start AppRun: %s", strerror(errno));
+    free(argv);
+}
+
+int launch_spawn(const struct launch *l, pid_t *child, struct failure *f)
+{
+    char apprun[PATH_MAX];
+    char **argv = prepare(l, apprun, f);
+    if (!argv)
+        return -1;
 
     pid_t parent = getpid();
     pid_t pid = fork();
