@@ -131,6 +131,22 @@ def test_the_unsupported_path_runs_the_command_with_a_warning_or_refuses_when_re
     assert "this agent's policy requires the operating system to enforce it" in refused.stderr
 
 
+def test_the_wrapped_command_gets_the_environment_idea_gave_without_what_packaging_added(tmp_path: Path) -> None:
+    # From an AppImage, the runtime, AppRun and the bootloader add their variables to the wrapper's own
+    # environment; the CLI must get the one IdeA built (the live mount's name included) back.
+    _root, plan_file, _ = write_plan(tmp_path, WRITE_SRC_ONLY)
+    added = {"APPDIR": "/tmp/.mount_IdeA", "APPIMAGE": "/home/ada/IdeA.AppImage", "ARGV0": "IdeA.AppImage",
+             "OWD": "/home/ada", "_PYI_PARENT_PROCESS_LEVEL": "1", "_PYI_ARCHIVE_FILE": "/tmp/.mount_IdeA/idea",
+             "QT_PLUGIN_PATH": "/tmp/.mount_IdeA/plugins"}
+    given = {"TMUX": "the user's own", "IDEA_AGENT_ID": "a1", "IDEA_APPIMAGE_MOUNT": "/tmp/.mount_IdeA"}
+    env = {**os.environ, **added, **given}
+    result = run(LandlockSandbox(environ=env).wrap(("env",), str(plan_file)), env)
+    seen = dict(line.split("=", 1) for line in result.stdout.splitlines() if "=" in line)
+    assert result.returncode == 0, result.stderr
+    assert not added.keys() & seen.keys()
+    assert {name: seen.get(name) for name in given} == given
+
+
 def test_an_older_abi_is_degraded_and_named(tmp_path: Path) -> None:
     _root, plan_file, (_e, _p, executable) = write_plan(tmp_path, WRITE_SRC_ONLY)
     if not LandlockSandbox().status(None).enforced:
