@@ -32,6 +32,7 @@ class Installation:
     kind: Kind
     command: tuple[str, ...]  # argv prefix that starts this IdeA again
     appimage: str | None = None  # the AppImage file, when kind is APPIMAGE
+    appdir: str | None = None  # the image's mount (or extracted copy) this process runs from, when APPIMAGE
 
 
 def is_frozen() -> bool:
@@ -52,7 +53,7 @@ def detect(
     if (is_frozen() if frozen is None else frozen) and exe:
         appimage, appdir = env.get("APPIMAGE", ""), env.get("APPDIR", "")
         if appimage and appdir and _inside(exe, appdir):
-            return Installation(Kind.APPIMAGE, (appimage,), appimage)
+            return Installation(Kind.APPIMAGE, (appimage,), appimage, appdir)
         return Installation(Kind.FROZEN, (exe,))
     if not exe:
         return Installation(Kind.CHECKOUT, (FALLBACK_COMMAND,))

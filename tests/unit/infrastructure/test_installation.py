@@ -27,7 +27,9 @@ def test_inside_its_appimage_idea_names_the_appimage_file_not_the_mount(tmp_path
     exe = mount / "usr" / "lib" / "idea" / "idea"
     env = {"APPIMAGE": APPIMAGE, "APPDIR": str(mount)}
 
-    assert detect(env, executable=str(exe), frozen=True) == Installation(Kind.APPIMAGE, (APPIMAGE,), APPIMAGE)
+    assert detect(env, executable=str(exe), frozen=True) == Installation(
+        Kind.APPIMAGE, (APPIMAGE,), APPIMAGE, str(mount)
+    )
 
 
 def test_an_appimage_variable_inherited_from_another_app_does_not_count(tmp_path: Path) -> None:
