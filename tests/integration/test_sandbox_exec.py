@@ -147,6 +147,21 @@ def test_the_wrapped_command_gets_the_environment_idea_gave_without_what_packagi
     assert {name: seen.get(name) for name in given} == given
 
 
+def test_from_an_appimage_the_mount_idea_runs_from_is_readable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Agents' bridges and hook relays start from IdeA's own mount (AppRun at its root) under a plan that
+    # restricts reading: it must be granted, and the AppImage file's folder too.
+    mount = tmp_path / ".mount_IdeAxyz"
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "executable", str(mount / "usr" / "lib" / "idea" / "idea"))
+    image = "/home/ada/Apps/IdeA-0.1.0-x86_64.AppImage"
+    env = {"APPIMAGE": image, "APPDIR": str(mount)}
+    paths = LandlockSandbox(command_prefix=[image], environ=env).installation_paths()
+    assert {str(mount), "/home/ada/Apps"} <= set(paths)
+    # A variable inherited from another AppImage application grants nothing.
+    other = LandlockSandbox(command_prefix=[image], environ={"APPIMAGE": "/opt/Other.AppImage", "APPDIR": "/tmp/x"})
+    assert "/tmp/x" not in other.installation_paths()
+
+
 def test_an_older_abi_is_degraded_and_named(tmp_path: Path) -> None:
     _root, plan_file, (_e, _p, executable) = write_plan(tmp_path, WRITE_SRC_ONLY)
     if not LandlockSandbox().status(None).enforced:
