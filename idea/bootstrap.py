@@ -30,6 +30,7 @@ from idea.infrastructure.diagnostics import FileDiagnostics
 from idea.infrastructure.event_bus import EventBus
 from idea.infrastructure.host import LocalHost
 from idea.infrastructure.inspect.process_cpu import DescendantCpuProbe
+from idea.infrastructure.installation import name_live_appdir
 from idea.infrastructure.mcp.endpoint import mcp_endpoint
 from idea.infrastructure.orchestration_adapters import LocalOrchestrationAdapters
 from idea.infrastructure.paths import user_data_dir
@@ -98,6 +99,7 @@ def bootstrap(
     ids: IdGenerator | None = None,
     host: Host | None = None,
 ) -> App:
+    name_live_appdir()  # from an AppImage: what agents' bridges and hook relays start from
     data_dir = data_dir or user_data_dir()
     data_dir.mkdir(parents=True, exist_ok=True)
     clock = clock or SystemClock()

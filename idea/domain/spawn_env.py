@@ -54,11 +54,12 @@ PACKAGING_ENV: tuple[str, ...] = (
     "_MEIPASS2",
 )
 DEFAULT_ENV_DENYLIST: tuple[str, ...] = MARKER_ENV + PACKAGING_ENV
-# Kept on purpose: the mount of the AppImage this IdeA runs from, set by IdeA's AppImage runtime. IdeA's own
-# subcommands that agents start (the MCP bridge, the hook relay, the sandbox wrapper) then run from that mount
-# instead of mounting the image again, which a Landlock sandbox refuses (packaging/appimage/README.md). Only
-# IdeA's runtime reads it, and only after checking that it names a live mount of the same image.
-LIVE_MOUNT_ENV = "IDEA_APPIMAGE_MOUNT"
+# Kept on purpose: the AppDir (the image's mount) an AppImage IdeA runs from, which IdeA names at start
+# (infrastructure/installation.py). IdeA's own subcommands that agents start (the MCP bridge, the hook relay,
+# the sandbox wrapper) then run from that mount instead of mounting the image again, which a Landlock sandbox
+# refuses (packaging/appimage/README.md). Only IdeA's runtime and AppRun read it; the runtime uses it only
+# after checking that it names a live mount of the same image.
+LIVE_APPDIR_ENV = "IDEA_LIVE_APPDIR"
 
 # Bootloader state of a PyInstaller executable: a frozen child (IdeA's own bridge started by an agent CLI, any
 # other PyInstaller app) would take it for its own and skip setting up its libraries.
@@ -93,7 +94,7 @@ def user_environment(
 
     Every process IdeA starts gets it (shells, agent CLIs, version probes, git), so no bundled library or
     launcher variable reaches a program of the user's (`PACKAGING_ENV` goes whatever `deny` says;
-    `LIVE_MOUNT_ENV` stays). `frozen` tells that IdeA runs as a packaged app, whose bootloader set
+    `LIVE_APPDIR_ENV` stays). `frozen` tells that IdeA runs as a packaged app, whose bootloader set
     LD_LIBRARY_PATH for its own libraries; a developer's own LD_LIBRARY_PATH is kept otherwise.
     """
     saved = {name: base[name + SAVED_SUFFIX] for name in RESTORED_FROM_SAVED if name + SAVED_SUFFIX in base}

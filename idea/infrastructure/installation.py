@@ -12,9 +12,11 @@ from __future__ import annotations
 import enum
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from idea.domain.spawn_env import LIVE_APPDIR_ENV
 
 CONSOLE_SCRIPT = "idea"
 FALLBACK_COMMAND = "idea"
@@ -61,6 +63,18 @@ def detect(
     if script is not None:
         return Installation(Kind.VENV, (script,))
     return Installation(Kind.CHECKOUT, (exe, "-m", "idea"))
+
+
+def name_live_appdir(environ: MutableMapping[str, str] | None = None) -> None:
+    """From an AppImage, names the AppDir this IdeA runs from (its mount, or its extracted copy) in
+    `LIVE_APPDIR_ENV`, which every process it starts inherits: IdeA's own subcommands that agents start (the
+    bridge, the hook relay, the sandbox wrapper) then run from that mount instead of mounting the image
+    again, which a Landlock sandbox refuses — the runtime first checks that it is a live mount of the same
+    image — and AppRun skips the system checks this IdeA passed there. Elsewhere it changes nothing."""
+    env = os.environ if environ is None else environ
+    appdir = detect(env).appdir
+    if appdir:
+        env[LIVE_APPDIR_ENV] = appdir
 
 
 def idea_command(environ: Mapping[str, str] | None = None) -> list[str]:

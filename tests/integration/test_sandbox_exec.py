@@ -138,7 +138,7 @@ def test_the_wrapped_command_gets_the_environment_idea_gave_without_what_packagi
     added = {"APPDIR": "/tmp/.mount_IdeA", "APPIMAGE": "/home/ada/IdeA.AppImage", "ARGV0": "IdeA.AppImage",
              "OWD": "/home/ada", "_PYI_PARENT_PROCESS_LEVEL": "1", "_PYI_ARCHIVE_FILE": "/tmp/.mount_IdeA/idea",
              "QT_PLUGIN_PATH": "/tmp/.mount_IdeA/plugins"}
-    given = {"TMUX": "the user's own", "IDEA_AGENT_ID": "a1", "IDEA_APPIMAGE_MOUNT": "/tmp/.mount_IdeA"}
+    given = {"TMUX": "the user's own", "IDEA_AGENT_ID": "a1", "IDEA_LIVE_APPDIR": "/tmp/.mount_IdeA"}
     env = {**os.environ, **added, **given}
     result = run(LandlockSandbox(environ=env).wrap(("env",), str(plan_file)), env)
     seen = dict(line.split("=", 1) for line in result.stdout.splitlines() if "=" in line)

@@ -1,6 +1,7 @@
-"""Starting from the mount of a copy that already runs (IDEA_APPIMAGE_MOUNT): the subcommands agent CLIs
-start (hook, mcp-server, sandbox-exec) run AppRun straight from it, also inside a Landlock sandbox where
-FUSE cannot mount; anything that is not a live mount of the same image made by this user is not used."""
+"""Starting from the mount of a copy that already runs (IDEA_LIVE_APPDIR, which that copy names for its
+children): the subcommands agent CLIs start (hook, mcp-server, sandbox-exec) run AppRun straight from it,
+also inside a Landlock sandbox where FUSE cannot mount; anything that is not a live mount of the same image
+made by this user is not used."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ from tests.packaging.appimage_support import (
 from tests.packaging.conftest import ProbeImage, RuntimeBuild
 from tests.packaging.privileged import fuse_node, require_root_tools, world_readable_copy
 
-LIVE = "IDEA_APPIMAGE_MOUNT"
+LIVE = "IDEA_LIVE_APPDIR"
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -63,7 +64,7 @@ def test_a_subcommand_runs_apprun_from_the_live_mount_in_its_own_process(
     try:
         report = parse_probe(read_line_with(proc, b"ready").decode())
         assert report["APPDIR"] == live_mount and report["MOUNTED"] == "yes"
-        assert report["LIVE"] == live_mount  # passed on, for what this start runs in its turn
+        assert report["LIVE"] == live_mount  # passed on as it was
         assert report["APPIMAGE"] == str(probe.image)
         assert report.args == ["hook", "--source", "claude"]
         assert report["DATA"] == "probe data"
@@ -94,10 +95,7 @@ def test_the_application_itself_and_other_commands_start_on_their_own(
     assert result.returncode == 0, result.stderr
     report = parse_probe(result.stdout)
     assert report["APPDIR"] != live_mount
-    if args[:1] == ["--appimage-extract-and-run"]:
-        assert report["LIVE"] == ""  # an extracted copy is no mount: the variable is not passed on
-    else:
-        assert report["LIVE"] == report["APPDIR"]  # its own mount, named for its own subcommands
+    assert report["LIVE"] == live_mount  # the runtime leaves the variable to the application
 
 
 def test_extract_and_run_asked_for_is_honoured(probe: ProbeImage, env: dict[str, str], live_mount: str) -> None:
@@ -105,7 +103,6 @@ def test_extract_and_run_asked_for_is_honoured(probe: ProbeImage, env: dict[str,
     assert result.returncode == 0, result.stderr
     report = parse_probe(result.stdout)
     assert report["MOUNTED"] == "no" and report["APPDIR"].startswith(env["XDG_CACHE_HOME"])
-    assert report["LIVE"] == ""
 
 
 def test_a_copy_of_the_same_image_elsewhere_uses_the_mount(

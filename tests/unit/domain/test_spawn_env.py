@@ -6,7 +6,7 @@ import pytest
 
 from idea.domain.spawn_env import (
     DEFAULT_ENV_DENYLIST,
-    LIVE_MOUNT_ENV,
+    LIVE_APPDIR_ENV,
     PACKAGING_ENV,
     RESTORED_FROM_SAVED,
     build_spawn_env,
@@ -74,7 +74,7 @@ POLLUTED_ENVIRONMENT = {
     "XDG_DATA_DIRS": "/tmp/.mount_IdeA/usr/share:/usr/share",
     "XDG_DATA_DIRS_ORIG": "/usr/local/share:/usr/share",
     # The AppImage runtime's mount of this IdeA: what IdeA's own subcommands started by agents run from.
-    "IDEA_APPIMAGE_MOUNT": "/tmp/.mount_IdeA",
+    "IDEA_LIVE_APPDIR": "/tmp/.mount_IdeA",
 }
 
 
@@ -99,7 +99,7 @@ def test_polluted_environment_becomes_exactly_the_expected_one() -> None:
         "TERM_PROGRAM_VERSION": "1.2.3",
         "LD_LIBRARY_PATH": "/opt/cuda/lib64",
         "XDG_DATA_DIRS": "/usr/local/share:/usr/share",
-        "IDEA_APPIMAGE_MOUNT": "/tmp/.mount_IdeA",
+        "IDEA_LIVE_APPDIR": "/tmp/.mount_IdeA",
         "IDEA_AGENT_ID": "8d7f1c2e-0000-4000-8000-000000000001",
         "CODEX_HOME": "/runs/a/codex",
     }
@@ -181,7 +181,7 @@ def test_without_a_deny_list_only_what_packaging_added_goes() -> None:
         **packaged,
         "TMUX": "kept",
         "IDEA_AGENT_ID": "a",
-        LIVE_MOUNT_ENV: "/tmp/.mount_IdeA",
+        LIVE_APPDIR_ENV: "/tmp/.mount_IdeA",
         "LD_LIBRARY_PATH": "/tmp/.mount_IdeA/usr/lib/idea/_internal:/opt/own",
         "LD_LIBRARY_PATH_ORIG": "/opt/own",
         "_PYI_PARENT_PROCESS_LEVEL": "1",
@@ -189,7 +189,7 @@ def test_without_a_deny_list_only_what_packaging_added_goes() -> None:
     assert user_environment(base, frozen=True, deny=()) == {
         "TMUX": "kept",
         "IDEA_AGENT_ID": "a",
-        LIVE_MOUNT_ENV: "/tmp/.mount_IdeA",
+        LIVE_APPDIR_ENV: "/tmp/.mount_IdeA",
         "LD_LIBRARY_PATH": "/opt/own",
     }
 

@@ -12,8 +12,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "livemount.h"
-
 /* Signals passed on to the child. Job-control stops (SIGTSTP, SIGTTIN, SIGTTOU) keep their default action:
  * the terminal stops the whole process group, runtime and application together. */
 static const int forwarded[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT, SIGALRM};
@@ -74,11 +72,6 @@ static char **prepare(const struct launch *l, char apprun[PATH_MAX], struct fail
     setenv("APPIMAGE", l->image_path, 1);
     setenv("APPDIR", l->appdir, 1);
     setenv("ARGV0", l->argv0, 1);
-    /* Inherited from another running copy, it must not outlive this one's choice of folder. */
-    if (l->live_mount)
-        setenv(LIVE_MOUNT_ENV, l->appdir, 1);
-    else
-        unsetenv(LIVE_MOUNT_ENV);
 
     size_t argc = 0;
     while (l->args[argc])

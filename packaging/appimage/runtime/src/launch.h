@@ -13,7 +13,6 @@ struct launch {
     const char *argv0;      /* ARGV0: how the user named the AppImage */
     char **args;            /* the application's arguments (NULL-terminated, without argv[0]) */
     bool die_with_runtime;  /* SIGTERM the child if the runtime dies (its files vanish with the mount) */
-    bool live_mount;        /* appdir is a FUSE mount, named to the application in LIVE_MOUNT_ENV */
 };
 
 /* Blocks the signals the runtime handles itself, remembering the caller's mask and dispositions for the
@@ -23,8 +22,7 @@ void signals_take_over(void);
 /* Gives the caller's signal state back (in the child before exec, or when no child will be started). */
 void signals_give_back(void);
 
-/* Checks AppRun, sets APPIMAGE, APPDIR, ARGV0, OWD and LIVE_MOUNT_ENV (or removes it when appdir is not a
- * mount), and starts it. 0, or -1 with f set. */
+/* Checks AppRun, sets APPIMAGE, APPDIR, ARGV0 and OWD, and starts it. 0, or -1 with f set. */
 int launch_spawn(const struct launch *l, pid_t *child, struct failure *f);
 
 /* Runs AppRun in this process (for a start from a live mount: nothing to serve or clean up). Returns only

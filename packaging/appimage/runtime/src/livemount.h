@@ -1,7 +1,7 @@
 /* Starting from the mount of an application that already runs from the same image, instead of mounting again.
  *
- * When the runtime mounts the image, it names the mount point in LIVE_MOUNT_ENV for AppRun; the application
- * passes that variable on to the processes it starts. A later start of the same image whose first argument
+ * The application names the AppDir it runs from in LIVE_APPDIR_ENV for the processes it starts (IdeA does so
+ * at start: idea/infrastructure/installation.py). A later start of the same image whose first argument
  * is one of the subcommands that end with the application (RT_LIVE_MOUNT_COMMANDS: IdeA's hook relay, MCP
  * bridge and sandbox wrapper, which agent CLIs start on every turn, often inside a Landlock sandbox where
  * FUSE cannot mount) runs AppRun straight from that mount, without mounting or extracting anything — after
@@ -18,7 +18,7 @@
 
 #include "image.h"
 
-#define LIVE_MOUNT_ENV "IDEA_APPIMAGE_MOUNT"
+#define LIVE_APPDIR_ENV "IDEA_LIVE_APPDIR"
 /* The FUSE subtype of the runtime's mounts: their type in the mount table is "fuse.appimage". */
 #define LIVE_MOUNT_SUBTYPE "appimage"
 #define LIVE_MOUNT_TYPE "fuse." LIVE_MOUNT_SUBTYPE
