@@ -22,6 +22,8 @@ from idea.domain.profile import RateLimitPattern
 from idea.infrastructure.limits.reset_time import parse_reset_time
 
 WINDOW_CHARS = 4096
+TAIL_BYTES = 64 * 1024  # raw output kept between two scans (colours take several bytes per character)
+STREAM_SCAN_EVERY_MS = 250  # while output flows
 QUIET_BEFORE_READBACK_MS = 300
 READBACK_EVERY_MS = 2000
 
@@ -102,37 +104,61 @@ class RateLimitParser:
 
 
 class OutputLimitScanner:
-    """The stream input: feed every output chunk. A match is reported once, then dropped from the window.
+    """The stream input. `feed` only keeps the raw bytes (a copy, whatever the output's rate); `scan` decodes
+    what came since the last scan, strips it, and matches on the sliding window of the last 4096 characters.
+    The caller scans a few times a second while output flows and once more when it goes quiet, so a flood of
+    output costs a bounded amount of work: only its last `TAIL_BYTES` between two scans are read.
 
-    A match that reaches the end of what arrived so far is held back until more output comes or `flush` is
-    called (output went quiet): "resets 3" may be followed by "pm" in the next chunk.
+    A match is reported once, then dropped from the window. One that reaches the end of what arrived so far
+    is held back until more output comes or the final scan of a quiet moment: "resets 3" may be followed by
+    "pm" in the next chunk.
     """
 
     def __init__(self, parser: RateLimitParser) -> None:
         self._parser = parser
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._pending = bytearray()
+        self._skipped = False  # output was dropped between two scans: the window starts over
         self._window = ""
         self._carry = ""  # an escape sequence cut by the end of a chunk
 
-    def feed(self, data: bytes, now_ms: int) -> LimitMatch | None:
+    @property
+    def pending(self) -> bool:
+        return bool(self._pending)
+
+    def feed(self, data: bytes) -> None:
+        if not self._parser.active:
+            return
+        self._pending += data
+        if len(self._pending) > 2 * TAIL_BYTES:
+            del self._pending[:-TAIL_BYTES]
+            self._skipped = True
+
+    def scan(self, now_ms: int, *, final: bool = False) -> LimitMatch | None:
+        """The first new match; `final`: output went quiet, a match held back at the end is reported."""
         if not self._parser.active:
             return None
+        if self._pending:
+            self._take_pending()
+        return self._take(now_ms, final=final)
+
+    def _take_pending(self) -> None:
+        data, self._pending = bytes(self._pending), bytearray()
+        if self._skipped:
+            self._skipped = False
+            self._decoder.reset()
+            self._window, self._carry = "", ""
         raw = self._carry + self._decoder.decode(data)
         self._carry = ""
         cut = raw.rfind("\x1b", max(0, len(raw) - ESCAPE_CARRY_LIMIT))
         if cut != -1 and not _escape_complete(raw, cut):
             raw, self._carry = raw[:cut], raw[cut:]
-        text = visible_stream_text(raw)
+        text = visible_stream_text(raw[-WINDOW_CHARS * 8 :])
         if not text:
-            return None
+            return
         if self._window.endswith(" ") and text.startswith(" "):
             text = text[1:]
         self._window = (self._window + text)[-WINDOW_CHARS:]
-        return self._take(now_ms, final=False)
-
-    def flush(self, now_ms: int) -> LimitMatch | None:
-        """Output went quiet: a match held back at the end of the window is reported now."""
-        return self._take(now_ms, final=True) if self._parser.active else None
 
     def _take(self, now_ms: int, *, final: bool) -> LimitMatch | None:
         found = self._parser.search(self._window, now_ms)

@@ -1,13 +1,14 @@
 """`AgentScreenWatch`: what a live agent's terminal shows that IdeA must act on, without reading prose.
 
 Per live agent, on the core loop:
-- each output chunk goes to the level-2 limit scanner (only when its profile has a `rateLimitPattern`);
+- output goes to the level-2 limit scanner (only when its profile has a `rateLimitPattern`), which reads
+  what arrived a few times a second while output flows, and its end once output goes quiet;
 - once output has been quiet for 300 ms (at most every 2 s), the screen is read back: a profile's
   blocking-prompt literal appearing or leaving (a trust dialog, a sign-in screen, a question), and a usage
   limit drawn by a full-screen TUI, are reported (spec 05 §6.2, 02 §9).
 
 Terminal output is never a beat and never ends a turn; this watch only reports dialogs and limits. The
-output callback does as little as the profile needs: a timestamp and a flag, plus the scanner when the
+output callback does as little as the profile needs: a timestamp, a flag, and a copy of the bytes when the
 profile has a pattern.
 """
 
@@ -22,6 +23,7 @@ from idea.application.ports import Diagnostics, TerminalSession, Unsubscribe
 from idea.domain.attention import visible_blocking_prompt
 from idea.domain.profile import Profile
 from idea.infrastructure.limits.detector import (
+    STREAM_SCAN_EVERY_MS,
     LimitMatch,
     OutputLimitScanner,
     RateLimitParser,
@@ -59,6 +61,7 @@ class AgentScreenWatch:
         self._throttle = ReadbackThrottle()
         self._wake = asyncio.Event()
         self._shown_prompt: str | None = None
+        self._last_stream_scan_ms = 0
         self._unsubscribe: Unsubscribe | None = None
         self._task: asyncio.Task[None] | None = None
         if self._parser.problem:
@@ -87,15 +90,21 @@ class AgentScreenWatch:
 
     def _output(self, data: bytes) -> None:
         self._throttle.output(self._timer.monotonic_ms())
-        self._wake.set()
         if self._scanner is not None:
-            match = self._scanner.feed(data, self._now_ms())
-            if match is not None:
-                self._limit(match, "output")
+            self._scanner.feed(data)
+        self._wake.set()
+
+    def _next_ms(self) -> int | None:
+        """When there is something to do next: a stream scan while output flows, a readback once it settles."""
+        readback = self._throttle.next_check_ms()
+        if self._scanner is None or not self._scanner.pending:
+            return readback
+        stream = self._last_stream_scan_ms + STREAM_SCAN_EVERY_MS
+        return stream if readback is None else min(stream, readback)
 
     async def _run(self) -> None:
         while True:
-            at = self._throttle.next_check_ms()
+            at = self._next_ms()
             if at is None:
                 self._wake.clear()
                 await self._wake.wait()
@@ -104,7 +113,11 @@ class AgentScreenWatch:
             if delay > 0:
                 await self._timer.sleep(delay)
                 continue
-            self._throttle.read_back(self._timer.monotonic_ms())
+            now = self._timer.monotonic_ms()
+            if not self._throttle.due(now):
+                self._scan_stream(final=False)
+                continue
+            self._throttle.read_back(now)
             try:
                 screen = await self._terminal.screen_text()
             except Exception as exc:  # noqa: BLE001  (a terminal gone between two reads: nothing to report)
@@ -112,15 +125,21 @@ class AgentScreenWatch:
                 continue
             self._read(screen)
 
+    def _scan_stream(self, *, final: bool) -> None:
+        if self._scanner is None:
+            return
+        self._last_stream_scan_ms = self._timer.monotonic_ms()
+        match = self._scanner.scan(self._now_ms(), final=final)
+        if match is not None:
+            self._limit(match, "output")
+
     def _read(self, screen: str) -> None:
         prompt = visible_blocking_prompt(screen, self._prompts) if self._prompts else None
         if prompt != self._shown_prompt:
             self._shown_prompt = prompt
             self._on_prompt(prompt)
         if self._scanner is not None:
-            held = self._scanner.flush(self._now_ms())
-            if held is not None:
-                self._limit(held, "output")
+            self._scan_stream(final=True)
             match = screen_limit(self._parser, screen, self._now_ms())
             if match is not None:
                 self._limit(match, "screen")

@@ -16,6 +16,7 @@ import functools
 import logging
 import os
 import shutil
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -34,6 +35,7 @@ from idea.infrastructure.terminal_start import executable_for
 from idea.infrastructure.terminal_stream import (
     BracketedPasteTracker,
     ColorQueryResponder,
+    may_matter_to_scanners,
 )
 from idea.infrastructure.terminal_subscribers import Subscribers
 from idea.ui.gui_thread import GuiThread
@@ -79,6 +81,9 @@ class QTermWidgetTerminal:
         self._exited = asyncio.Event()
         self._exit_code: int | None = None
         self._output_subscribers: Subscribers[bytes] = Subscribers()
+        self._handover: list[bytes] = []  # output received on the GUI thread, not yet given to the core
+        self._handover_scheduled = False
+        self._handover_lock = threading.Lock()
         self._exit_subscribers: Subscribers[int | None] = Subscribers()
         self._title_subscribers: Subscribers[str] = Subscribers()
         # GUI-thread state: the view and when it may go.
@@ -205,13 +210,27 @@ class QTermWidgetTerminal:
         return self._view.screen_text() if self._view is not None else ""
 
     def _on_received(self, data: str) -> None:
-        chunk = data.encode("latin-1")  # the widget hands the PTY bytes over decoded as Latin-1
-        self._bracketed_paste.feed(chunk)
-        reply = self._color_queries.feed(chunk)
-        if reply and self._view is not None:
-            self._view.terminal.sendText(reply.decode("ascii"))
+        # The widget hands the PTY bytes over decoded as Latin-1. Called for every chunk of output: the
+        # scanners run only on chunks that can concern them, and the bytes are rebuilt only when needed.
+        chunk: bytes | None = None
+        if not (self._bracketed_paste.idle and self._color_queries.idle) or may_matter_to_scanners(data):
+            chunk = data.encode("latin-1")
+            self._bracketed_paste.feed(chunk)
+            reply = self._color_queries.feed(chunk)
+            if reply and self._view is not None:
+                self._view.terminal.sendText(reply.decode("ascii"))
         if self._output_subscribers:
-            self._to_core(self._output_subscribers.notify, chunk)
+            self._hand_over(chunk if chunk is not None else data.encode("latin-1"))
+
+    def _hand_over(self, chunk: bytes) -> None:
+        """Output goes to the core loop in batches: one wake-up of the core thread takes everything the
+        widget received meanwhile (a wake-up per chunk costs the GUI thread the interpreter lock each time)."""
+        with self._handover_lock:
+            self._handover.append(chunk)
+            if self._handover_scheduled:
+                return
+            self._handover_scheduled = True
+        self._to_core(self._notify_output)
 
     def _on_title(self, title: str) -> None:
         self._to_core(self._title_subscribers.notify, title)
@@ -239,6 +258,13 @@ class QTermWidgetTerminal:
             pass  # the core loop has stopped: nobody is left to tell
 
     # Core loop
+
+    def _notify_output(self) -> None:
+        with self._handover_lock:
+            chunks, self._handover = self._handover, []
+            self._handover_scheduled = False
+        if chunks:
+            self._output_subscribers.notify(b"".join(chunks))
 
     def _record_exit(self, code: int | None) -> None:
         if self._exited.is_set():

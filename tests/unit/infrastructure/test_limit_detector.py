@@ -11,6 +11,8 @@ from zoneinfo import ZoneInfo
 from idea.domain.profile import Profile, RateLimitPattern
 from idea.domain.session_limit import LimitEpisodes, LimitReport
 from idea.infrastructure.limits.detector import (
+    TAIL_BYTES,
+    LimitMatch,
     OutputLimitScanner,
     RateLimitParser,
     ReadbackThrottle,
@@ -26,6 +28,11 @@ REFERENCE = Path(__file__).resolve().parents[3] / "resources" / "profiles" / "re
 def reference(slug_name: str) -> Profile:
     profiles = [Profile.from_json(p) for p in json.loads(REFERENCE.read_text(encoding="utf-8"))]
     return next(p for p in profiles if p.name == slug_name)
+
+
+def feed(scanner: OutputLimitScanner, data: bytes) -> LimitMatch | None:
+    scanner.feed(data)
+    return scanner.scan(NOW)
 
 
 def claude_parser() -> RateLimitParser:
@@ -49,10 +56,12 @@ def test_message_split_across_chunks_in_ansi_colours_is_detected_once() -> None:
         b"\x1b[2m> \x1b[0m",
     ]
     reports = []
-    for chunk in chunks:
-        match = scanner.feed(chunk, NOW)
+    for chunk in chunks:  # a scan after every chunk: the most a flowing output gets
+        scanner.feed(chunk)
+        match = scanner.scan(NOW)
         if match is not None:
             reports.append(match)
+    assert scanner.scan(NOW, final=True) is None
     assert len(reports) == 1
     assert reports[0].resets_at_ms == at(15)
     # the same message read back from the screen a moment later is the same episode
@@ -64,28 +73,28 @@ def test_message_split_across_chunks_in_ansi_colours_is_detected_once() -> None:
 
 def test_a_match_at_the_end_of_the_output_waits_for_the_rest_or_for_quiet() -> None:
     scanner = OutputLimitScanner(claude_parser())
-    assert scanner.feed(b"5-hour limit reached - resets 3", NOW) is None
-    match = scanner.feed(b"pm\r\n", NOW)
+    assert feed(scanner, b"5-hour limit reached - resets 3") is None
+    match = feed(scanner, b"pm\r\n")
     assert match is not None and match.resets_at_ms == at(15)
-    assert scanner.feed(b"5-hour limit reached - resets 4pm", NOW) is None
-    flushed = scanner.flush(NOW)
+    assert feed(scanner, b"5-hour limit reached - resets 4pm") is None
+    flushed = scanner.scan(NOW, final=True)
     assert flushed is not None and flushed.resets_at_ms == at(16)
-    assert scanner.flush(NOW) is None
+    assert scanner.scan(NOW, final=True) is None
 
 
 def test_escape_sequence_cut_between_chunks_leaves_no_debris() -> None:
     parser = RateLimitParser(RateLimitPattern(pattern=r"\blimit reached\b"))
     scanner = OutputLimitScanner(parser)
-    assert scanner.feed(b"usage \x1b[3", NOW) is None
-    assert scanner.feed(b"1mlimit reached\x1b[0m now", NOW) is not None
+    assert feed(scanner, b"usage \x1b[3") is None
+    assert feed(scanner, b"1mlimit reached\x1b[0m now") is not None
 
 
 def test_a_match_without_a_readable_time_has_no_reset() -> None:
     parser = RateLimitParser(RateLimitPattern(pattern=r"(?i)rate limited(?: until (?P<t>\S+))?", reset_capture="t"))
     scanner = OutputLimitScanner(parser)
-    match = scanner.feed(b"Rate limited until someday.\n", NOW)
+    match = feed(scanner, b"Rate limited until someday.\n")
     assert match is not None and match.resets_at_ms is None
-    match = scanner.feed(b"Rate limited, sorry\n", NOW)
+    match = feed(scanner, b"Rate limited, sorry\n")
     assert match is not None and match.resets_at_ms is None
 
 
@@ -95,7 +104,7 @@ def test_full_screen_tui_words_placed_by_cursor_moves_are_read_on_the_screen() -
     # each word drawn at an absolute position, in reverse order: the stream never holds the sentence
     words = ["(Europe/Paris)", "3pm", "resets", "reached", "limit", "usage", "Claude"]
     stream = b"".join(f"\x1b[5;{60 - i * 8}H{w}".encode() for i, w in enumerate(words))
-    assert scanner.feed(stream, NOW) is None and scanner.flush(NOW) is None
+    assert feed(scanner, stream) is None and scanner.scan(NOW, final=True) is None
     screen = "\n\n\n\n  Claude usage limit reached resets 3pm (Europe/Paris)"
     match = screen_limit(parser, screen, NOW)
     assert match is not None and match.resets_at_ms == at(15)
@@ -116,8 +125,8 @@ def test_profile_without_a_pattern_never_reports_a_limit_on_a_megabyte_of_output
         parser = RateLimitParser(profile.rate_limit_pattern)
         scanner = OutputLimitScanner(parser)
         for offset in range(0, len(capture), 4096):
-            assert scanner.feed(capture[offset : offset + 4096], NOW) is None
-        assert scanner.flush(NOW) is None
+            assert feed(scanner, capture[offset : offset + 4096]) is None
+        assert scanner.scan(NOW, final=True) is None
         assert screen_limit(parser, capture[-8000:].decode(), NOW) is None
 
 
@@ -128,21 +137,21 @@ def test_reference_pattern_stays_quiet_on_ordinary_agent_output() -> None:
         "\x1b[32m✓\x1b[0m Tests pass. Next: rate-limit the API client.\n"
     ).encode()
     for _ in range(2000):
-        assert scanner.feed(ordinary, NOW) is None
-    assert scanner.flush(NOW) is None
+        assert feed(scanner, ordinary) is None
+    assert scanner.scan(NOW, final=True) is None
 
 
 def test_invalid_pattern_disables_level_two_with_a_reason() -> None:
     parser = RateLimitParser(RateLimitPattern(pattern="(unclosed"))
     assert not parser.active
     assert parser.problem is not None and "not a valid regular expression" in parser.problem
-    assert OutputLimitScanner(parser).feed(b"(unclosed", NOW) is None
+    assert feed(OutputLimitScanner(parser), b"(unclosed") is None
 
 
 def test_unknown_capture_group_is_reported_and_the_limit_still_seen() -> None:
     parser = RateLimitParser(RateLimitPattern(pattern="limit reached", reset_capture="reset"))
     assert parser.active and parser.problem is not None and "'reset'" in parser.problem
-    match = OutputLimitScanner(parser).feed(b"limit reached!\n", NOW)
+    match = feed(OutputLimitScanner(parser), b"limit reached!\n")
     assert match is not None and match.resets_at_ms is None
 
 
@@ -166,3 +175,15 @@ def test_readback_throttle_waits_for_quiet_and_spaces_readbacks() -> None:
     throttle.output(9000)
     throttle.output(9200)
     assert not throttle.due(9400) and throttle.due(9500)
+
+
+def test_a_flood_between_two_scans_is_read_only_at_its_end() -> None:
+    scanner = OutputLimitScanner(claude_parser())
+    scanner.feed(b"Claude usage limit reached \xe2\x88\x99 resets 3pm\r\n")  # scrolled away in the flood...
+    for _ in range(100):
+        scanner.feed(b"x" * 4096)
+    scanner.feed(b"\r\n5-hour limit reached \xe2\x88\x99 resets 4pm (Europe/Paris)\r\n")  # ...this one is last
+    match = scanner.scan(NOW)
+    assert match is not None and match.resets_at_ms == at(16)
+    assert scanner.scan(NOW, final=True) is None
+    assert TAIL_BYTES < 100 * 4096

@@ -114,6 +114,7 @@ async def test_limit_in_the_output_and_on_a_tui_screen() -> None:
     rig = Rig(shipped("Claude Code"))
     rig.watch.start()
     rig.terminal.emit_output(b"\x1b[31mClaude usage limit reached \xe2\x88\x99 resets 3pm (Europe/Paris)\x1b[0m\r\n")
+    await rig.timer.advance(250)  # the stream is read a few times a second while output flows
     assert [m.resets_at_ms for m in rig.limits] == [int(datetime(2026, 6, 17, 15, tzinfo=PARIS).timestamp() * 1000)]
     rig.terminal.screen = "  5-hour limit reached ∙ resets 4pm (Europe/Paris)"
     rig.terminal.emit_output(b"\x1b[3;1H\x1b[K")
@@ -131,3 +132,42 @@ async def test_a_profile_without_prompts_or_pattern_needs_no_watch() -> None:
     await rig.timer.advance(10_000)
     assert rig.prompts == [] and rig.limits == []
     await rig.watch.stop()
+
+
+async def test_a_flood_of_output_is_scanned_a_few_times_a_second_not_per_chunk() -> None:
+    rig = Rig(shipped("Claude Code"))
+    scans = 0
+    scanner = rig.watch._scanner  # noqa: SLF001
+    assert scanner is not None
+    original = scanner.scan
+
+    def counting(now_ms: int, *, final: bool = False):  # type: ignore[no-untyped-def]
+        nonlocal scans
+        scans += 1
+        return original(now_ms, final=final)
+
+    scanner.scan = counting  # type: ignore[method-assign]
+    rig.watch.start()
+    for _ in range(100):  # a second of output, a chunk every 10 ms
+        rig.terminal.emit_output(b"\x1b[32mbuilding\x1b[0m " * 200)
+        await rig.timer.advance(10)
+    assert 3 <= scans <= 6
+    rig.terminal.emit_output(b"Claude usage limit reached \xe2\x88\x99 resets 3pm (Europe/Paris)")
+    await rig.timer.advance(300)  # quiet: the final scan reports what ends the output
+    assert len(rig.limits) == 1
+    await rig.watch.stop()
+
+
+def test_chunks_that_cannot_concern_the_terminal_scanners_are_recognised() -> None:
+    from idea.infrastructure.terminal_stream import BracketedPasteTracker, may_matter_to_scanners
+
+    assert not may_matter_to_scanners("\x1b[31mred\x1b[0m plain text\r\n")
+    assert may_matter_to_scanners("x\x1b[?2004h")
+    assert may_matter_to_scanners("x\x1b]11;?\x07")
+    assert may_matter_to_scanners("text then \x1b")
+    assert may_matter_to_scanners("text then \x1b[")
+    tracker = BracketedPasteTracker()
+    tracker.feed(b"\x1b[?20")
+    assert not tracker.idle  # the rest of the sequence must be read, whatever the next chunk holds
+    tracker.feed(b"04h")
+    assert tracker.idle and tracker.enabled
