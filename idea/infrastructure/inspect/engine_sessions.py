@@ -38,27 +38,6 @@ class EngineSession:
     transcript_path: str | None = None
 
 
-# --- ids from hooks ------------------------------------------------------------------------------------
-
-
-def claude_session_from_hook(payload: dict[str, Any]) -> EngineSession | None:
-    """A Claude hook's session (every hook event carries it; `SessionStart` also after `/clear` or a resume
-    chosen in the CLI)."""
-    session_id = payload.get("session_id")
-    if not isinstance(session_id, str) or not is_uuid(session_id):
-        return None
-    transcript = payload.get("transcript_path")
-    return EngineSession(session_id, transcript if isinstance(transcript, str) and transcript else None)
-
-
-def codex_session_from_notify(payload: dict[str, Any]) -> str | None:
-    for key in ("thread-id", "thread_id", "session-id", "session_id", "conversation-id"):
-        value = payload.get(key)
-        if isinstance(value, str) and is_uuid(value):
-            return value
-    return None
-
-
 # --- session files -------------------------------------------------------------------------------------
 
 

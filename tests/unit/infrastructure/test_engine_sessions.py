@@ -6,12 +6,11 @@ import json
 import os
 from pathlib import Path
 
+from idea.domain.engine_sessions import HookSession, session_from_hook
 from idea.infrastructure.inspect.engine_sessions import (
     EngineSession,
     TranscriptTail,
     claude_limit_in_record,
-    claude_session_from_hook,
-    codex_session_from_notify,
     gemini_project_hash,
     last_subject,
     latest_codex_session,
@@ -30,14 +29,14 @@ def jsonl(path: Path, records: list[object], tail: str = "") -> Path:
 
 def test_claude_hook_session() -> None:
     payload = {"session_id": SESSION, "transcript_path": "/h/.claude/projects/x/s.jsonl", "source": "clear"}
-    assert claude_session_from_hook(payload) == EngineSession(SESSION, "/h/.claude/projects/x/s.jsonl")
-    assert claude_session_from_hook({"session_id": "not-a-uuid"}) is None
-    assert claude_session_from_hook({}) is None
+    assert session_from_hook("claude", payload) == HookSession(SESSION, "/h/.claude/projects/x/s.jsonl")
+    assert session_from_hook("claude", {"session_id": "not-a-uuid"}) is None
+    assert session_from_hook("claude", {}) is None
 
 
 def test_codex_notify_thread_id() -> None:
-    assert codex_session_from_notify({"type": "agent-turn-complete", "thread-id": OTHER}) == OTHER
-    assert codex_session_from_notify({"type": "agent-turn-complete"}) is None
+    assert session_from_hook("codex", {"type": "agent-turn-complete", "thread-id": OTHER}) == HookSession(OTHER)
+    assert session_from_hook("codex", {"type": "agent-turn-complete"}) is None
 
 
 def test_latest_codex_rollout_by_time_id_from_meta_or_name(tmp_path: Path) -> None:
