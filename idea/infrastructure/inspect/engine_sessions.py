@@ -11,8 +11,11 @@ Read-only: IdeA never modifies a CLI's transcripts or session files. Every reade
 - Codex: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl` (IdeA gives each agent its own
   CODEX_HOME, so the newest rollout there is the agent's); the first record is `session_meta` with
   `payload.id` (older versions: a bare `id`); `notify` payloads carry `thread-id` (verify per version).
-- Gemini CLI: `~/.gemini/tmp/<sha256(project dir)>/chats/session-*.json`, a JSON document with `sessionId`
-  and `messages` (verify per version); resumed with `--resume <id>`.
+- Gemini CLI: `~/.gemini/tmp/<sha256(project dir)>/chats/session-*.json` (a JSON document with `sessionId`
+  and `messages`), or `session-*.jsonl` whose first record carries `sessionId` (0.61; newer versions name
+  the folder from a project registry); IdeA assigns the id itself (`--session-id`) and resumes it with
+  `--resume <id>` (verified with 0.61), so reading these files is only needed for sessions started inside
+  the CLI.
 """
 
 from __future__ import annotations
@@ -80,7 +83,7 @@ def latest_gemini_session(home: str, project_dir: str) -> EngineSession | None:
     """The newest chat of Gemini CLI for `project_dir` (its working directory)."""
     chats = os.path.join(home, ".gemini", "tmp", gemini_project_hash(project_dir), "chats")
     try:
-        names = [n for n in os.listdir(chats) if n.startswith("session-") and n.endswith(".json")]
+        names = [n for n in os.listdir(chats) if n.startswith("session-") and n.endswith((".json", ".jsonl"))]
     except OSError:
         return None
     dated = []
@@ -91,7 +94,7 @@ def latest_gemini_session(home: str, project_dir: str) -> EngineSession | None:
         except OSError:
             continue
     for _, path in sorted(dated, reverse=True):
-        document = _json_file(path)
+        document = _json_file(path) if path.endswith(".json") else next(_records(path, limit=1), None)
         session_id = document.get("sessionId") if isinstance(document, dict) else None
         if isinstance(session_id, str) and session_id:
             return EngineSession(session_id, path)
