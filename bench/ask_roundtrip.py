@@ -66,7 +66,7 @@ BEACON = re.compile(r"^(?P<ms>\d+) \[(?P<tag>[a-z-]+)\] (?P<what>\S+).*?\bticket
 # Stages of one ask, each between two instants: the client's own clock, or a beacon of the core.
 STAGES = (
     ("client → enqueued", "start", "enqueued", "SDK client, requester's bridge, socket, server, dispatch"),
-    ("enqueued → typed", "enqueued", "write", "mailbox, the lane's writer free, the text (paste markers included) in 512-character chunks 10 ms apart"),
+    ("enqueued → typed", "enqueued", "write", "mailbox, the lane's writer free, the text in 512-character chunks"),
     ("typed → submitted", "write", "submit", "the profile's submit delay"),
     ("submitted → turn started", "submit", "turn", "CLI reads it, `UserPromptSubmit` hook relay reaches IdeA"),
     ("turn started → replied", "turn", "ended", "hook relay exits, `idea_reply` through the target's bridge"),
