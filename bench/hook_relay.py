@@ -35,7 +35,7 @@ sys.path.insert(0, str(REPO))
 
 from idea.domain.mcp_wiring import hook_relay_args  # noqa: E402
 from idea.infrastructure.agents.executable import idea_command  # noqa: E402
-from idea.infrastructure.hooks.command import hook_relay_command  # noqa: E402
+from idea.infrastructure.agents.hook_command import hook_relay_command  # noqa: E402
 from tests.fakes_orchestration import MAIN, TOKENS  # noqa: E402
 from tests.integration.mcp_support import PROJECT_HEX, bridge_env, project_endpoint, serving  # noqa: E402
 

@@ -17,11 +17,11 @@ from typing import Any
 from idea.domain.ids import simple_hex
 from idea.domain.mcp_wiring import TOKEN_ENV_VAR, bridge_wiring, hook_relay_args
 from idea.infrastructure.agents.executable import idea_command
-from idea.infrastructure.hooks.command import hook_relay_command
+from idea.infrastructure.agents.hook_command import hook_relay_command
 from idea.infrastructure.mcp.endpoint import mcp_endpoint
 from idea.infrastructure.mcp.server import McpSocketServer
 from tests.fakes import RecordingDiagnostics
-from tests.fakes_orchestration import MAIN, PROJECT_ID, TOKENS, FakeGateway
+from tests.fakes_gateway import MAIN, PROJECT_ID, TOKENS, FakeGateway
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 PROJECT_HEX = simple_hex(PROJECT_ID)

@@ -48,7 +48,7 @@ from idea.domain.project import IDEAI_DIR
 from idea.infrastructure.agents.cli_trust import trust_for_claude, trust_for_gemini
 from idea.infrastructure.agents.codex_auth import link_codex_auth, user_codex_home
 from idea.infrastructure.agents.executable import idea_command
-from idea.infrastructure.hooks.command import HOOK_SUBCOMMAND, hook_relay_command
+from idea.infrastructure.agents.hook_command import HOOK_SUBCOMMAND, hook_relay_command
 from idea.infrastructure.fs import atomic_write_json, atomic_write_text, quarantine, read_json
 
 RUN_DIR = "run"
