@@ -280,6 +280,7 @@ def make_harness(
     timings: OrchestratorTimings = SPEC_TIMINGS,
     store: MemoryLiveStateStore | None = None,
     families: Sequence[CommandFamily] = (),
+    watching: Any = None,
 ) -> Harness:
     time = VirtualTime()
     lifecycle = FakeLifecycle(agents, orchestrator)
@@ -306,6 +307,7 @@ def make_harness(
         timings=timings,
         cpu=cpu,
         families=families,
+        watching=watching(time) if callable(watching) else watching,
     )
     return Harness(service, lifecycle, time, portals, activity, store, log, events, diagnostics, cpu)
 

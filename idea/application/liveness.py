@@ -9,12 +9,16 @@ never ends a ticket, never marks anyone idle and never advances a queue.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
-from idea.application.orchestrator.ports import Timer
 from idea.application.ports import Clock, Diagnostics, EventPublisher
 from idea.domain.agent_state_events import AgentLivenessChanged
 from idea.domain.ids import AgentId
 from idea.domain.liveness import SWEEP_INTERVAL_MS, LivenessBook, LivenessChange
+
+
+class Sleeper(Protocol):
+    async def sleep(self, ms: int) -> None: ...
 
 
 class LivenessMonitor:
@@ -22,7 +26,7 @@ class LivenessMonitor:
         self,
         *,
         clock: Clock,
-        timer: Timer,
+        timer: Sleeper,
         events: EventPublisher,
         diagnostics: Diagnostics,
         threshold_of: Callable[[AgentId], int | None],
@@ -63,7 +67,14 @@ class LivenessMonitor:
         self._publish(self._book.forget(agent_id))
 
     def sweep(self) -> None:
-        """Read the busy agents' activity tokens (growth is a beat), then mark the silent ones stalled."""
+        """Read the busy agents' activity tokens (growth is a beat), then mark the silent ones stalled. A
+        failure is logged: liveness never stops for everyone because of one probe."""
+        try:
+            self._sweep()
+        except Exception as exc:  # noqa: BLE001
+            self._diagnostics.beacon(f"[liveness] sweep failed: {exc!r}")
+
+    def _sweep(self) -> None:
         for agent_id in sorted(self._busy):
             token = self._token(agent_id)
             previous = self._tokens.get(agent_id)
@@ -78,14 +89,15 @@ class LivenessMonitor:
             self._diagnostics.beacon(f"[liveness] still stalled agent={agent_id}; asking the person")
             self._on_stall_suspected(agent_id)
 
+    async def next_sweep(self) -> None:
+        """Until the next sweep is due (every 5 s)."""
+        await self._timer.sleep(SWEEP_INTERVAL_MS)
+
     async def run(self) -> None:
         """Sweep every 5 s until cancelled."""
         while True:
-            await self._timer.sleep(SWEEP_INTERVAL_MS)
-            try:
-                self.sweep()
-            except Exception as exc:  # noqa: BLE001  (a broken probe must not end liveness for everyone)
-                self._diagnostics.beacon(f"[liveness] sweep failed: {exc!r}")
+            await self.next_sweep()
+            self.sweep()
 
     def _token(self, agent_id: AgentId) -> int | None:
         try:

@@ -87,13 +87,19 @@ def attention_title(agent_name: str, reason: AttentionReason) -> str:
     return f"{agent_name} {_WHAT_IT_WAITS_FOR[reason]}"
 
 
-def requester_note(agent_name: str, attention: Attention, visible: bool) -> str:
-    """What an agent waiting on `agent_name` is told: why nothing happens, and that the person was told."""
-    where = "in its cell" if visible else "in the background (the person can attach it)"
+def requester_note(agent_name: str, attention: Attention, visible: bool, *, delivered: bool) -> str:
+    """What an agent waiting on `agent_name` is told: why nothing happens, that the person was told, and
+    what becomes of its request (`delivered`: the target already had it)."""
+    where = "in its cell" if visible else "(it runs in the background; they can show it in a cell)"
     said = f': "{_shortened(attention.message)}"' if attention.message else ""
+    then = (
+        "its reply, if any, will be delivered to you later"
+        if delivered
+        else "your request was not delivered to it; retry once they have answered"
+    )
     return (
         f"agent {agent_name} is waiting for the person: it {_WHAT_IT_WAITS_FOR[attention.reason]}{said}. "
-        f"IdeA asked the person to answer it {where}; your request is kept and will be delivered once they have."
+        f"IdeA asked the person to answer it {where}; {then}"
     )
 
 

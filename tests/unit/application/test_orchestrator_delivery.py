@@ -166,7 +166,7 @@ async def test_an_attention_state_holds_deliveries_until_the_turn_moves_on() -> 
     h = pair()
     h.hook("Architect", "Notification", message="Claude needs your permission to use Bash")
     await h.ask("Main", "Architect", "the task")
-    await h.time.advance(30_000)
+    await h.time.advance(9_000)  # within the time the asker waits before it is told (attention_notice_ms)
     assert h.written("Architect") == ""
 
     h.hook("Architect", "Stop")

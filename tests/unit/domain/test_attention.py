@@ -63,9 +63,11 @@ def test_visible_blocking_prompt() -> None:
 
 def test_requester_note_says_why_and_where() -> None:
     attention = Attention(AttentionReason.TRUST, "Do you trust the files in this folder?", AttentionOrigin.SCREEN, 0)
-    background = requester_note("Architect", attention, visible=False)
+    background = requester_note("Architect", attention, visible=False, delivered=False)
     assert "Architect" in background and "trust" in background and "background" in background
-    assert "in its cell" in requester_note("Architect", attention, visible=True)
+    assert "retry once they have answered" in background
+    visible = requester_note("Architect", attention, visible=True, delivered=True)
+    assert "in its cell" in visible and "delivered to you later" in visible
 
 
 def test_dialogs_hold_deliveries_but_idea_own_notices_do_not() -> None:

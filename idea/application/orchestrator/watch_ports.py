@@ -1,0 +1,43 @@
+"""What the core needs to watch its agents beyond their hooks (spec 05): a watch on each live terminal for
+blocking prompts and usage limits, wall-clock timers for resumes, and local times in words."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Protocol
+
+from idea.application.limits.ports import ScheduledTask, Scheduler
+from idea.application.ports import TerminalSession
+from idea.domain.profile import Profile
+
+LimitSeen = Callable[[int | None, str], None]  # (resets_at_ms or None, the text that matched)
+PromptSeen = Callable[[str | None], None]  # the blocking-prompt literal on screen, None once it left
+
+
+class ScreenWatch(Protocol):
+    def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+
+class WallClockScheduler(Scheduler, Protocol):
+    def start(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+class AgentWatchAdapters(Protocol):
+    def screen_watch(
+        self, terminal: TerminalSession, profile: Profile, *, on_limit: LimitSeen, on_prompt: PromptSeen, label: str
+    ) -> ScreenWatch:
+        """A watch on one agent's terminal; it does nothing until started."""
+        ...
+
+    def scheduler(self, fired: asyncio.Queue[ScheduledTask]) -> WallClockScheduler:
+        """Timers that put their task on `fired` when the wall clock passes their deadline."""
+        ...
+
+    def format_time(self, epoch_ms: int) -> str:
+        """ "15:00", with the date when it is not today (local time)."""
+        ...
