@@ -30,6 +30,7 @@ from idea.infrastructure.event_bus import EventBus
 from idea.infrastructure.host import LocalHost
 from idea.infrastructure.inspect.process_cpu import DescendantCpuProbe
 from idea.infrastructure.mcp.endpoint import mcp_endpoint
+from idea.infrastructure.agent_watching import LocalAgentWatchAdapters
 from idea.infrastructure.orchestration_adapters import LocalOrchestrationAdapters
 from idea.infrastructure.paths import user_data_dir
 from idea.infrastructure.project_folder import LocalProjectFolder
@@ -141,6 +142,7 @@ def bootstrap(
             timer=MonotonicTimer(),
             timings=timings,
             cpu=DescendantCpuProbe(),
+            watching=LocalAgentWatchAdapters(clock, MonotonicTimer(), diagnostics),
         ),
     )
     return App(

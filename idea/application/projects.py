@@ -19,6 +19,7 @@ from idea.application.named_layouts import NamedLayouts
 from idea.application.orchestrator.ports import OrchestrationAdapters, PortalProvider, ProcessCpuProbe, Timer
 from idea.application.orchestrator.service import OrchestratorService
 from idea.application.orchestrator.timing import OrchestratorTimings
+from idea.application.orchestrator.watch_ports import AgentWatchAdapters
 from idea.application.ports import (
     Clock,
     Diagnostics,
@@ -67,6 +68,7 @@ class OrchestrationDeps:
     timer: Timer
     timings: OrchestratorTimings
     cpu: ProcessCpuProbe | None = None
+    watching: AgentWatchAdapters | None = None  # terminal watches and resume timers (spec 05)
 
 
 class ProjectRuntime:
@@ -112,6 +114,7 @@ class ProjectRuntime:
             diagnostics=deps.diagnostics,
             timings=orchestration.timings,
             cpu=orchestration.cpu,
+            watching=orchestration.watching,
         )
         self.requests = HumanRequests(self.orchestrator)
         self.layouts = NamedLayouts(self)

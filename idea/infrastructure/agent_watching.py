@@ -1,0 +1,57 @@
+"""`LocalAgentWatchAdapters`: what the orchestration core watches its agents with — a screen watch per live
+terminal (blocking prompts, level-2 usage limits), the wall-clock scheduler of resumes, local times in words."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import datetime
+
+from idea.application.limits.ports import ScheduledTask
+from idea.application.orchestrator.ports import Timer
+from idea.application.orchestrator.watch_ports import LimitSeen, PromptSeen
+from idea.application.ports import Clock, Diagnostics, TerminalSession
+from idea.domain.profile import Profile
+from idea.infrastructure.limits.detector import LimitMatch
+from idea.infrastructure.limits.reset_time import local_zone
+from idea.infrastructure.limits.screen_watch import AgentScreenWatch
+from idea.infrastructure.scheduler import AsyncioWallClockScheduler
+
+
+class LocalAgentWatchAdapters:
+    def __init__(self, clock: Clock, timer: Timer, diagnostics: Diagnostics) -> None:
+        self._clock = clock
+        self._timer = timer
+        self._diagnostics = diagnostics
+
+    def screen_watch(
+        self, terminal: TerminalSession, profile: Profile, *, on_limit: LimitSeen, on_prompt: PromptSeen, label: str
+    ) -> AgentScreenWatch:
+        def limit(match: LimitMatch) -> None:
+            on_limit(match.resets_at_ms, match.text)
+
+        return AgentScreenWatch(
+            terminal=terminal,
+            profile=profile,
+            timer=self._timer,
+            now_ms=self._clock.now_ms,
+            diagnostics=self._diagnostics,
+            on_limit=limit,
+            on_prompt=on_prompt,
+            label=label,
+        )
+
+    def scheduler(self, fired: asyncio.Queue[ScheduledTask]) -> AsyncioWallClockScheduler:
+        return AsyncioWallClockScheduler(self._clock, fired)
+
+    def format_time(self, epoch_ms: int) -> str:
+        return format_local_time(epoch_ms, self._clock.now_ms())
+
+
+def format_local_time(epoch_ms: int, now_ms: int | None = None) -> str:
+    """ "15:00" today, "Jun 21 15:00" another day (local time)."""
+    zone = local_zone()
+    moment = datetime.fromtimestamp(epoch_ms / 1000, tz=zone)
+    today = datetime.fromtimestamp((now_ms if now_ms is not None else time.time_ns() // 1_000_000) / 1000, tz=zone)
+    clock = moment.strftime("%H:%M")
+    return clock if moment.date() == today.date() else f"{moment.strftime('%b')} {moment.day} {clock}"
