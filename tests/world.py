@@ -18,6 +18,7 @@ from idea.application.agents.templates import TemplateCatalogue
 from idea.application.preferences import Preferences
 from idea.application.orchestrator.dispatch import CommandFamily
 from idea.application.orchestrator.service import OrchestratorService
+from idea.application.sign_in import SignInCheck
 from idea.application.orchestrator.timing import OrchestratorTimings
 from idea.application.projects import OrchestrationDeps, ProjectDeps, ProjectService
 from idea.domain.orchestration import AgentCaller, Human, Outcome, Requester, Source
@@ -59,6 +60,18 @@ from tests.fakes_agents import (
     shipped_profiles,
 )
 
+class ScriptedSignIn:
+    """Every CLI is signed in, except the commands in `signed_out`."""
+
+    def __init__(self) -> None:
+        self.signed_out: set[str] = set()
+
+    def check(self, profile: Profile) -> SignInCheck | None:
+        if profile.command not in self.signed_out:
+            return SignInCheck(profile.name, True, "")
+        return SignInCheck(profile.name, False, f"run `{profile.command} login`, then start the agent again")
+
+
 ROOT = "/work/demo"
 SOCKET = "/run/user/1000/idea-mcp/demo.sock"
 
@@ -87,6 +100,7 @@ class World:
         self.run_dirs = RecordingRunDirWriter()
         self.tokens = iter(f"token-{n}" for n in range(1, 1000))
         self.orchestration = MemoryOrchestrationAdapters()
+        self.sign_in = ScriptedSignIn()
         self.deps = ProjectDeps(
             folder=self.folder,
             layouts=self.layouts,
@@ -110,6 +124,7 @@ class World:
                 new_token=lambda: next(self.tokens),
                 rendezvous_window_ms=600_000,
                 rendezvous_ceiling_ms=14_400_000,
+                sign_in=self.sign_in,
             ),
             orchestration=OrchestrationDeps(
                 adapters=self.orchestration,

@@ -158,6 +158,9 @@ class ProjectRuntime:
     def diagnostics(self) -> Diagnostics:
         return self._deps.diagnostics
 
+    def report_problem(self, message: str) -> None:
+        self._deps.events.publish(ProjectProblem(self.id, message))
+
     def schedule(self, work: Coroutine[Any, Any, Any]) -> None:
         """Run follow-up work from a callback on the core loop, keeping a reference until it ends."""
         task = asyncio.get_running_loop().create_task(work)

@@ -90,6 +90,10 @@ class AgentProject(Protocol):
         """Forget an ended session once no layout shows it."""
         ...
 
+    def report_problem(self, message: str) -> None:
+        """Something the person must know about this project (shown by the UI)."""
+        ...
+
 
 class ProfileStore(Protocol):
     """`<user-data>/profiles.json` and the shipped reference profiles."""

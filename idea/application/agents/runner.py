@@ -26,6 +26,7 @@ from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.orchestrator.ports import LiveAgent
 from idea.application.ports import Unsubscribe
 from idea.application.sessions import LaunchRequest
+from idea.application.sign_in import SignInChecker
 from idea.domain import layout as lay
 from idea.domain.agent import AgentManifest
 from idea.domain.errors import AppError, ErrorCode
@@ -38,6 +39,9 @@ from idea.domain.providers import RunningAgent
 from idea.domain.session import SessionInfo, SessionKind
 
 ExitListener = Callable[[AgentId, "int | None"], None]
+
+
+DELEGATED_LAUNCH_REASONS = frozenset({"launch"})  # idea_launch_agent: an agent started it
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,7 @@ class AgentLaunchDeps:
     new_token: Callable[[], str]  # a fresh launch secret
     rendezvous_window_ms: int
     rendezvous_ceiling_ms: int
+    sign_in: SignInChecker | None = None  # whether the CLI has credentials (spec 02 §9)
 
 
 @dataclass(frozen=True)
@@ -141,6 +146,7 @@ class AgentRunner:
         name = self._catalogue.agent(agent_id).name
         profile = self.profile_of(agent_id)
         program = self._program(profile)
+        self._check_sign_in(name, profile, reason)
         token = self._deps.new_token()
         prepared = self._prepare_run_dir(agent_id, name, profile, token)
         conversation = conversation_id or conversation_for_pair(agent_id, None)
@@ -178,6 +184,20 @@ class AgentRunner:
                 f"full path of the program in the profile",
             )
         return program
+
+    def _check_sign_in(self, name: str, profile: Profile, reason: str) -> None:
+        """A CLI without credentials would wait on its login screen. Started for a delegation (nobody may be
+        looking), the launch is refused with what to do; started by the person, it starts (they can sign in in
+        its cell) and they are told what to do."""
+        checker = self._deps.sign_in
+        check = checker.check(profile) if checker is not None else None
+        if check is None or check.signed_in:
+            return
+        message = check.refusal(name)
+        self._project.diagnostics.beacon(f"[launch] {name}: {check.cli} is not signed in (reason={reason})")
+        if reason.startswith("ask from") or reason in DELEGATED_LAUNCH_REASONS:
+            raise AppError(ErrorCode.PROCESS, message, data={"signIn": check.cli})
+        self._project.report_problem(message)
 
     def _prepare_run_dir(self, agent_id: AgentId, name: str, profile: Profile, token: str) -> PreparedRunDir:
         """Write `.ideai/run/<agentId>/`: the convention file, the MCP declaration and hooks with this

@@ -1,6 +1,5 @@
 """`LocalSignInChecker`: whether an agent CLI has credentials, from the files and variables it reads itself
-(verify per supported version). A CLI is recognised by its profile's family (`structuredAdapter`) or its
-command's name; others get no precheck.
+(verify per supported version). A CLI is recognised by its command's name; others get no precheck.
 
 - Claude Code: `ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN`, `CLAUDE_CODE_OAUTH_TOKEN`, Bedrock or Vertex
   switches, `<config>/.credentials.json` (`$CLAUDE_CONFIG_DIR`, else `~/.claude`), or an `oauthAccount` in
@@ -44,9 +43,8 @@ GEMINI_WHAT_TO_DO = (
 
 
 def cli_family(profile: Profile) -> str | None:
-    """ "claude", "codex", "gemini" or None."""
-    if profile.structured_adapter is not None:
-        return profile.structured_adapter
+    """ "claude", "codex", "gemini" or None, from the program the profile runs (a wrapper script or another
+    program dressed as one of them gets no precheck: better no check than a wrong refusal)."""
     name = os.path.basename(profile.command.replace("\\", "/")).lower()
     for family in ("claude", "codex", "gemini"):
         if name in (family, f"{family}.exe", f"{family}.cmd"):

@@ -331,3 +331,30 @@ async def test_trusting_run_dirs_follows_the_setting(world: World) -> None:
     await runtime.placement.stop(agent.agent_id)
     await runtime.placement.launch(agent.agent_id, InBackground())
     assert [r.trust_run_dir for r in world.run_dirs.requests] == [False, True]
+
+
+async def test_a_cli_without_credentials_started_by_the_person_starts_and_says_what_to_do(world: World) -> None:
+    from idea.domain.events import ProjectProblem
+
+    runtime = await open_project(world)
+    agent = await runtime.agents.create("Main", CLAUDE, "")
+    world.sign_in.signed_out.add("claude")
+    live = await runtime.placement.launch(agent.agent_id, InCell(only_leaf(runtime).id))
+    assert live is not None
+    [problem] = [e for e in world.events.events if isinstance(e, ProjectProblem)]
+    assert "Claude Code is not signed in for agent Main: run `claude login`" in problem.message
+
+
+async def test_a_delegation_to_a_cli_without_credentials_is_refused_with_what_to_do(world: World) -> None:
+    from idea.domain.orchestration import AgentCaller, AskAgent, Source
+
+    runtime = await open_project(world)
+    main = await runtime.agents.create("Main", CLAUDE, "")
+    await runtime.agents.create("Reviewer", CODEX, "")
+    await runtime.placement.launch(main.agent_id, InBackground())
+    world.sign_in.signed_out.add("codex")
+    with pytest.raises(AppError) as refused:
+        await runtime.orchestrator.dispatch(AgentCaller(main.agent_id), AskAgent("Reviewer", "review"), Source.MCP)
+    assert refused.value.code is ErrorCode.PROCESS
+    assert "Codex is not signed in for agent Reviewer: run `codex login`" in refused.value.message
+    assert runtime.runner.live(runtime.agents.manifest().by_name("Reviewer").agent_id) is None  # type: ignore[union-attr]
