@@ -18,6 +18,7 @@ from idea.application.agents.templates import TemplateCatalogue
 from idea.application.named_layouts import NamedLayouts
 from idea.application.orchestrator.ports import OrchestrationAdapters, PortalProvider, ProcessCpuProbe, Timer
 from idea.application.orchestrator.service import OrchestratorService
+from idea.application.engine_sessions import EngineSessionRecorder
 from idea.application.orchestrator.timing import OrchestratorTimings
 from idea.application.orchestrator.watch_ports import AgentWatchAdapters
 from idea.application.ports import (
@@ -35,7 +36,7 @@ from idea.application.sessions import LaunchRequest, SessionRegistry
 from idea.domain import layout as lay
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode, not_found
 from idea.domain.events import LayoutChanged, OrchestrationNews, ProjectClosed, ProjectOpened, ProjectProblem
-from idea.domain.ids import NodeId, ProjectId, SessionId
+from idea.domain.ids import AgentId, NodeId, ProjectId, SessionId
 from idea.domain.project import ProjectRecord, ProjectRegistry
 from idea.domain.session import SessionInfo, SessionKind
 from idea.domain.workspace import NewCellContent, Settings
@@ -115,6 +116,14 @@ class ProjectRuntime:
             timings=orchestration.timings,
             cpu=orchestration.cpu,
             watching=orchestration.watching,
+            engine_sessions=EngineSessionRecorder(
+                root=record.root,
+                providers=deps.launching.providers,
+                clock=deps.clock,
+                diagnostics=deps.diagnostics,
+                conversation_of=self.runner.conversation_of,
+                provider_of=self._provider_key,
+            ),
         )
         self.requests = HumanRequests(self.orchestrator)
         self.layouts = NamedLayouts(self)
@@ -157,6 +166,12 @@ class ProjectRuntime:
     @property
     def diagnostics(self) -> Diagnostics:
         return self._deps.diagnostics
+
+    def _provider_key(self, agent_id: AgentId) -> str | None:
+        try:
+            return self.runner.profile_of(agent_id).provider_key
+        except AppError:
+            return None
 
     def report_problem(self, message: str) -> None:
         self._deps.events.publish(ProjectProblem(self.id, message))

@@ -76,6 +76,7 @@ class AgentRunner:
         self._catalogue = catalogue
         self._deps = deps
         self._tokens: dict[AgentId, str] = {}
+        self._conversations: dict[AgentId, ConversationId] = {}  # the conversation each running CLI carries
         self._exit_listeners: list[ExitListener] = []
         self._closing = False
         project.sessions.on_exit(self._session_exited)
@@ -109,6 +110,10 @@ class AgentRunner:
     def on_exit(self, listener: ExitListener) -> Unsubscribe:
         self._exit_listeners.append(listener)
         return lambda: self._exit_listeners.remove(listener)
+
+    def conversation_of(self, agent_id: AgentId) -> ConversationId | None:
+        """The conversation the agent's running CLI carries (its engine session id is kept for it)."""
+        return self._conversations.get(agent_id) if self.live(agent_id) is not None else None
 
     def verify_token(self, agent_id: AgentId, token: str) -> bool:
         expected = self._tokens.get(agent_id)
@@ -153,6 +158,7 @@ class AgentRunner:
         plan = self._session_plan(profile, conversation)
         argv = (program, *profile.args, *prepared.extra_args, *session_args(profile, plan))
         self._tokens[agent_id] = token
+        self._conversations[agent_id] = conversation
         cwd = resolve_cwd(profile, prepared.run_dir, project.root)
         project.orchestrator.agent_launching(agent_id)
         env = self._environment(agent_id, profile, prepared, token)
@@ -308,6 +314,7 @@ class AgentRunner:
             return
         agent_id = info.agent_id
         self._tokens.pop(agent_id, None)
+        self._conversations.pop(agent_id, None)
         # A CLI that quits by itself can leave daemons behind (Codex's app-server); ending the exited
         # session ends whatever still carries the agent's marker.
         self._project.schedule(self._project.sessions.terminal(info.id).terminate())

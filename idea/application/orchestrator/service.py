@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from idea.application.engine_sessions import EngineSessionRecorder
 from idea.application.orchestrator.activity import ActivityTracker
 from idea.application.orchestrator.agent_states import AgentStates
 from idea.application.orchestrator.board import LiveBoard
@@ -83,9 +84,11 @@ class OrchestratorService:
         cpu: ProcessCpuProbe | None = None,
         families: Sequence[CommandFamily] = (),
         watching: AgentWatchAdapters | None = None,
+        engine_sessions: EngineSessionRecorder | None = None,
     ) -> None:
         """`watching`: terminal watches (dialogs, usage limits) and resume timers; without it the agents'
-        attention comes from their hooks only and usage limits are not followed."""
+        attention comes from their hooks only and usage limits are not followed. `engine_sessions`: records
+        the CLIs' own session ids their hooks carry."""
         self._project_id = project_id
         self._lifecycle = lifecycle
         timings = timings or OrchestratorTimings()
@@ -116,6 +119,7 @@ class OrchestratorService:
         )
         self._launches = ColdLaunches(ctx)
         self._signals = AgentSignals(ctx, self._book, watch, self._launches, self.states)
+        self._engine_sessions = engine_sessions
         self._commands = CommandDispatch()
         core_families: tuple[CommandFamily, ...] = (
             AgentCommands(ctx, self._book, self._launches, self._signals),
@@ -156,6 +160,11 @@ class OrchestratorService:
 
     def hook_event(self, agent_id: AgentId, source: str, event: str, payload: dict[str, Any]) -> None:
         self._signals.hook_event(agent_id, source, event, payload)
+        if self._engine_sessions is not None and self._lifecycle.manifest().by_id(agent_id) is not None:
+            try:
+                self._engine_sessions.hook_event(agent_id, source, payload)
+            except Exception as exc:  # noqa: BLE001  (a failed record never disturbs the hook's own work)
+                self._ctx.diagnostics.beacon(f"[session] engine id not recorded agent={agent_id}: {exc!r}")
 
     # ------------------------------------------------------------- project runtime
 

@@ -358,3 +358,18 @@ async def test_a_delegation_to_a_cli_without_credentials_is_refused_with_what_to
     assert refused.value.code is ErrorCode.PROCESS
     assert "Codex is not signed in for agent Reviewer: run `codex login`" in refused.value.message
     assert runtime.runner.live(runtime.agents.manifest().by_name("Reviewer").agent_id) is None  # type: ignore[union-attr]
+
+
+async def test_a_session_the_cli_started_itself_is_recorded_for_its_conversation_and_resumed(world: World) -> None:
+    """After `/clear` (or a session chosen inside the CLI), the hooks name a new session: it is the one
+    resumed next time, by its id."""
+    runtime = await open_project(world)
+    agent = await runtime.agents.create("Main", CLAUDE, "")
+    await runtime.placement.launch(agent.agent_id, InBackground())
+    fresh = "7d9c0b6e-1f2a-4b3c-8d4e-5f6a7b8c9d0e"
+    runtime.orchestrator.hook_event(agent.agent_id, "claude", "SessionStart", {"session_id": fresh, "source": "clear"})
+    assert world.providers.load(ROOT).engine_session_for(agent.agent_id, "claude") == fresh
+
+    await runtime.placement.stop(agent.agent_id)
+    again = await runtime.placement.launch(agent.agent_id, InBackground())
+    assert world.terminals.terminals[again.session_id].spec.argv[-2:] == ("--resume", fresh)
