@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from idea.application.engine_sessions import EngineSessionRecorder
 from idea.application.orchestrator.activity import ActivityTracker
 from idea.application.orchestrator.agent_states import AgentStates
 from idea.application.orchestrator.board import LiveBoard
@@ -47,7 +46,7 @@ from idea.application.orchestrator.signals import AgentSignals
 from idea.application.orchestrator.ticket_book import TicketBook
 from idea.application.orchestrator.ticket_watch import TicketWatch
 from idea.application.orchestrator.timing import OrchestratorTimings
-from idea.application.orchestrator.watch_ports import AgentWatchAdapters
+from idea.application.orchestrator.watch_ports import AgentWatchAdapters, HookSessions
 from idea.application.ports import Clock, Diagnostics, EventPublisher, IdGenerator
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import AgentId, ProjectId, TicketId
@@ -84,7 +83,7 @@ class OrchestratorService:
         cpu: ProcessCpuProbe | None = None,
         families: Sequence[CommandFamily] = (),
         watching: AgentWatchAdapters | None = None,
-        engine_sessions: EngineSessionRecorder | None = None,
+        engine_sessions: HookSessions | None = None,
     ) -> None:
         """`watching`: terminal watches (dialogs, usage limits) and resume timers; without it the agents'
         attention comes from their hooks only and usage limits are not followed. `engine_sessions`: records

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 from idea.application.limits.ports import ScheduledTask, Scheduler
 from idea.application.ports import TerminalSession
@@ -25,6 +25,12 @@ class WallClockScheduler(Scheduler, Protocol):
     def start(self) -> None: ...
 
     async def close(self) -> None: ...
+
+
+class HookSessions(Protocol):
+    def hook_event(self, agent_id: str, source: str, payload: dict[str, Any]) -> None:
+        """Record the CLI's own session id a hook event carries."""
+        ...
 
 
 class AgentWatchAdapters(Protocol):
