@@ -19,6 +19,7 @@ from idea.application.named_layouts import NamedLayouts
 from idea.application.orchestrator.ports import OrchestrationAdapters, PortalProvider, ProcessCpuProbe, Timer
 from idea.application.orchestrator.service import OrchestratorService
 from idea.application.engine_sessions import EngineSessionRecorder
+from idea.application.limits.requests import LimitRequests
 from idea.application.orchestrator.timing import OrchestratorTimings
 from idea.application.orchestrator.watch_ports import AgentWatchAdapters
 from idea.application.ports import (
@@ -126,6 +127,7 @@ class ProjectRuntime:
             ),
         )
         self.requests = HumanRequests(self.orchestrator)
+        self.limit_requests = LimitRequests(lambda: self.orchestrator.states.limits)
         self.layouts = NamedLayouts(self)
         self.doors = orchestration.adapters.doors(record.id, record.root, self.orchestrator)
         self._tasks: set[asyncio.Task[Any]] = set()

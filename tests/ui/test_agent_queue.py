@@ -214,7 +214,7 @@ def test_a_call_for_attention_marks_the_row_until_the_person_goes_to_the_agent(
 
     notification = {"message": "Claude needs your permission to use Bash"}
     s.world.sync(lambda: s.runtime.orchestrator.hook_event(scout, "claude", "Notification", notification))
-    wait(qtbot, lambda: s.panel.team.list.item(0).data(ListRowDelegate.ALERT_ROLE) == "needs you: permission")
+    wait(qtbot, lambda: s.panel.team.list.item(0).data(ListRowDelegate.ALERT_ROLE) == "needs you: waits for your permission")
     assert "Scout needs you: permission" in s.messages
     assert "Claude needs your permission to use Bash" in s.panel.team.list.item(0).toolTip()
 
