@@ -16,6 +16,7 @@ from idea.application.agents.agent_activity import (
     IDLE_STATUS,
     NOTHING_KNOWN,
     AgentActivity,
+    LimitState,
     clock_text,
     elapsed_text,
 )
@@ -135,17 +136,7 @@ class AgentRow:
         """ "limited until 15:00 · resumes in 12 min", "limited until 15:00 — automatic resume cancelled",
         "usage limit (reset time unknown)"; empty when the agent is not limited."""
         limit = self.activity.limit
-        if limit is None:
-            return ""
-        if limit.resets_at_ms is not None:
-            text = f"limited until {format_time(limit.resets_at_ms)}"
-        else:
-            text = "usage limit (reset time unknown)"
-        if limit.fire_at_ms is not None:
-            return f"{text} · resumes in {format_countdown(max(0, limit.fire_at_ms - now_ms))}"
-        if limit.cancelled:
-            return f"{text} — automatic resume cancelled"
-        return text
+        return describe_limit(limit, now_ms, format_time) if limit is not None else ""
 
     @property
     def stalled_text(self) -> str:
@@ -292,3 +283,15 @@ def _row(
         uses_bridge=profile is not None and profile.materializes_idea_bridge(),
         activity=activity,
     )
+
+
+def describe_limit(limit: LimitState, now_ms: int, format_time: Callable[[int], str]) -> str:
+    if limit.resets_at_ms is not None:
+        text = f"limited until {format_time(limit.resets_at_ms)}"
+    else:
+        text = "usage limit (reset time unknown)"
+    if limit.fire_at_ms is not None:
+        return f"{text} · resumes in {format_countdown(max(0, limit.fire_at_ms - now_ms))}"
+    if limit.cancelled:
+        return f"{text} — automatic resume cancelled"
+    return text
