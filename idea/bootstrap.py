@@ -32,6 +32,7 @@ from idea.infrastructure.inspect.process_cpu import DescendantCpuProbe
 from idea.infrastructure.mcp.endpoint import mcp_endpoint
 from idea.infrastructure.agent_watching import LocalAgentWatchAdapters
 from idea.infrastructure.agents.sign_in import LocalSignInChecker
+from idea.infrastructure.inspect.engine_sessions import LocalSessionInspector
 from idea.infrastructure.orchestration_adapters import LocalOrchestrationAdapters
 from idea.infrastructure.paths import user_data_dir
 from idea.infrastructure.project_folder import LocalProjectFolder
@@ -137,6 +138,7 @@ def bootstrap(
             rendezvous_window_ms=timings.window_ms,
             rendezvous_ceiling_ms=timings.ceiling_ms,
             sign_in=LocalSignInChecker(),
+            sessions=LocalSessionInspector(),
         ),
         orchestration=OrchestrationDeps(
             adapters=LocalOrchestrationAdapters(diagnostics, timings.mcp_safety_net_ms()),

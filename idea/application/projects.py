@@ -36,6 +36,7 @@ from idea.application.ports import (
 from idea.application.sessions import LaunchRequest, SessionRegistry
 from idea.domain import layout as lay
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode, not_found
+from idea.domain.agent_state_events import AgentRateLimited, AgentResumed
 from idea.domain.events import LayoutChanged, OrchestrationNews, ProjectClosed, ProjectOpened, ProjectProblem
 from idea.domain.ids import AgentId, NodeId, ProjectId, SessionId
 from idea.domain.project import ProjectRecord, ProjectRegistry
@@ -112,7 +113,7 @@ class ProjectRuntime:
             clock=deps.clock,
             timer=orchestration.timer,
             ids=deps.ids,
-            events=_ProjectNews(record.id, deps.events),
+            events=_ProjectNews(record.id, deps.events, self._core_event),
             diagnostics=deps.diagnostics,
             timings=orchestration.timings,
             cpu=orchestration.cpu,
@@ -168,6 +169,14 @@ class ProjectRuntime:
     @property
     def diagnostics(self) -> Diagnostics:
         return self._deps.diagnostics
+
+    def _core_event(self, event: object) -> None:
+        """running.json says when an agent was at its usage limit, for the resume offer (spec 05 §9)."""
+        match event:
+            case AgentRateLimited(agent_id=agent_id, resets_at_ms=resets_at_ms):
+                self.runner.note_limit(agent_id, resets_at_ms)
+            case AgentResumed(agent_id=agent_id):
+                self.runner.note_limit(agent_id, None)
 
     def _provider_key(self, agent_id: AgentId) -> str | None:
         try:
@@ -330,13 +339,19 @@ class ProjectRuntime:
 
 
 class _ProjectNews:
-    """Tags the orchestration core's events with their project, for subscribers of many projects."""
+    """Tags the orchestration core's events with their project, for subscribers of many projects; `observe`
+    sees each one first (the project's own bookkeeping)."""
 
-    def __init__(self, project_id: ProjectId, events: EventPublisher) -> None:
+    def __init__(
+        self, project_id: ProjectId, events: EventPublisher, observe: Callable[[object], None] | None = None
+    ) -> None:
         self._project_id = project_id
         self._events = events
+        self._observe = observe
 
     def publish(self, event: object) -> None:
+        if self._observe is not None:
+            self._observe(event)
         self._events.publish(OrchestrationNews(self._project_id, event))
 
 

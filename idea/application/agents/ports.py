@@ -268,3 +268,11 @@ class PromptLibrary(Protocol):
     def orchestration_texts(self) -> OrchestrationTexts:
         """Section 2 of the convention file: resources/prompts/orchestration_{mcp,file}.md."""
         ...
+
+
+class SessionInspector(Protocol):
+    """Read-only look at a CLI's own session files (spec 05 §4)."""
+
+    def subject(self, profile: Profile, run_dir: str, engine_session_id: str) -> str | None:
+        """The first prompt of that session, at most 80 characters; None when it cannot be found."""
+        ...

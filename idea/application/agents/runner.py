@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from idea.application.agents.catalogue import AgentCatalogue
 from idea.application.agents.convention_file import ComposeInputs, compose_convention_file
 from idea.application.agents.ports import (
+    SessionInspector,
     AgentProject,
     BridgeEndpoint,
     PreparedRunDir,
@@ -27,6 +28,7 @@ from idea.application.orchestrator.ports import LiveAgent
 from idea.application.ports import Unsubscribe
 from idea.application.sessions import LaunchRequest
 from idea.application.sign_in import SignInChecker
+from idea.domain.resume_offer import native_resume
 from idea.domain import layout as lay
 from idea.domain.agent import AgentManifest
 from idea.domain.errors import AppError, ErrorCode
@@ -58,6 +60,7 @@ class AgentLaunchDeps:
     rendezvous_window_ms: int
     rendezvous_ceiling_ms: int
     sign_in: SignInChecker | None = None  # whether the CLI has credentials (spec 02 §9)
+    sessions: SessionInspector | None = None  # the CLIs' own sessions, for the resume offer (spec 05 §11)
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,9 @@ class ResumeCandidate:
     name: str
     node_id: NodeId | None  # its cell in the active layout, None = it ran in the background
     conversation_id: ConversationId | None
+    native_resume: bool = False  # its CLI can resume by id and the id of this conversation is known
+    subject: str | None = None  # the first prompt of that session, at most 80 characters
+    limited_until_ms: int | None = None  # it was at its usage limit until then
 
 
 class AgentRunner:
@@ -123,7 +129,35 @@ class AgentRunner:
         await self._catalogue.update_persona(agent_id, content)
 
     def resumable(self) -> list[ResumeCandidate]:
-        """Agents that were running at the last close or crash and are not running now."""
+        """Agents that were running at the last close or crash and are not running now, each with whether
+        its own session can be resumed, what it was about and whether it was at its usage limit."""
+        return [self._described(candidate) for candidate in self._resumable()]
+
+    def _described(self, candidate: ResumeCandidate) -> ResumeCandidate:
+        running = self._deps.running.load(self._project.root).by_agent(candidate.agent_id)
+        limited = running.limited_until_ms if running is not None else None
+        try:
+            profile = self.profile_of(candidate.agent_id)
+            engine = self._engine_id(profile, candidate.conversation_id or conversation_for_pair(candidate.agent_id, None))
+        except AppError:  # a profile that cannot be read: offered without its own session (original rule)
+            return replace(candidate, limited_until_ms=limited)
+        strategy = profile.session
+        can_resume = strategy is not None and bool(strategy.resume_flag or strategy.resume_args)
+        subject = None
+        inspector = self._deps.sessions
+        if engine is not None and inspector is not None:
+            run_dir = f"{self._project.root}/.ideai/run/{candidate.agent_id}"
+            subject = inspector.subject(profile, run_dir, engine)
+        return replace(
+            candidate, native_resume=native_resume(can_resume, engine), subject=subject, limited_until_ms=limited
+        )
+
+    def _engine_id(self, profile: Profile, conversation: ConversationId) -> str | None:
+        if profile.provider_key is None:
+            return None
+        return self._deps.providers.load(self._project.root).engine_session_for(conversation, profile.provider_key)
+
+    def _resumable(self) -> list[ResumeCandidate]:
         manifest = self._catalogue.manifest()
         root = self._project.active.root
         seen: set[AgentId] = set()
@@ -144,7 +178,9 @@ class AgentRunner:
 
     # -- processes --
 
-    async def start(self, agent_id: AgentId, conversation_id: ConversationId | None, reason: str) -> SessionInfo:
+    async def start(
+        self, agent_id: AgentId, conversation_id: ConversationId | None, reason: str, *, fresh: bool = False
+    ) -> SessionInfo:
         """Start the agent's CLI in a new terminal session (no cell). A program that cannot start gives a
         FAILED session; a CLI missing from PATH raises AppError PROCESS before anything is written."""
         project = self._project
@@ -155,7 +191,7 @@ class AgentRunner:
         token = self._deps.new_token()
         prepared = self._prepare_run_dir(agent_id, name, profile, token)
         conversation = conversation_id or conversation_for_pair(agent_id, None)
-        plan = self._session_plan(profile, conversation)
+        plan = self._session_plan(profile, conversation, fresh=fresh)
         argv = (program, *profile.args, *prepared.extra_args, *session_args(profile, plan))
         self._tokens[agent_id] = token
         self._conversations[agent_id] = conversation
@@ -265,6 +301,16 @@ class AgentRunner:
         entry = RunningAgent(agent_id=agent_id, node_id=node_id, conversation_id=conversation, since_ms=now)
         self._deps.running.update(self._project.root, lambda running: running.with_agent(entry, now))
 
+    def note_limit(self, agent_id: AgentId, limited_until_ms: int | None) -> None:
+        """Informational, for the resume offer: until when the agent was at its usage limit."""
+        now = self._project.clock.now_ms()
+        try:
+            self._deps.running.update(
+                self._project.root, lambda running: running.with_limit(agent_id, limited_until_ms, now)
+            )
+        except (AppError, OSError) as exc:
+            self._project.diagnostics.beacon(f"[limit] running.json not updated agent={agent_id}: {exc}")
+
     def forget_running(self, agent_id: AgentId) -> None:
         """Not running any more, or not to be resumed: nothing to offer next time."""
         now = self._project.clock.now_ms()
@@ -286,9 +332,10 @@ class AgentRunner:
         except AppError as exc:
             self._project.diagnostics.beacon(f"[launch] {name}: first turn not delivered: {exc.message}")
 
-    def _session_plan(self, profile: Profile, conversation: ConversationId) -> SessionPlan:
+    def _session_plan(self, profile: Profile, conversation: ConversationId, *, fresh: bool = False) -> SessionPlan:
+        """The CLI's own session of this conversation, by its id (never `--continue`); `fresh`: a new one."""
         engine = None
-        if profile.provider_key is not None:
+        if profile.provider_key is not None and not fresh:
             engine = self._deps.providers.load(self._project.root).engine_session_for(
                 conversation, profile.provider_key
             )

@@ -29,6 +29,8 @@ from typing import Any
 
 from idea.domain.delivery import is_idea_delivery
 from idea.domain.ids import is_uuid
+from idea.domain.profile import Profile
+from idea.infrastructure.inspect.activity import encode_cwd
 
 SUBJECT_MAX_CHARS = 80
 HEAD_BYTES = 256 * 1024  # the first records of a transcript, where its first prompt is
@@ -279,3 +281,29 @@ def _size(path: str) -> int:
         return os.stat(path).st_size
     except OSError:
         return 0
+
+
+class LocalSessionInspector:
+    """`SessionInspector` on the CLIs' session files: Claude's transcript of the session, Codex's rollout
+    in the agent's own CODEX_HOME, Gemini's chat."""
+
+    def __init__(self, home: str | None = None) -> None:
+        self._home = home
+
+    def subject(self, profile: Profile, run_dir: str, engine_session_id: str) -> str | None:
+        home = self._home if self._home is not None else os.path.expanduser("~")
+        kind = profile.provider_key
+        if kind == "claude":
+            path = os.path.join(home, ".claude", "projects", encode_cwd(run_dir), f"{engine_session_id}.jsonl")
+            return last_subject("claude", path) if os.path.isfile(path) else None
+        if kind == "codex":
+            for folder, _, files in os.walk(os.path.join(run_dir, ".codex", "sessions")):
+                for name in files:
+                    if engine_session_id in name and name.endswith(".jsonl"):
+                        return last_subject("codex", os.path.join(folder, name))
+            return None
+        if kind == "gemini":
+            session = latest_gemini_session(home, run_dir)
+            if session is not None and session.engine_session_id == engine_session_id and session.transcript_path:
+                return last_subject("gemini", session.transcript_path)
+        return None

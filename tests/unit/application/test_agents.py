@@ -373,3 +373,36 @@ async def test_a_session_the_cli_started_itself_is_recorded_for_its_conversation
     await runtime.placement.stop(agent.agent_id)
     again = await runtime.placement.launch(agent.agent_id, InBackground())
     assert world.terminals.terminals[again.session_id].spec.argv[-2:] == ("--resume", fresh)
+
+
+async def test_lr13_the_resume_offer_lists_background_agents_says_what_resuming_means_and_starts_nothing_alone(
+    world: World,
+) -> None:
+    from idea.domain.resume_offer import ResumeChoice
+
+    runtime = await open_project(world)
+    main = await runtime.agents.create("Main", CLAUDE, "")
+    scout = await runtime.agents.create("Scout", GEMINI, "")
+    cell = only_leaf(runtime).id
+    await runtime.placement.launch(main.agent_id, InCell(cell))
+    await runtime.placement.launch(scout.agent_id, InBackground())
+    runtime.runner.note_limit(main.agent_id, 1_781_380_000_000)
+    first_main_session = world.providers.load(ROOT).engine_session_for(main.agent_id, "claude")
+    await world.service.close(runtime.id)
+
+    reopened = await open_project(world)
+    candidates = {c.name: c for c in reopened.runner.resumable()}
+    assert candidates["Scout"].node_id is None  # from running.json: no cell remembers it
+    assert candidates["Main"].native_resume and candidates["Main"].limited_until_ms == 1_781_380_000_000
+    assert candidates["Scout"].native_resume  # Gemini: IdeA assigned its session id, resumed by --resume
+    assert reopened.runner.live(main.agent_id) is None and reopened.runner.live(scout.agent_id) is None
+
+    failures = await reopened.placement.apply_resume(
+        [(candidates["Main"], ResumeChoice.FRESH), (candidates["Scout"], ResumeChoice.RESUME)], spacing_ms=0
+    )
+    assert failures == []
+    main_argv = world.terminals.terminals[reopened.runner.live(main.agent_id).session_id].spec.argv  # type: ignore[union-attr]
+    scout_argv = world.terminals.terminals[reopened.runner.live(scout.agent_id).session_id].spec.argv  # type: ignore[union-attr]
+    assert "--resume" not in main_argv and main_argv[-2] == "--session-id" and main_argv[-1] != first_main_session
+    assert scout_argv[-2] == "--resume"
+    assert reopened.runner.resumable() == []
