@@ -31,10 +31,22 @@ class FakeScreenWatch:
 
 
 @dataclass
+class FakeTranscript:
+    """Limit records the test says the CLI wrote to its transcript."""
+
+    pending: list[tuple[int | None, str]] = field(default_factory=list)
+
+    def new_limits(self) -> list[tuple[int | None, str]]:
+        found, self.pending = self.pending, []
+        return found
+
+
+@dataclass
 class FakeWatching:
     time: VirtualTime
     watches: dict[str, FakeScreenWatch] = field(default_factory=dict)  # by agent name
     scheduler_instance: AsyncioWallClockScheduler | None = None
+    transcripts: dict[str, FakeTranscript] = field(default_factory=dict)
 
     def screen_watch(
         self, terminal: TerminalSession, profile: Profile, *, on_limit: LimitSeen, on_prompt: PromptSeen, label: str
@@ -49,6 +61,9 @@ class FakeWatching:
 
     def format_time(self, epoch_ms: int) -> str:
         return f"@{epoch_ms}"
+
+    def transcript_limits(self, transcript_path: str) -> FakeTranscript:
+        return self.transcripts.setdefault(transcript_path, FakeTranscript())
 
     def show(self, name: str, literal: str | None) -> None:
         """The agent's screen now shows this blocking prompt (None: none any more)."""

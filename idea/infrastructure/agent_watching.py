@@ -13,7 +13,8 @@ from idea.application.orchestrator.watch_ports import LimitSeen, PromptSeen
 from idea.application.ports import Clock, Diagnostics, TerminalSession
 from idea.domain.profile import Profile
 from idea.infrastructure.limits.detector import LimitMatch
-from idea.infrastructure.limits.reset_time import local_zone
+from idea.infrastructure.inspect.engine_sessions import TranscriptTail, claude_limit_in_record
+from idea.infrastructure.limits.reset_time import local_zone, parse_reset_time
 from idea.infrastructure.limits.screen_watch import AgentScreenWatch
 from idea.infrastructure.scheduler import AsyncioWallClockScheduler
 
@@ -44,8 +45,32 @@ class LocalAgentWatchAdapters:
     def scheduler(self, fired: asyncio.Queue[ScheduledTask]) -> AsyncioWallClockScheduler:
         return AsyncioWallClockScheduler(self._clock, fired)
 
+    def transcript_limits(self, transcript_path: str) -> ClaudeTranscriptLimits:
+        return ClaudeTranscriptLimits(transcript_path, self._clock)
+
     def format_time(self, epoch_ms: int) -> str:
         return format_local_time(epoch_ms, self._clock.now_ms())
+
+
+class ClaudeTranscriptLimits:
+    """The limit records Claude Code appends to its transcript (level 1): only new bytes are read."""
+
+    def __init__(self, path: str, clock: Clock) -> None:
+        self._tail = TranscriptTail(path)
+        self._clock = clock
+
+    def new_limits(self) -> list[tuple[int | None, str]]:
+        found = []
+        for record in self._tail.new_records():
+            limit = claude_limit_in_record(record)
+            if limit is not None:
+                resets = (
+                    parse_reset_time(limit.resets_at_text, "auto", self._clock.now_ms())
+                    if limit.resets_at_text
+                    else None
+                )
+                found.append((resets, limit.text))
+        return found
 
 
 def format_local_time(epoch_ms: int, now_ms: int | None = None) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from idea.application.attention import AttentionBoard
 from idea.application.limits.ports import ScheduledTask
@@ -22,7 +23,7 @@ from idea.application.limits.service import AgentPlace, SessionLimitService
 from idea.application.liveness import LivenessMonitor
 from idea.application.orchestrator.context import CoreContext, cancel_unless_current
 from idea.application.orchestrator.ticket_book import TicketBook
-from idea.application.orchestrator.watch_ports import AgentWatchAdapters, ScreenWatch
+from idea.application.orchestrator.watch_ports import AgentWatchAdapters, ScreenWatch, TranscriptLimits
 from idea.domain.attention import (
     Attention,
     AttentionOrigin,
@@ -81,6 +82,7 @@ class AgentStates:
         self._watches: dict[AgentId, ScreenWatch] = {}
         self._limited: set[AgentId] = set()  # deliveries wait for the resume
         self._notices: dict[AgentId, asyncio.Task[None]] = {}
+        self._transcripts: dict[AgentId, tuple[str, TranscriptLimits]] = {}
         self._started = False
 
     # ------------------------------------------------------------------ life
@@ -104,10 +106,14 @@ class AgentStates:
 
     # ------------------------------------------------------------------ signals
 
-    def hook_event(self, agent_id: AgentId) -> None:
-        """Any hook event is a proof of work."""
+    def hook_event(self, agent_id: AgentId, source: str = "", payload: dict[str, Any] | None = None) -> None:
+        """Any hook event is a proof of work. A Claude hook also names its transcript, where some versions
+        write their usage-limit records (level 1)."""
         self._ensure_started()
         self.liveness.beat(agent_id)
+        transcript = (payload or {}).get("transcript_path")
+        if source == "claude" and isinstance(transcript, str) and transcript and self._adapters is not None:
+            self._transcript_limits(agent_id, transcript)
 
     def notification(self, agent_id: AgentId, message: str | None) -> None:
         """Claude's `Notification`: a permission prompt always needs the person; an input wait only while the
@@ -158,13 +164,15 @@ class AgentStates:
         else:
             self.attention.raise_attention(agent_id, reason_of_screen_prompt(literal), literal, AttentionOrigin.SCREEN)
 
-    def limit_seen(self, agent_id: AgentId, resets_at_ms: int | None, text: str) -> None:
-        """A usage limit on the agent's output or screen (level 2)."""
+    def limit_seen(
+        self, agent_id: AgentId, resets_at_ms: int | None, text: str, source: RateLimitSource = RateLimitSource.PATTERN
+    ) -> None:
+        """A usage limit on the agent's output or screen (level 2), or in its transcript (level 1)."""
         if self.limits is None:
             return
         place = self._place(agent_id)
         node = place.node_id if place is not None else None
-        if not self.limits.report(agent_id, node, None, resets_at_ms, RateLimitSource.PATTERN):
+        if not self.limits.report(agent_id, node, None, resets_at_ms, source):
             return
         self._limited.add(agent_id)
         fire_at = self.limits.armed_fire_at(agent_id)
@@ -187,6 +195,21 @@ class AgentStates:
         await self._submit_human(agent_id, prompt)
 
     # ------------------------------------------------------------------ internals
+
+    def _transcript_limits(self, agent_id: AgentId, path: str) -> None:
+        assert self._adapters is not None
+        tail = self._transcripts.get(agent_id)
+        if tail is None or tail[0] != path:
+            tail = (path, self._adapters.transcript_limits(path))
+            self._transcripts[agent_id] = tail
+            return  # records from before now are history
+        try:
+            found = tail[1].new_limits()
+        except OSError as exc:
+            self._ctx.diagnostics.beacon(f"[limit] transcript unreadable agent={agent_id}: {exc}")
+            return
+        for resets_at_ms, text in found:
+            self.limit_seen(agent_id, resets_at_ms, text, RateLimitSource.STRUCTURED)
 
     def _ensure_started(self) -> None:
         if not self._started and not self._ctx.closing:

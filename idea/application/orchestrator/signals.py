@@ -51,7 +51,7 @@ class AgentSignals:
         transcript = payload.get("transcript_path")
         self._ctx.activity.note_hook_event(agent_id, transcript if isinstance(transcript, str) else None)
         if self._states is not None:
-            self._states.hook_event(agent_id)
+            self._states.hook_event(agent_id, source, payload)
         if source == "codex":
             if event == CODEX_TURN_COMPLETE or payload.get("type") == CODEX_TURN_COMPLETE:
                 messages = payload.get("input-messages")

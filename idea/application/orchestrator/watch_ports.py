@@ -27,6 +27,13 @@ class WallClockScheduler(Scheduler, Protocol):
     async def close(self) -> None: ...
 
 
+class TranscriptLimits(Protocol):
+    def new_limits(self) -> list[tuple[int | None, str]]:
+        """Usage-limit records the CLI appended to its transcript since the last call: (resets_at_ms or
+        None, the record's text)."""
+        ...
+
+
 class HookSessions(Protocol):
     def hook_event(self, agent_id: str, source: str, payload: dict[str, Any]) -> None:
         """Record the CLI's own session id a hook event carries."""
@@ -42,6 +49,10 @@ class AgentWatchAdapters(Protocol):
 
     def scheduler(self, fired: asyncio.Queue[ScheduledTask]) -> WallClockScheduler:
         """Timers that put their task on `fired` when the wall clock passes their deadline."""
+        ...
+
+    def transcript_limits(self, transcript_path: str) -> TranscriptLimits:
+        """Level 1 (spec 05 §6.1): the limit records a Claude transcript gets from now on."""
         ...
 
     def format_time(self, epoch_ms: int) -> str:

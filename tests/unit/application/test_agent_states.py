@@ -172,3 +172,19 @@ async def test_a_busy_agent_without_beats_is_stalled_once_and_revived_by_a_hook(
     assert changes[-1] == (h.id("Architect"), Liveness.ALIVE) and len(changes) == 2
     ask.cancel()
     await h.close()
+
+
+async def test_a_limit_record_in_the_claude_transcript_is_a_structured_detection() -> None:
+    h, watching = rig(architect_node="cell-2")
+    transcript = "/home/ada/.claude/projects/x/s.jsonl"
+    h.hook("Architect", "SessionStart", transcript_path=transcript)
+    ask = await h.ask("Main", "Architect", "the task")
+    await h.begin_turn("Architect")
+    reset = h.time.now_ms() + HOUR_MS
+    watching.transcripts[transcript].pending.append((reset, "Claude AI usage limit reached|1781370000"))
+    h.hook("Architect", "Stop", transcript_path=transcript)
+    error = await outcome_error(ask)
+    assert error.code is ErrorCode.TARGET_RATE_LIMITED
+    limits = h.service.states.limits
+    assert limits is not None and limits.limit_of(h.id("Architect")).source.value == "structured"  # type: ignore[union-attr]
+    await h.close()

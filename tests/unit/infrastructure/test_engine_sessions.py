@@ -146,3 +146,16 @@ def test_transcript_tail_reads_only_new_complete_records(tmp_path: Path) -> None
     path.write_text('{"n": 9}\n')  # rewritten shorter: read from the start
     assert tail.new_records() == [{"n": 9}]
     assert TranscriptTail(str(tmp_path / "absent.jsonl")).new_records() == []
+
+
+def test_claude_transcript_limits_read_only_records_appended_later(tmp_path: Path) -> None:
+    from idea.infrastructure.agent_watching import ClaudeTranscriptLimits
+    from tests.fakes import FakeClock
+
+    path = jsonl(tmp_path / "t.jsonl", [{"type": "assistant", "message": {"content": "Claude AI usage limit reached|1"}}])
+    limits = ClaudeTranscriptLimits(str(path), FakeClock())
+    assert limits.new_limits() == []  # what was there before is history
+    with path.open("a", encoding="utf-8") as file:
+        file.write(json.dumps({"type": "assistant", "message": {"content": "Claude AI usage limit reached|1781370000"}}) + "\n")
+    [(resets, text)] = limits.new_limits()
+    assert resets == 1_781_370_000_000 and "usage limit reached" in text
