@@ -23,7 +23,12 @@ from idea.application.limits.service import AgentPlace, SessionLimitService
 from idea.application.liveness import LivenessMonitor
 from idea.application.orchestrator.context import CoreContext, cancel_unless_current
 from idea.application.orchestrator.ticket_book import TicketBook
-from idea.application.orchestrator.watch_ports import AgentWatchAdapters, ScreenWatch, TranscriptLimits
+from idea.application.orchestrator.watch_ports import (
+    AgentWatchAdapters,
+    ScreenWatch,
+    TranscriptLimits,
+    TypedInByThePerson,
+)
 from idea.domain.attention import (
     Attention,
     AttentionOrigin,
@@ -149,6 +154,8 @@ class AgentStates:
         )
         self._watches[agent_id] = watch
         watch.start()
+        if isinstance(live.terminal, TypedInByThePerson):
+            live.terminal.on_line_submitted(lambda _none: self._person_took_over(agent_id))
 
     def agent_exited(self, agent_id: AgentId) -> None:
         watch = self._watches.pop(agent_id, None)
@@ -195,6 +202,12 @@ class AgentStates:
         await self._submit_human(agent_id, prompt)
 
     # ------------------------------------------------------------------ internals
+
+    def _person_took_over(self, agent_id: AgentId) -> None:
+        """Enter in the agent's cell while a resume is armed: the person is in control (spec 05 §9.4)."""
+        if self.limits is not None and self.limits.armed_fire_at(agent_id) is not None:
+            self.limits.user_took_over(agent_id)
+            self._limited.discard(agent_id)
 
     def _transcript_limits(self, agent_id: AgentId, path: str) -> None:
         assert self._adapters is not None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from idea.application.limits.ports import ScheduledTask, Scheduler
 from idea.application.ports import TerminalSession
@@ -13,6 +13,13 @@ from idea.domain.profile import Profile
 
 LimitSeen = Callable[[int | None, str], None]  # (resets_at_ms or None, the text that matched)
 PromptSeen = Callable[[str | None], None]  # the blocking-prompt literal on screen, None once it left
+
+
+@runtime_checkable
+class TypedInByThePerson(Protocol):
+    """A terminal that says when the person presses Enter in it (one shown in a cell)."""
+
+    def on_line_submitted(self, callback: Callable[[None], None]) -> Callable[[], None]: ...
 
 
 class ScreenWatch(Protocol):

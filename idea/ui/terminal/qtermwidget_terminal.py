@@ -75,6 +75,7 @@ class QTermWidgetTerminal:
         self._handover_scheduled = False
         self._handover_lock = threading.Lock()
         self._title_subscribers: Subscribers[str] = Subscribers()
+        self._line_subscribers: Subscribers[None] = Subscribers()  # the person pressed Enter
         # GUI-thread state: the view and when it may go.
         self._view: TerminalView | None = None
         self.portal: WritePortal | None = None  # set with the view; read from the core loop
@@ -142,6 +143,10 @@ class QTermWidgetTerminal:
     def on_title(self, callback: Callable[[str], None]) -> Unsubscribe:
         return self._title_subscribers.add(callback)
 
+    def on_line_submitted(self, callback: Callable[[None], None]) -> Unsubscribe:
+        """On the core loop, each time the person presses Enter in this terminal."""
+        return self._line_subscribers.add(callback)
+
     def release(self) -> None:
         """The session is forgotten: its view goes once the program has exited (now, if it has)."""
         self._gui.post(self._release_view)
@@ -173,6 +178,7 @@ class QTermWidgetTerminal:
         self._program.started(pid, spec.env.get(AGENT_MARKER_VARIABLE))
         self._view = view
         self.portal = WritePortal(view, self._gui)
+        self.portal.lineSubmitted.connect(lambda: self._to_core(self._line_subscribers.notify, None))
         return pid
 
     def _send_text(self, text: str) -> None:

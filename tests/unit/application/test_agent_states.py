@@ -188,3 +188,28 @@ async def test_a_limit_record_in_the_claude_transcript_is_a_structured_detection
     limits = h.service.states.limits
     assert limits is not None and limits.limit_of(h.id("Architect")).source.value == "structured"  # type: ignore[union-attr]
     await h.close()
+
+
+async def test_enter_in_the_agent_cell_while_a_resume_is_armed_hands_control_to_the_person() -> None:
+    from idea.domain.agent_state_events import AgentResumeCancelled, ResumeCancelReason
+
+    holder: list[FakeWatching] = []
+
+    def watching(time):  # type: ignore[no-untyped-def]
+        holder.append(FakeWatching(time))
+        return holder[0]
+
+    h = make_harness([("Main", claude_profile()), ("Architect", claude_profile())], watching=watching)
+    h.lifecycle.start("Main")
+    h.lifecycle.start("Architect", "cell-2")
+    pressed: list = []
+    h.lifecycle.terminal("Architect").on_line_submitted = lambda callback: pressed.append(callback)  # type: ignore[attr-defined]
+    h.service.agent_launched(h.id("Architect"))
+    holder[0].limit("Architect", h.time.now_ms() + HOUR_MS)
+    assert h.service.states.holding(h.id("Architect")) == "usage-limit"
+    pressed[0](None)
+    assert h.events.of_type(AgentResumeCancelled) == [
+        AgentResumeCancelled(h.id("Architect"), ResumeCancelReason.USER_TOOK_OVER)
+    ]
+    assert h.service.states.holding(h.id("Architect")) is None
+    await h.close()
