@@ -315,7 +315,7 @@ def test_a_usage_limit_shows_its_reset_and_countdown_and_the_resume_can_be_cance
     assert s.panel.agent_actions.cancel_resume_action.isEnabled()
     s.panel.agent_actions.cancel_resume_action.trigger()
     wait(qtbot, lambda: "automatic resume cancelled" in alert(s))
-    assert "Automatic resume of Scout cancelled" in s.messages
+    wait(qtbot, lambda: "Automatic resume of Scout cancelled" in s.messages)
     assert not s.panel.agent_actions.cancel_resume_action.isEnabled()
     assert s.panel.agent_actions.resume_now_action.isEnabled()
 
