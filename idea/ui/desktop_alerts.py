@@ -26,9 +26,10 @@ from idea.domain.agent_state_events import (
     AgentRateLimitSuspected,
     AgentResumed,
 )
-from idea.domain.attention import Attention, AttentionOrigin
+from idea.domain.attention import Attention, AttentionOrigin, AttentionReason
 from idea.domain.errors import AppError
 from idea.domain.events import OrchestrationNews
+from idea.domain.orchestration_events import ColdStartDegraded
 from idea.domain.ids import AgentId, ProjectId
 from idea.infrastructure.agent_watching import format_local_time
 from idea.infrastructure.notify.desktop import DesktopNotifierAdapter
@@ -100,6 +101,18 @@ class GuiDesktopAlerts(QObject):
             case AgentRateLimitSuspected(agent_id=agent, reason=reason):
                 title = human_net_text(name, reason)
                 self._on_core(lambda: alerts.human_net(project, agent, title))
+            case ColdStartDegraded(agent_id=agent):  # spec 02 §9: "Architect needs you before it can start"
+                attention = Attention(AttentionReason.NOT_STARTED, "", AttentionOrigin.CORE, 0)
+                visible = self._visible(project, agent)
+                self._on_core(lambda: alerts.attention(project, agent, name, attention, visible))
+
+    def _visible(self, project_id: ProjectId, agent_id: AgentId) -> bool:
+        """Whether a cell shows the agent (read from the runtime's snapshots)."""
+        try:
+            live = self._app.projects.runtime(project_id).runner.live(agent_id)
+        except AppError:
+            return False
+        return live is not None and live.node_id is not None
 
     def _name(self, project_id: ProjectId, agent_id: AgentId) -> str:
         try:
