@@ -61,7 +61,7 @@ class ClaudeTranscriptLimits:
 
     def new_limits(self) -> list[tuple[int | None, str]]:
         found = []
-        for record in self._tail.new_records():
+        for record in self._tail.new_records(must_contain=b"limit"):
             limit = claude_limit_in_record(record)
             if limit is not None:
                 resets = (

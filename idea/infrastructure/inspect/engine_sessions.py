@@ -203,7 +203,9 @@ class TranscriptTail:
         self._offset = _size(path) if from_end else 0
         self._partial = b""
 
-    def new_records(self) -> list[dict[str, Any]]:
+    def new_records(self, must_contain: bytes | None = None) -> list[dict[str, Any]]:
+        """The complete records appended since the last call; with `must_contain`, only the lines holding
+        those bytes are parsed (a turn can append megabytes of tool output)."""
         size = _size(self.path)
         if size < self._offset:  # rewritten or rotated: start over
             self._offset, self._partial = 0, b""
@@ -218,6 +220,8 @@ class TranscriptTail:
         self._offset += len(data)
         lines = (self._partial + data).split(b"\n")
         self._partial = lines.pop()
+        if must_contain is not None:
+            lines = [line for line in lines if must_contain in line]
         return [record for line in lines if (record := _record(line)) is not None]
 
 
