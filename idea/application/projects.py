@@ -113,7 +113,7 @@ class ProjectRuntime:
             clock=deps.clock,
             timer=orchestration.timer,
             ids=deps.ids,
-            events=_ProjectNews(record.id, deps.events, self._core_event),
+            events=_ProjectNews(record.id, deps.events, lambda event: _note_limits(self.runner, event)),
             diagnostics=deps.diagnostics,
             timings=orchestration.timings,
             cpu=orchestration.cpu,
@@ -124,7 +124,7 @@ class ProjectRuntime:
                 clock=deps.clock,
                 diagnostics=deps.diagnostics,
                 conversation_of=self.runner.conversation_of,
-                provider_of=self._provider_key,
+                provider_of=lambda agent_id: _provider_key(self.runner, agent_id),
             ),
         )
         self.requests = HumanRequests(self.orchestrator)
@@ -169,20 +169,6 @@ class ProjectRuntime:
     @property
     def diagnostics(self) -> Diagnostics:
         return self._deps.diagnostics
-
-    def _core_event(self, event: object) -> None:
-        """running.json says when an agent was at its usage limit, for the resume offer (spec 05 §9)."""
-        match event:
-            case AgentRateLimited(agent_id=agent_id, resets_at_ms=resets_at_ms):
-                self.runner.note_limit(agent_id, resets_at_ms)
-            case AgentResumed(agent_id=agent_id):
-                self.runner.note_limit(agent_id, None)
-
-    def _provider_key(self, agent_id: AgentId) -> str | None:
-        try:
-            return self.runner.profile_of(agent_id).provider_key
-        except AppError:
-            return None
 
     def report_problem(self, message: str) -> None:
         self._deps.events.publish(ProjectProblem(self.id, message))
@@ -336,6 +322,22 @@ class ProjectRuntime:
             self._deps.diagnostics.beacon(f"[layout] save failed project={self.id}: {exc}")
             self._deps.events.publish(ProjectProblem(self.id, message))
         self._deps.events.publish(LayoutChanged(self.id, document))
+
+
+def _note_limits(runner: AgentRunner, event: object) -> None:
+    """running.json says when an agent was at its usage limit, for the resume offer (spec 05 §9)."""
+    match event:
+        case AgentRateLimited(agent_id=agent_id, resets_at_ms=resets_at_ms):
+            runner.note_limit(agent_id, resets_at_ms)
+        case AgentResumed(agent_id=agent_id):
+            runner.note_limit(agent_id, None)
+
+
+def _provider_key(runner: AgentRunner, agent_id: AgentId) -> str | None:
+    try:
+        return runner.profile_of(agent_id).provider_key
+    except AppError:
+        return None
 
 
 class _ProjectNews:

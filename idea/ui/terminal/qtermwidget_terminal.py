@@ -15,7 +15,6 @@ import asyncio
 import functools
 import os
 import shutil
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -37,6 +36,7 @@ from idea.infrastructure.terminal_stream import (
 from idea.infrastructure.terminal_subscribers import Subscribers
 from idea.ui.gui_thread import GuiThread
 from idea.ui.terminal.appearance import TerminalAppearance
+from idea.ui.terminal.output_handover import OutputHandover
 from idea.ui.terminal.terminal_view import TerminalView
 from idea.ui.terminal.write_portal import WritePortal
 
@@ -71,9 +71,7 @@ class QTermWidgetTerminal:
         # The program as the application sees it: its pid, its exit (recorded on the core loop).
         self._program = TerminalProgram(session_id, loop)
         self._output_subscribers: Subscribers[bytes] = Subscribers()
-        self._handover: list[bytes] = []  # output received on the GUI thread, not yet given to the core
-        self._handover_scheduled = False
-        self._handover_lock = threading.Lock()
+        self._handover = OutputHandover(loop, self._output_subscribers.notify)
         self._title_subscribers: Subscribers[str] = Subscribers()
         self._line_subscribers: Subscribers[None] = Subscribers()  # the person pressed Enter
         # GUI-thread state: the view and when it may go.
@@ -205,17 +203,7 @@ class QTermWidgetTerminal:
             if reply and self._view is not None:
                 self._view.terminal.sendText(reply.decode("ascii"))
         if self._output_subscribers:
-            self._hand_over(chunk if chunk is not None else data.encode("latin-1"))
-
-    def _hand_over(self, chunk: bytes) -> None:
-        """Output goes to the core loop in batches: one wake-up of the core thread takes everything the
-        widget received meanwhile (a wake-up per chunk costs the GUI thread the interpreter lock each time)."""
-        with self._handover_lock:
-            self._handover.append(chunk)
-            if self._handover_scheduled:
-                return
-            self._handover_scheduled = True
-        self._to_core(self._notify_output)
+            self._handover.give(chunk if chunk is not None else data.encode("latin-1"))
 
     def _on_title(self, title: str) -> None:
         self._to_core(self._title_subscribers.notify, title)
@@ -241,15 +229,6 @@ class QTermWidgetTerminal:
             self._loop.call_soon_threadsafe(callback, *args)
         except RuntimeError:
             pass  # the core loop has stopped: nobody is left to tell
-
-    # Core loop
-
-    def _notify_output(self) -> None:
-        with self._handover_lock:
-            chunks, self._handover = self._handover, []
-            self._handover_scheduled = False
-        if chunks:
-            self._output_subscribers.notify(b"".join(chunks))
 
 
 class QtTerminalFactory:
