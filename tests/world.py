@@ -15,6 +15,7 @@ from typing import Any
 from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.agents.runner import AgentLaunchDeps
 from idea.application.agents.templates import TemplateCatalogue
+from idea.application.permissions.service import PermissionService
 from idea.application.preferences import Preferences
 from idea.application.orchestrator.dispatch import CommandFamily
 from idea.application.orchestrator.service import OrchestratorService
@@ -35,6 +36,7 @@ from tests.fakes import (
     RecordingEvents,
     SequentialIds,
 )
+from tests.fakes_permissions import FakeSandbox, MemoryPermissionStore
 from tests.fakes_orchestration import (
     FakeActivity,
     FakeCpu,
@@ -101,6 +103,9 @@ class World:
         self.tokens = iter(f"token-{n}" for n in range(1, 1000))
         self.orchestration = MemoryOrchestrationAdapters()
         self.sign_in = ScriptedSignIn()
+        self.permission_store = MemoryPermissionStore()
+        self.sandbox = FakeSandbox()
+        self.permissions = PermissionService(self.permission_store, self.sandbox, self.host)
         self.deps = ProjectDeps(
             folder=self.folder,
             layouts=self.layouts,
@@ -125,6 +130,7 @@ class World:
                 rendezvous_window_ms=600_000,
                 rendezvous_ceiling_ms=14_400_000,
                 sign_in=self.sign_in,
+                permissions=self.permissions,
             ),
             orchestration=OrchestrationDeps(
                 adapters=self.orchestration,

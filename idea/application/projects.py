@@ -13,6 +13,7 @@ from idea.application.agents.lifecycle import TeamLifecycle
 from idea.application.agents.placement import AgentPlacement
 from idea.application.agents.placement_rules import InCell
 from idea.application.agents.ports import ManifestStore, PersonaStore
+from idea.application.agents.retarget import retarget_run_dirs
 from idea.application.agents.runner import AgentLaunchDeps, AgentRunner
 from idea.application.agents.templates import TemplateCatalogue
 from idea.application.named_layouts import NamedLayouts
@@ -413,6 +414,7 @@ class ProjectService:
         self._save_registry(registry.touched(record, self._deps.clock.now_ms()))
         self._deps.diagnostics.beacon(f"[project] opened id={record.id} root={root}")
         self._deps.events.publish(ProjectOpened(record.id, root, record.name))
+        retarget_run_dirs(self._deps.launching, root, record.id, self._deps.diagnostics)
         await runtime.open(new_cells=[leaf.id for leaf in lay.leaves(runtime.active.root)] if created else [])
         for problem in runtime.problems:
             self._deps.events.publish(ProjectProblem(record.id, problem))

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
-import sys
+
+from idea.infrastructure.installation import is_frozen
 
 
 class LocalHost:
@@ -30,4 +31,4 @@ class LocalHost:
         return shutil.which(program, path=path)
 
     def is_frozen(self) -> bool:
-        return bool(getattr(sys, "frozen", False)) or "APPIMAGE" in os.environ
+        return is_frozen()

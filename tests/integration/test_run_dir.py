@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import sys
 import tomllib
 from pathlib import Path
 
@@ -15,7 +14,6 @@ from idea.application.agents.ports import BridgeEndpoint, PreparedRunDir, RunDir
 from idea.domain.errors import AppError
 from idea.domain.profile import Profile
 from idea.infrastructure.agents.codex_auth import codex_credentials_available, link_codex_auth, user_codex_home
-from idea.infrastructure.agents.executable import idea_command
 from idea.infrastructure.agents.run_dir import LocalRunDirWriter
 from idea.infrastructure.resources import resources_dir
 
@@ -400,16 +398,6 @@ def test_agent_ids_must_be_uuids(root: Path) -> None:
 
     with pytest.raises(AppError, match="is not an agent id"):
         writer.prepare(request)
-
-
-# --- IdeA's own command -------------------------------------------------------------------------------
-
-
-def test_idea_command_prefers_the_appimage(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert idea_command({"APPIMAGE": "/home/ada/Apps/IdeA.AppImage"}) == ["/home/ada/Apps/IdeA.AppImage"]
-    assert idea_command({}) == [sys.executable, "-m", "idea"]
-    monkeypatch.setattr(sys, "frozen", True, raising=False)
-    assert idea_command({}) == [sys.executable]
 
 
 def test_by_default_hooks_run_the_relay_file_with_an_isolated_interpreter(root: Path) -> None:

@@ -39,7 +39,7 @@ Only explicit blocks are saved. Do not save transient status."""
 
 @dataclass(frozen=True)
 class OrchestrationTexts:
-    """The two variants of section 2 (resources/prompts/orchestration_{mcp,file}.md), with placeholders
+    """The two variants of section 2 (idea/resources/prompts/orchestration_{mcp,file}.md), with placeholders
     `{agentName}`, `{permissionSummary}`, `{projectRoot}` and `{requestsDir}`."""
 
     mcp: str

@@ -14,8 +14,7 @@ is free.
 from __future__ import annotations
 
 import asyncio
-
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 
 from idea.application.agents.catalogue import AgentCatalogue
@@ -129,15 +128,28 @@ class AgentPlacement:
         if self._project.sessions.live_agent_session(agent_id) is None:
             await self._catalogue.set_profile(agent_id, profile_id)
             return
+        await self._relaunch(agent_id, "profile change", partial(self._catalogue.set_profile, agent_id, profile_id))
+
+    async def relaunch(self, agent_id: AgentId, reason: str) -> None:
+        """Stop a running agent and start it again where it was (its cell, or the background), so that what
+        is written at launch (its permissions, its context file) applies. An agent not running is started in
+        the background."""
+        if self._project.sessions.live_agent_session(agent_id) is None:
+            await self.start(agent_id, InBackground(), reason=reason)
+            return
+        await self._relaunch(agent_id, reason, None)
+
+    async def _relaunch(self, agent_id: AgentId, reason: str, before_start: Callable[[], Awaitable[None]] | None) -> None:
         change = self._change()
         freed = await self._stop_into(change, agent_id)
         where: Place = InCell(freed) if freed is not None else InBackground()
 
-        async def relaunch() -> None:
-            await self._catalogue.set_profile(agent_id, profile_id)
-            await self._launch_into(change, agent_id, where, "profile change", room=False)
+        async def start_again() -> None:
+            if before_start is not None:
+                await before_start()
+            await self._launch_into(change, agent_id, where, reason, room=False)
 
-        await self._run(change, relaunch())
+        await self._run(change, start_again())
 
     async def resumable(self) -> list[ResumeCandidate]:
         """The agents to offer for resume when the project opens (reads running.json)."""

@@ -109,7 +109,7 @@ class ProfileStore(Protocol):
         ...
 
     def reference_profiles(self) -> list[Profile]:
-        """The four reference profiles shipped in resources/profiles/reference-profiles.json."""
+        """The four reference profiles shipped in idea/resources/profiles/reference-profiles.json."""
         ...
 
 
@@ -211,6 +211,8 @@ class RunDirRequest:
     codex_sandbox_mode: str | None = None  # from the permission projector, only when a policy exists
     trust_run_dir: bool = False  # record the run dir as trusted in the user's CLI configuration
     codex_approval_policy: str | None = None
+    sandbox_plan: Mapping[str, Any] | None = None  # `sandbox-plan.json` for `idea sandbox-exec` (spec 06 §8)
+    permission_args: tuple[str, ...] = ()  # the CLI's own permission arguments (spec 06 §6)
 
 
 @dataclass(frozen=True)
@@ -234,6 +236,11 @@ class RunDirWriter(Protocol):
         credentials. Raises AppError when a file cannot be written; files already written are left for
         inspection.
         """
+        ...
+
+    def retarget(self, project_root: str, endpoint: str) -> list[str]:
+        """Point the IdeA entries of the project's existing run dirs (bridge and hook relay declarations)
+        at this IdeA's executable and `endpoint` when they drifted; returns the files rewritten. Never raises."""
         ...
 
 
@@ -266,7 +273,7 @@ class CliDetector(Protocol):
 
 class PromptLibrary(Protocol):
     def orchestration_texts(self) -> OrchestrationTexts:
-        """Section 2 of the convention file: resources/prompts/orchestration_{mcp,file}.md."""
+        """Section 2 of the convention file: idea/resources/prompts/orchestration_{mcp,file}.md."""
         ...
 
 

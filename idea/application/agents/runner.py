@@ -25,6 +25,7 @@ from idea.application.agents.ports import (
 )
 from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.orchestrator.ports import LiveAgent
+from idea.application.permissions.service import LaunchPermissions, NoPermissions, PermissionService
 from idea.application.ports import Unsubscribe
 from idea.application.sessions import LaunchRequest
 from idea.application.sign_in import SignInChecker
@@ -59,6 +60,7 @@ class AgentLaunchDeps:
     new_token: Callable[[], str]  # a fresh launch secret
     rendezvous_window_ms: int
     rendezvous_ceiling_ms: int
+    permissions: PermissionService | NoPermissions = NoPermissions()  # spec 06
     sign_in: SignInChecker | None = None  # whether the CLI has credentials (spec 02 §9)
     sessions: SessionInspector | None = None  # the CLIs' own sessions, for the resume offer (spec 05 §11)
 
@@ -189,10 +191,11 @@ class AgentRunner:
         program = self._program(profile)
         self._check_sign_in(name, profile, reason)
         token = self._deps.new_token()
-        prepared = self._prepare_run_dir(agent_id, name, profile, token)
+        permissions = self._deps.permissions.for_launch(project.root, agent_id, name, profile)  # fail-closed
+        prepared = self._prepare_run_dir(agent_id, name, profile, token, permissions)
         conversation = conversation_id or conversation_for_pair(agent_id, None)
         plan = self._session_plan(profile, conversation, fresh=fresh)
-        argv = (program, *profile.args, *prepared.extra_args, *session_args(profile, plan))
+        argv = permissions.wrap((program, *profile.args, *prepared.extra_args, *session_args(profile, plan)))
         self._tokens[agent_id] = token
         self._conversations[agent_id] = conversation
         cwd = resolve_cwd(profile, prepared.run_dir, project.root)
@@ -241,7 +244,9 @@ class AgentRunner:
             raise AppError(ErrorCode.PROCESS, message, data={"signIn": check.cli})
         self._project.report_problem(message)
 
-    def _prepare_run_dir(self, agent_id: AgentId, name: str, profile: Profile, token: str) -> PreparedRunDir:
+    def _prepare_run_dir(
+        self, agent_id: AgentId, name: str, profile: Profile, token: str, permissions: LaunchPermissions
+    ) -> PreparedRunDir:
         """Write `.ideai/run/<agentId>/`: the convention file, the MCP declaration and hooks with this
         launch's secret, what the CLI's settings need."""
         project = self._project
@@ -253,12 +258,13 @@ class AgentRunner:
                 project_id=project.id,
                 agent_id=agent_id,
                 profile=profile,
-                convention_text=self._convention_text(agent_id, name, profile),
+                convention_text=self._convention_text(agent_id, name, profile, permissions.summary),
                 bridge=bridge,
                 tool_timeout_ms=rendezvous_tool_timeout_ms(
                     self._deps.rendezvous_window_ms, self._deps.rendezvous_ceiling_ms
                 ),
                 trust_run_dir=project.settings().trust_run_dirs_automatically,
+                **permissions.run_dir_fields(),
             )
         )
         for warning in prepared.warnings:
@@ -341,7 +347,9 @@ class AgentRunner:
             )
         return plan_session(profile, engine, assign_id=self._project.ids.new_id())
 
-    def _convention_text(self, agent_id: AgentId, name: str, profile: Profile) -> str:
+    def _convention_text(
+        self, agent_id: AgentId, name: str, profile: Profile, permission_summary: str | None
+    ) -> str:
         requests_dir = f"{self._project.root}/.ideai/requests/{agent_id}"
         return compose_convention_file(
             ComposeInputs(
@@ -353,6 +361,7 @@ class AgentRunner:
                 requests_dir="" if profile.materializes_idea_bridge() else requests_dir,
                 persona=self._catalogue.persona(agent_id),
                 live_state=self._project.orchestrator.work_state_rows(excluding=agent_id),
+                permission_summary=permission_summary,
             )
         )
 

@@ -49,6 +49,8 @@ from idea.infrastructure.agents.cli_trust import trust_for_claude, trust_for_gem
 from idea.infrastructure.agents.codex_auth import link_codex_auth, user_codex_home
 from idea.infrastructure.agents.executable import idea_command
 from idea.infrastructure.agents.hook_command import HOOK_SUBCOMMAND, hook_relay_command
+from idea.infrastructure.agents.run_dir_retarget import retarget_run_dirs
+from idea.infrastructure.agents.sandbox_plan_file import write_sandbox_plan
 from idea.infrastructure.fs import atomic_write_json, atomic_write_text, quarantine, read_json
 
 RUN_DIR = "run"
@@ -89,6 +91,12 @@ class LocalRunDirWriter:
                 data={"agentId": request.agent_id},
             ) from exc
 
+    def retarget(self, project_root: str, endpoint: str) -> list[str]:
+        return [
+            str(path)
+            for path in retarget_run_dirs(Path(project_root) / IDEAI_DIR / RUN_DIR, self._idea_command, endpoint)
+        ]
+
     def _prepare(self, request: RunDirRequest) -> PreparedRunDir:
         profile = request.profile
         root = Path(request.project_root).resolve()
@@ -105,6 +113,10 @@ class LocalRunDirWriter:
             self._write_mcp_declaration(request, profile.mcp.config, root, run_dir, launch)
         if profile.structured_adapter == "claude" or profile.hooks == "claude":
             self._write_claude_settings(request, run_dir, launch)
+        else:
+            (run_dir / CLAUDE_SETTINGS).unlink(missing_ok=True)  # a swapped-away CLI's permissions must not linger
+        write_sandbox_plan(run_dir, request.sandbox_plan)
+        launch.args.extend(request.permission_args)
         if request.trust_run_dir:
             self._trust(profile, cwd, launch)
 

@@ -36,6 +36,7 @@ from idea.infrastructure.terminal_stream import (
 from idea.infrastructure.terminal_subscribers import Subscribers
 from idea.ui.gui_thread import GuiThread
 from idea.ui.terminal.appearance import TerminalAppearance
+from idea.ui.terminal.factory import TerminalViewFactory
 from idea.ui.terminal.output_handover import OutputHandover
 from idea.ui.terminal.terminal_view import TerminalView
 from idea.ui.terminal.write_portal import WritePortal
@@ -231,57 +232,19 @@ class QTermWidgetTerminal:
             pass  # the core loop has stopped: nobody is left to tell
 
 
-class QtTerminalFactory:
+class QtTerminalFactory(TerminalViewFactory[QTermWidgetTerminal]):
     """Creates widget-backed terminals and keeps their views. Construct it on the GUI thread."""
 
-    def __init__(self, gui: GuiThread, loop: asyncio.AbstractEventLoop, appearance: TerminalAppearance) -> None:
-        self._gui = gui
-        self._loop = loop
-        self._appearance = appearance
-        self._terminals: dict[SessionId, QTermWidgetTerminal] = {}
-        # Never shown: the parent of every view that no cell shows, so its program keeps running.
-        self.parking_lot = QWidget()
-        self.parking_lot.setObjectName("TerminalParkingLot")
-
-    def create(self, session_id: SessionId, project_id: ProjectId) -> QTermWidgetTerminal:
-        terminal = QTermWidgetTerminal(
+    def _make(self, session_id: SessionId, project_id: ProjectId) -> QTermWidgetTerminal:
+        return QTermWidgetTerminal(
             session_id, project_id, self._gui, self._loop, self._appearance, parking_lot=self.parking_lot
         )
-        self._terminals[session_id] = terminal
-        return terminal
-
-    def release(self, session_id: SessionId) -> None:
-        terminal = self._terminals.pop(session_id, None)
-        if terminal is not None:
-            terminal.release()
 
     def portal_for(self, session_id: SessionId) -> WritePortal | None:
-        """PortalProvider: the input portal of a started session (any thread)."""
-        terminal = self._terminals.get(session_id)
-        return terminal.portal if terminal is not None else None
+        return super().portal_for(session_id)
 
     def view_for(self, session_id: SessionId) -> TerminalView | None:
-        """GUI thread: the view of a started session, for a cell to show."""
-        terminal = self._terminals.get(session_id)
-        return terminal.view if terminal is not None else None
-
-    def park(self, view: TerminalView) -> None:
-        """GUI thread: take back a view no cell shows any more (reparenting hides it; it keeps running)."""
-        view.setParent(self.parking_lot)
-
-    def close(self) -> None:
-        """GUI thread, after every program was stopped: delete the views now rather than whenever Python
-        collects them (a widget torn down late, outside its event loop, can take the process down)."""
-        for terminal in self._terminals.values():
-            terminal._release_view()
-        self._terminals.clear()
-        self.parking_lot.deleteLater()
-
-    def set_appearance(self, appearance: TerminalAppearance) -> None:
-        """GUI thread: restyle every terminal, and the ones created from now on."""
-        self._appearance = appearance
-        for terminal in list(self._terminals.values()):
-            terminal.set_appearance(appearance)
+        return super().view_for(session_id)
 
 
 def _command_with_exact_environment(executable: str, arguments: Sequence[str], env: Mapping[str, str]) -> list[str]:

@@ -1,6 +1,6 @@
 """The agent screens every window opens from its Agents menu and dock: the Agents panel, the first-run
-wizard, Settings ▸ Profiles and Agents ▸ Templates, and the run-folder trust setting. Built once by the
-window manager with what they need of the application."""
+wizard, Settings ▸ Profiles, Agents ▸ Templates, Agents ▸ Permissions and the run-folder trust setting.
+Built once by the window manager with what they need of the application."""
 
 from __future__ import annotations
 
@@ -11,11 +11,13 @@ from PySide6.QtWidgets import QWidget
 
 from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.agents.templates import TemplateCatalogue
+from idea.application.permissions.service import PermissionService
 from idea.application.preferences import Preferences
 from idea.application.projects import ProjectRuntime
 from idea.ui.agents.agents_panel import AgentsPanel
 from idea.ui.agents.team_model import AgentsPanelHost
 from idea.ui.core_client import CoreClient
+from idea.ui.permissions.panel import open_permissions
 from idea.ui.profiles.first_run_wizard import FirstRunWizard
 from idea.ui.profiles.profile_editor import ProfileEditor
 from idea.ui.templates.template_manager import TemplateManager
@@ -28,6 +30,7 @@ class AgentScreens:
         profiles: ProfileCatalogue,
         templates: TemplateCatalogue,
         preferences: Preferences,
+        permissions: PermissionService,
         open_runtimes: Callable[[], Iterable[ProjectRuntime]],
         profiles_changed: Callable[[], None],
     ) -> None:
@@ -35,6 +38,7 @@ class AgentScreens:
         self._profiles = profiles
         self._templates = templates
         self._preferences = preferences
+        self._permissions = permissions
         self._open_runtimes = open_runtimes
         self._profiles_changed = profiles_changed  # the open panels read profiles and templates again
 
@@ -56,6 +60,9 @@ class AgentScreens:
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.templatesChanged.connect(self._profiles_changed)
         dialog.open()
+
+    def open_permissions(self, runtime: ProjectRuntime, parent: QWidget) -> None:
+        open_permissions(self._client, self._permissions, runtime, parent)
 
     @property
     def trusts_run_dirs(self) -> bool:

@@ -26,6 +26,7 @@ from idea.domain import layout as lay
 from idea.domain.ids import NodeId, SessionId
 from idea.domain.project import ProjectRecord
 from idea.ui.windows.agent_screens import AgentScreens
+from idea.ui.windows.desktop_menu import add_menu_entry_action
 from idea.ui.windows.layout_bar import LayoutBar
 from idea.ui.windows.project_tab import ProjectTab
 from idea.ui.windows.tab_bar import ProjectTabBar
@@ -281,6 +282,7 @@ class MainWindow(QMainWindow):
             toggle.toggled.connect(lambda on, k=kind: self._manager.set_desktop_notification(k, on))
         notifications.aboutToShow.connect(lambda: self._sync_notification_toggles(notifications))
         help_menu = self.menuBar().addMenu("&Help")
+        add_menu_entry_action(self, help_menu)
         self._action(help_menu, "About IdeA", None, self._about)
 
     def _sync_notification_toggles(self, menu: QMenu) -> None:
@@ -331,6 +333,8 @@ class MainWindow(QMainWindow):
         self._action(agents_menu, "Set up AI CLIs…", None, lambda: screens.open_setup_wizard(self))
         self._action(agents_menu, "Profiles…", None, lambda: screens.open_profile_editor(self))
         self._action(agents_menu, "Templates…", None, lambda: screens.open_template_manager(self))
+        self._action(agents_menu, "Permissions…", None,
+                     lambda: self._on_tab(lambda tab: screens.open_permissions(tab.runtime, self)))
         trust = self._action(
             agents_menu, "Trust agents' run folders automatically", None,
             lambda: screens.set_trust_run_dirs(trust.isChecked()),

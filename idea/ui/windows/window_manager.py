@@ -11,6 +11,7 @@ import os
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QByteArray, QPoint, QTimer
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QWidget
@@ -24,7 +25,7 @@ from idea.domain.workspace import ColorScheme, WindowState, Workspace
 from idea.ui.agents.resume_dialog import offer_resume
 from idea.ui.core_client import CoreClient
 from idea.ui.event_relay import EventRelay
-from idea.ui.terminal.qtermwidget_terminal import QtTerminalFactory
+from idea.ui.terminal.factory import TerminalViewFactory
 from idea.ui.windows.agent_screens import AgentScreens
 from idea.ui.windows.main_window import MainWindow
 from idea.ui.windows.project_tab import ProjectTab
@@ -38,7 +39,7 @@ class WindowManager:
         self,
         app: App,
         client: CoreClient,
-        terminals: QtTerminalFactory,
+        terminals: TerminalViewFactory[Any],
         relay: EventRelay,
         theme_changed: Callable[[], None],
     ) -> None:
@@ -48,7 +49,8 @@ class WindowManager:
         self._theme_changed = theme_changed
         self.windows: list[MainWindow] = []
         self._screens = AgentScreens(
-            client, app.profiles, app.templates, app.preferences, app.projects.open_runtimes, self.profiles_changed
+            client, app.profiles, app.templates, app.preferences, app.permissions, app.projects.open_runtimes,
+            self.profiles_changed,
         )
         self.tabs: dict[str, ProjectTab] = {}
         self.settings_changed: Callable[[], None] = lambda: None  # told when a setting the GUI follows changes

@@ -17,7 +17,7 @@ from idea.application.agents.convention_file import (
     compose_convention_file,
 )
 
-PROMPTS = Path(__file__).resolve().parents[3] / "resources" / "prompts"
+PROMPTS = Path(__file__).resolve().parents[3] / "idea" / "resources" / "prompts"
 SELF = "a6ced819-b893-4213-b003-9e9dc79b9641"
 OTHER = "dce19c75-9669-4e45-b8de-9950025157da"
 TICKET = "3f2a9c1e-5d7b-4c1a-9e0f-2b6d8a4c7e11"

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
+from idea.infrastructure.resources import resources_dir
 from idea.domain.attention import (
     Attention,
     AttentionOrigin,
@@ -18,7 +18,7 @@ from idea.domain.attention import (
     visible_blocking_prompt,
 )
 
-REFERENCE = Path(__file__).resolve().parents[3] / "resources" / "profiles" / "reference-profiles.json"
+REFERENCE = resources_dir() / "profiles" / "reference-profiles.json"
 
 
 def test_claude_notification_reason() -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import random
 from datetime import datetime
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from idea.infrastructure.resources import resources_dir
 from idea.domain.profile import Profile, RateLimitPattern
 from idea.domain.session_limit import LimitEpisodes, LimitReport
 from idea.infrastructure.limits.detector import (
@@ -22,7 +22,7 @@ from idea.infrastructure.limits.detector import (
 
 PARIS = ZoneInfo("Europe/Paris")
 NOW = int(datetime(2026, 6, 17, 10, 0, tzinfo=PARIS).timestamp() * 1000)
-REFERENCE = Path(__file__).resolve().parents[3] / "resources" / "profiles" / "reference-profiles.json"
+REFERENCE = resources_dir() / "profiles" / "reference-profiles.json"
 
 
 def reference(slug_name: str) -> Profile:
