@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import stat
 import tomllib
 from pathlib import Path
