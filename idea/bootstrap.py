@@ -31,6 +31,9 @@ from idea.infrastructure.event_bus import EventBus
 from idea.infrastructure.host import LocalHost
 from idea.infrastructure.inspect.process_cpu import DescendantCpuProbe
 from idea.infrastructure.mcp.endpoint import mcp_endpoint
+from idea.infrastructure.agent_watching import LocalAgentWatchAdapters
+from idea.infrastructure.agents.sign_in import LocalSignInChecker
+from idea.infrastructure.inspect.engine_sessions import LocalSessionInspector
 from idea.infrastructure.orchestration_adapters import LocalOrchestrationAdapters
 from idea.infrastructure.paths import user_data_dir
 from idea.infrastructure.project_folder import LocalProjectFolder
@@ -140,6 +143,8 @@ def bootstrap(
             rendezvous_window_ms=timings.window_ms,
             rendezvous_ceiling_ms=timings.ceiling_ms,
             permissions=permissions,
+            sign_in=LocalSignInChecker(),
+            sessions=LocalSessionInspector(),
         ),
         orchestration=OrchestrationDeps(
             adapters=LocalOrchestrationAdapters(diagnostics, timings.mcp_safety_net_ms()),
@@ -147,6 +152,7 @@ def bootstrap(
             timer=MonotonicTimer(),
             timings=timings,
             cpu=DescendantCpuProbe(),
+            watching=LocalAgentWatchAdapters(clock, MonotonicTimer(), diagnostics),
         ),
     )
     return App(

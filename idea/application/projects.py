@@ -19,7 +19,10 @@ from idea.application.agents.templates import TemplateCatalogue
 from idea.application.named_layouts import NamedLayouts
 from idea.application.orchestrator.ports import OrchestrationAdapters, PortalProvider, ProcessCpuProbe, Timer
 from idea.application.orchestrator.service import OrchestratorService
+from idea.application.engine_sessions import EngineSessionRecorder
+from idea.application.limits.requests import LimitRequests
 from idea.application.orchestrator.timing import OrchestratorTimings
+from idea.application.orchestrator.watch_ports import AgentWatchAdapters
 from idea.application.ports import (
     Clock,
     Diagnostics,
@@ -34,8 +37,9 @@ from idea.application.ports import (
 from idea.application.sessions import LaunchRequest, SessionRegistry
 from idea.domain import layout as lay
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode, not_found
+from idea.domain.agent_state_events import AgentRateLimited, AgentResumed
 from idea.domain.events import LayoutChanged, OrchestrationNews, ProjectClosed, ProjectOpened, ProjectProblem
-from idea.domain.ids import NodeId, ProjectId, SessionId
+from idea.domain.ids import AgentId, NodeId, ProjectId, SessionId
 from idea.domain.project import ProjectRecord, ProjectRegistry
 from idea.domain.session import SessionInfo, SessionKind
 from idea.domain.workspace import NewCellContent, Settings
@@ -68,6 +72,7 @@ class OrchestrationDeps:
     timer: Timer
     timings: OrchestratorTimings
     cpu: ProcessCpuProbe | None = None
+    watching: AgentWatchAdapters | None = None  # terminal watches and resume timers (spec 05)
 
 
 class ProjectRuntime:
@@ -109,12 +114,22 @@ class ProjectRuntime:
             clock=deps.clock,
             timer=orchestration.timer,
             ids=deps.ids,
-            events=_ProjectNews(record.id, deps.events),
+            events=_ProjectNews(record.id, deps.events, lambda event: _note_limits(self.runner, event)),
             diagnostics=deps.diagnostics,
             timings=orchestration.timings,
             cpu=orchestration.cpu,
+            watching=orchestration.watching,
+            engine_sessions=EngineSessionRecorder(
+                root=record.root,
+                providers=deps.launching.providers,
+                clock=deps.clock,
+                diagnostics=deps.diagnostics,
+                conversation_of=self.runner.conversation_of,
+                provider_of=lambda agent_id: _provider_key(self.runner, agent_id),
+            ),
         )
         self.requests = HumanRequests(self.orchestrator)
+        self.limit_requests = LimitRequests(lambda: self.orchestrator.states.limits)
         self.layouts = NamedLayouts(self)
         self.doors = orchestration.adapters.doors(record.id, record.root, self.orchestrator)
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -155,6 +170,9 @@ class ProjectRuntime:
     @property
     def diagnostics(self) -> Diagnostics:
         return self._deps.diagnostics
+
+    def report_problem(self, message: str) -> None:
+        self._deps.events.publish(ProjectProblem(self.id, message))
 
     def schedule(self, work: Coroutine[Any, Any, Any]) -> None:
         """Run follow-up work from a callback on the core loop, keeping a reference until it ends."""
@@ -307,14 +325,36 @@ class ProjectRuntime:
         self._deps.events.publish(LayoutChanged(self.id, document))
 
 
-class _ProjectNews:
-    """Tags the orchestration core's events with their project, for subscribers of many projects."""
+def _note_limits(runner: AgentRunner, event: object) -> None:
+    """running.json says when an agent was at its usage limit, for the resume offer (spec 05 §9)."""
+    match event:
+        case AgentRateLimited(agent_id=agent_id, resets_at_ms=resets_at_ms):
+            runner.note_limit(agent_id, resets_at_ms)
+        case AgentResumed(agent_id=agent_id):
+            runner.note_limit(agent_id, None)
 
-    def __init__(self, project_id: ProjectId, events: EventPublisher) -> None:
+
+def _provider_key(runner: AgentRunner, agent_id: AgentId) -> str | None:
+    try:
+        return runner.profile_of(agent_id).provider_key
+    except AppError:
+        return None
+
+
+class _ProjectNews:
+    """Tags the orchestration core's events with their project, for subscribers of many projects; `observe`
+    sees each one first (the project's own bookkeeping)."""
+
+    def __init__(
+        self, project_id: ProjectId, events: EventPublisher, observe: Callable[[object], None] | None = None
+    ) -> None:
         self._project_id = project_id
         self._events = events
+        self._observe = observe
 
     def publish(self, event: object) -> None:
+        if self._observe is not None:
+            self._observe(event)
         self._events.publish(OrchestrationNews(self._project_id, event))
 
 

@@ -8,7 +8,7 @@ for the person's attention).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -16,6 +16,7 @@ from idea.application.agents.agent_activity import (
     IDLE_STATUS,
     NOTHING_KNOWN,
     AgentActivity,
+    LimitState,
     clock_text,
     elapsed_text,
 )
@@ -23,9 +24,11 @@ from idea.application.agents.profile_descriptions import delegation_label
 from idea.application.agents.templates import TemplateLink, TemplateStatus
 from idea.domain import layout as lay
 from idea.domain.agent import AgentEntry, AgentManifest
+from idea.domain.attention import AttentionReason, attention_title
 from idea.domain.ids import AgentId, NodeId, SessionId
 from idea.domain.profile import ProfileBook
 from idea.domain.session import SessionInfo, SessionState
+from idea.domain.session_limit import format_countdown
 
 NO_PLACE = "—"
 BACKGROUND = "background"
@@ -121,7 +124,23 @@ class AgentRow:
 
     @property
     def attention_text(self) -> str:
-        return f"needs you: {self.activity.attention}" if self.is_live and self.activity.attention else ""
+        if not (self.is_live and self.activity.attention):
+            return ""
+        try:
+            title = attention_title(self.name, AttentionReason(self.activity.attention))
+            return "needs you: " + title.removeprefix(f"{self.name} ")
+        except ValueError:
+            return f"needs you: {self.activity.attention}"
+
+    def limit_text(self, now_ms: int, format_time: Callable[[int], str]) -> str:
+        """ "limited until 15:00 · resumes in 12 min", "limited until 15:00 — automatic resume cancelled",
+        "usage limit (reset time unknown)"; empty when the agent is not limited."""
+        limit = self.activity.limit
+        return describe_limit(limit, now_ms, format_time) if limit is not None else ""
+
+    @property
+    def stalled_text(self) -> str:
+        return "no sign of work for a while" if self.is_live and self.activity.stalled else ""
 
     @property
     def late_reply_text(self) -> str:
@@ -264,3 +283,15 @@ def _row(
         uses_bridge=profile is not None and profile.materializes_idea_bridge(),
         activity=activity,
     )
+
+
+def describe_limit(limit: LimitState, now_ms: int, format_time: Callable[[int], str]) -> str:
+    if limit.resets_at_ms is not None:
+        text = f"limited until {format_time(limit.resets_at_ms)}"
+    else:
+        text = "usage limit (reset time unknown)"
+    if limit.fire_at_ms is not None:
+        return f"{text} · resumes in {format_countdown(max(0, limit.fire_at_ms - now_ms))}"
+    if limit.cancelled:
+        return f"{text} — automatic resume cancelled"
+    return text

@@ -90,6 +90,10 @@ class AgentProject(Protocol):
         """Forget an ended session once no layout shows it."""
         ...
 
+    def report_problem(self, message: str) -> None:
+        """Something the person must know about this project (shown by the UI)."""
+        ...
+
 
 class ProfileStore(Protocol):
     """`<user-data>/profiles.json` and the shipped reference profiles."""
@@ -270,4 +274,12 @@ class CliDetector(Protocol):
 class PromptLibrary(Protocol):
     def orchestration_texts(self) -> OrchestrationTexts:
         """Section 2 of the convention file: idea/resources/prompts/orchestration_{mcp,file}.md."""
+        ...
+
+
+class SessionInspector(Protocol):
+    """Read-only look at a CLI's own session files (spec 05 §4)."""
+
+    def subject(self, profile: Profile, run_dir: str, engine_session_id: str) -> str | None:
+        """The first prompt of that session, at most 80 characters; None when it cannot be found."""
         ...

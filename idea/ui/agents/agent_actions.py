@@ -84,6 +84,13 @@ class AgentActions:
             "Interrupt", run.interrupt, "interrupt",
             tip="Press Esc in the agent's terminal to stop its current turn (its queue stays)",
         )
+        self.cancel_resume_action = action(
+            "Cancel resume", run.cancel_resume,
+            tip="Do not resume this agent automatically when its usage limit lifts",
+        )
+        self.resume_now_action = action(
+            "Resume now", run.resume_now, tip="Give the agent its resume prompt now, without waiting for the reset",
+        )
 
     def _build_team_actions(self) -> None:
         team, action = self._team, self._action
@@ -140,6 +147,9 @@ class AgentActions:
         menu.addAction(self.stop_action)
         menu.addSeparator()
         menu.addActions([self.send_task_action, self.interrupt_action])
+        limit = row.activity.limit if (row := self._selected()) is not None else None
+        if limit is not None:
+            menu.addActions([self.cancel_resume_action, self.resume_now_action])
         menu.addSeparator()
         menu.addActions([self.attach_action, self.background_action])
         menu.addSeparator()
@@ -187,6 +197,9 @@ class AgentActions:
         self.focus_action.setEnabled(row is not None and row.in_cell)
         self.send_task_action.setEnabled(row is not None and not row.profile_missing)
         self.interrupt_action.setEnabled(live)
+        limit = row.activity.limit if row is not None else None
+        self.cancel_resume_action.setEnabled(limit is not None and limit.fire_at_ms is not None)
+        self.resume_now_action.setEnabled(limit is not None)
         for each in (self.persona_action, self.rename_action, self.save_template_action):
             each.setEnabled(selected)
         self.change_profile_menu.setEnabled(selected)

@@ -146,6 +146,63 @@ class RunGestures:
         self._ctx.run("Cannot deliver the task", runtime.requests.deliver_now(ticket_id),
                       self._ctx.done(f"Typing the waiting task into {name}'s terminal"))
 
+    # -- its usage limit --
+
+    def cancel_resume(self) -> None:
+        selection = self._ctx.selection()
+        if selection is None:
+            return
+        row, runtime = selection
+
+        def cancelled(done: bool) -> None:
+            self._ctx.status(
+                f"Automatic resume of {row.name} cancelled" if done else f"{row.name} had no automatic resume to cancel"
+            )
+
+        self._ctx.run(f"Cannot cancel the resume of {row.name}", runtime.limit_requests.cancel_resume(row.agent_id),
+                      cancelled)
+
+    def resume_now(self) -> None:
+        selection = self._ctx.selection()
+        if selection is None:
+            return
+        row, runtime = selection
+        limit = row.activity.limit
+        if limit is not None and limit.fire_at_ms is None:
+            # Cancelled or never armed: resume now is "resume at now".
+            work = runtime.limit_requests.resume_at(row.agent_id, runtime.clock.now_ms())
+        else:
+            work = runtime.limit_requests.resume_now(row.agent_id)
+        self._ctx.run(f"Cannot resume {row.name}", work, self._ctx.done(f"Resuming {row.name}"))
+
+    def resume_at(self, agent_id: AgentId, epoch_ms: int) -> None:
+        """The human net's "Resume at this time"."""
+        row, runtime = self._ctx.model.row(agent_id), self._ctx.model.runtime
+        if row is None or runtime is None:
+            return
+        self._ctx.model.activity.dismiss_human_net(agent_id)
+        self._ctx.redraw()
+        self._ctx.run(f"Cannot schedule the resume of {row.name}", runtime.limit_requests.resume_at(agent_id, epoch_ms),
+                      self._ctx.done(f"{row.name} will be resumed at the time you gave"))
+
+    def dismiss_human_net(self, agent_id: AgentId) -> None:
+        """ "Not a limit — dismiss" or "Keep waiting": nothing is armed."""
+        row, runtime = self._ctx.model.row(agent_id), self._ctx.model.runtime
+        if row is None or runtime is None:
+            return
+        self._ctx.model.activity.dismiss_human_net(agent_id)
+        self._ctx.redraw()
+        self._ctx.run("Cannot dismiss", runtime.limit_requests.dismiss(agent_id), lambda _r: None)
+
+    def interrupt_agent(self, agent_id: AgentId) -> None:
+        row, runtime = self._ctx.model.row(agent_id), self._ctx.model.runtime
+        if row is None or runtime is None or not row.is_live:
+            return
+        self._ctx.model.activity.dismiss_human_net(agent_id)
+        self._ctx.redraw()
+        self._ctx.run(f"Cannot interrupt {row.name}", runtime.requests.interrupt(row.name),
+                      self._ctx.done(f"Esc sent to {row.name}"))
+
     # -- helpers --
 
     def _go_to(self, row: AgentRow) -> None:

@@ -162,7 +162,6 @@ class TerminalView(QWidget):
         else:  # not expected with the pinned widget: the exit is still noticed, without its code
             _log.warning("the process object of pid %s was not found; its exit code will be unknown", pid)
             term.finished.connect(lambda: self._on_process_finished(None, None))
-        term.receivedData.connect(self._on_output)
         return pid
 
     def has_exited(self) -> bool:
@@ -175,6 +174,8 @@ class TerminalView(QWidget):
             code = -code if code > 0 else None  # Qt gives the signal that ended the process
         self._exit_code = code
         self._exit_noticed_at = time.monotonic()
+        # Output still arriving delays the report (connected only now: no Python call per chunk before).
+        self._term.receivedData.connect(self._on_output)
         # The widget closes its display when the program ends; the last screen stays worth reading.
         self._display.show()
         self._exit_timer.start()

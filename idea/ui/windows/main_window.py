@@ -49,6 +49,13 @@ FOCUS_SHORTCUTS = (
 )
 
 
+DESKTOP_NOTIFICATION_KINDS = (
+    ("attention", "When an agent needs you"),
+    ("usageLimit", "When an agent hits its usage limit or is resumed"),
+    ("humanNet", "When IdeA cannot tell when to resume an agent"),
+)
+
+
 class WindowHost(Protocol):
     """What a window asks of the application's set of windows (the WindowManager implements it)."""
 
@@ -83,6 +90,10 @@ class WindowHost(Protocol):
     def quit(self) -> None: ...
 
     def set_color_scheme(self, scheme: str) -> None: ...
+
+    def desktop_notifications(self) -> tuple[str, ...]: ...
+
+    def set_desktop_notification(self, kind: str, on: bool) -> None: ...
 
     def diagnostics_path(self) -> str: ...
 
@@ -262,9 +273,24 @@ class MainWindow(QMainWindow):
         view_menu = self.menuBar().addMenu("&View")
         self._action(view_menu, "Dark theme", None, lambda: self._manager.set_color_scheme("dark"))
         self._action(view_menu, "Light theme", None, lambda: self._manager.set_color_scheme("light"))
+        view_menu.addSeparator()
+        notifications = view_menu.addMenu("Desktop notifications")
+        for kind, text in DESKTOP_NOTIFICATION_KINDS:
+            toggle = notifications.addAction(text)
+            toggle.setCheckable(True)
+            toggle.setChecked(kind in self._manager.desktop_notifications())
+            toggle.toggled.connect(lambda on, k=kind: self._manager.set_desktop_notification(k, on))
+        notifications.aboutToShow.connect(lambda: self._sync_notification_toggles(notifications))
         help_menu = self.menuBar().addMenu("&Help")
         add_menu_entry_action(self, help_menu)
         self._action(help_menu, "About IdeA", None, self._about)
+
+    def _sync_notification_toggles(self, menu: QMenu) -> None:
+        enabled = self._manager.desktop_notifications()
+        for action, (kind, _text) in zip(menu.actions(), DESKTOP_NOTIFICATION_KINDS, strict=True):
+            action.blockSignals(True)
+            action.setChecked(kind in enabled)
+            action.blockSignals(False)
 
     def _build_file_menu(self, file_menu: QMenu) -> None:
         manager = self._manager

@@ -53,6 +53,7 @@ class WindowManager:
             self.profiles_changed,
         )
         self.tabs: dict[str, ProjectTab] = {}
+        self.settings_changed: Callable[[], None] = lambda: None  # told when a setting the GUI follows changes
         self._quitting = False
         self._save_timer = QTimer()
         self._save_timer.setSingleShot(True)
@@ -265,6 +266,14 @@ class WindowManager:
             QMessageBox.warning(window, "IdeA", event.message)
 
     # -- appearance --
+
+    def desktop_notifications(self) -> tuple[str, ...]:
+        return self._app.preferences.settings.desktop_notifications
+
+    def set_desktop_notification(self, kind: str, on: bool) -> None:
+        kinds = [k for k in self.desktop_notifications() if k != kind] + ([kind] if on else [])
+        self._app.preferences.update_settings(desktop_notifications=tuple(kinds))
+        self.settings_changed()
 
     def set_color_scheme(self, scheme: str) -> None:
         self._app.preferences.update_settings(color_scheme=ColorScheme(scheme))
