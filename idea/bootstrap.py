@@ -10,12 +10,13 @@ import asyncio
 import concurrent.futures
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.agents.runner import AgentLaunchDeps
 from idea.application.agents.templates import TemplateCatalogue
+from idea.application.git.projects import GitDeps, GitProjects
 from idea.application.orchestrator.ports import PortalProvider
 from idea.application.orchestrator.timing import OrchestratorTimings
 from idea.application.ports import Clock, Host, IdGenerator, TerminalFactory
@@ -27,6 +28,10 @@ from idea.infrastructure.clock import SystemClock, Uuid4Generator
 from idea.infrastructure.core_loop import CoreLoop
 from idea.infrastructure.diagnostics import FileDiagnostics
 from idea.infrastructure.event_bus import EventBus
+from idea.infrastructure.git.files import LocalWorktreeFiles
+from idea.infrastructure.git.pygit2_git import Pygit2Git
+from idea.infrastructure.git.watcher import WatchdogFolderWatcher
+from idea.infrastructure.git.worker import ThreadWorker
 from idea.infrastructure.host import LocalHost
 from idea.infrastructure.inspect.process_cpu import DescendantCpuProbe
 from idea.infrastructure.mcp.endpoint import mcp_endpoint
@@ -39,6 +44,7 @@ from idea.infrastructure.stores.manifest import JsonManifestStore
 from idea.infrastructure.stores.personas import MarkdownPersonaStore
 from idea.infrastructure.stores.profiles import JsonProfileStore
 from idea.infrastructure.stores.providers import JsonProviderSessionStore
+from idea.infrastructure.stores.reviews import JsonReviewStore
 from idea.infrastructure.stores.running import JsonRunningAgentsStore
 from idea.infrastructure.stores.templates import JsonTemplateStore
 from idea.infrastructure.stores.user_data import JsonUserDataStore
@@ -59,6 +65,8 @@ class App:
     profiles: ProfileCatalogue
     templates: TemplateCatalogue
     projects: ProjectService
+    git: GitProjects
+    closers: list[Callable[[], None]] = field(default_factory=list)  # after the core loop stops
 
     def shutdown(self, wait: Callable[[concurrent.futures.Future[None]], None] | None = None) -> None:
         """Stop every project's processes, then the core loop. `wait` waits for the closing; the GUI passes
@@ -71,6 +79,8 @@ class App:
                 wait(closing)
         finally:
             self.core.stop()
+            for close in self.closers:
+                close()
 
 
 def headless_terminals(loop: asyncio.AbstractEventLoop) -> TerminalFactory:
@@ -143,6 +153,24 @@ def bootstrap(
             cpu=DescendantCpuProbe(),
         ),
     )
+    git_worker, watcher = ThreadWorker(), WatchdogFolderWatcher()
+    git = GitProjects(
+        GitDeps(
+            port=Pygit2Git(),
+            worker=git_worker,
+            watcher=watcher,
+            files=LocalWorktreeFiles(),
+            reviews=JsonReviewStore(),
+            timer=MonotonicTimer(),
+            clock=clock,
+            ids=ids,
+            events=events,
+            diagnostics=diagnostics,
+            user_data=user_data,
+        ),
+        schedule=core.submit,
+    )
+    events.subscribe(git.on_event)
     return App(
         data_dir=data_dir,
         core=core,
@@ -152,4 +180,6 @@ def bootstrap(
         profiles=profiles,
         templates=templates,
         projects=ProjectService(deps, user_data),
+        git=git,
+        closers=[watcher.close, git_worker.close],
     )

@@ -1,0 +1,125 @@
+"""Git for every open project: one `GitWorkspace` per project, opened when the project opens (the
+repository found, stale worktrees pruned, the folders watched) and closed with it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+from idea.application.git.access import RepoAccess
+from idea.application.git.monitor import GitMonitor
+from idea.application.git.ports import FolderWatcher, GitPort, ReviewStore, Worker, WorktreeFiles
+from idea.application.git.reviews import ReviewService
+from idea.application.git.service import GitService
+from idea.application.git.worktrees import WorktreeService
+from idea.application.orchestrator.ports import Timer
+from idea.application.ports import Clock, Diagnostics, EventPublisher, IdGenerator, UserDataStore
+from idea.domain.errors import AppError, ErrorCode
+from idea.domain.events import ProjectClosed, ProjectOpened
+from idea.domain.ids import ProjectId
+
+
+@dataclass(frozen=True)
+class GitDeps:
+    port: GitPort
+    worker: Worker
+    watcher: FolderWatcher
+    files: WorktreeFiles
+    reviews: ReviewStore
+    timer: Timer
+    clock: Clock
+    ids: IdGenerator
+    events: EventPublisher
+    diagnostics: Diagnostics
+    user_data: UserDataStore
+
+
+class GitWorkspace:
+    """A project's git side: `git` for the panel, `worktrees` for per-agent worktrees, `reviews` for diff
+    reviews. All coroutines run on the core loop; repository work runs on the worker pool."""
+
+    def __init__(self, project_id: ProjectId, root: str, deps: GitDeps) -> None:
+        self.project_id = project_id
+        self.root = root
+        self._deps = deps
+        self.access = RepoAccess(project_id, root, deps.port, deps.worker, deps.events, deps.diagnostics)
+        self.worktrees = WorktreeService(self.access, deps.files, self._setup_command)
+        self.git = GitService(self.access, self.worktrees)
+        self.reviews = ReviewService(self.access, deps.reviews, deps.clock, deps.ids)
+        self._monitor = GitMonitor(deps.watcher, deps.timer, lambda: self.access.changed("files"))
+
+    async def open(self) -> None:
+        """Find the repository, prune stale worktree metadata, watch the folders. Best effort: a problem
+        is logged and shown by the panel when it reads the repository."""
+        try:
+            repo = await self.access.discover()
+            if repo is None:
+                return
+            await self.worktrees.prune()
+            self._monitor.start(repo.workdir, repo.git_dir)
+        except AppError as exc:
+            self._deps.diagnostics.beacon(f"[git] opening {self.root}: {exc.message}")
+
+    async def init(self) -> None:
+        repo = await self.access.init()
+        self._monitor.start(repo.workdir, repo.git_dir)
+
+    def close(self) -> None:
+        self._monitor.stop()
+
+    def _setup_command(self) -> str | None:
+        try:
+            record = self._deps.user_data.load_projects().by_id(self.project_id)
+        except AppError:
+            return None
+        return record.worktree_setup if record is not None else None
+
+    def set_setup_command(self, command: str | None) -> None:
+        """Save the command run in each new worktree of this project (`worktreeSetup` in projects.json)."""
+        registry = self._deps.user_data.load_projects()
+        record = registry.by_id(self.project_id)
+        if record is None:
+            raise AppError(ErrorCode.NOT_FOUND, f"project {self.project_id} is not registered")
+        cleaned = (command or "").strip() or None
+        updated = record.model_copy(update={"worktree_setup": cleaned})
+        others = tuple(p if p.id != record.id else updated for p in registry.projects)
+        self._deps.user_data.save_projects(registry.model_copy(update={"projects": others}))
+        self.access.changed("setup command")
+
+
+class GitProjects:
+    """The git workspaces of open projects, keyed by project id."""
+
+    def __init__(self, deps: GitDeps, schedule: Callable[[Coroutine[Any, Any, Any]], object]) -> None:
+        self._deps = deps
+        self._schedule = schedule  # run a coroutine on the core loop (from any thread)
+        self._workspaces: dict[ProjectId, GitWorkspace] = {}
+
+    def on_event(self, event: object) -> None:
+        """Subscribed to the event bus: open a project's git side when it opens, close it when it closes."""
+        match event:
+            case ProjectOpened(project_id=project_id, root=root):
+                self._schedule(self._open(project_id, root))
+            case ProjectClosed(project_id=project_id):
+                self._schedule(self._close(project_id))
+
+    def workspace(self, project_id: ProjectId, root: str) -> GitWorkspace:
+        """The project's git workspace (made on first use). Call on the core loop."""
+        workspace = self._workspaces.get(project_id)
+        if workspace is None or workspace.root != root:
+            workspace = self._workspaces[project_id] = GitWorkspace(project_id, root, self._deps)
+        return workspace
+
+    async def _open(self, project_id: ProjectId, root: str) -> None:
+        await self.workspace(project_id, root).open()
+
+    async def _close(self, project_id: ProjectId) -> None:
+        workspace = self._workspaces.pop(project_id, None)
+        if workspace is not None:
+            workspace.close()
+
+    def close_all(self) -> None:
+        for workspace in self._workspaces.values():
+            workspace.close()
+        self._workspaces.clear()
