@@ -39,9 +39,12 @@ def layout(commits: Sequence[tuple[str, Sequence[str]]], lanes: Lanes = ()) -> t
         bottom: list[tuple[int, int]] = []
         started = {column}  # lanes that begin at this dot carry no line from above
         for number, parent in enumerate(parents):
-            lane = _index(following, parent)
+            # The first parent continues the commit's own lane, even when another lane already waits for
+            # it: the two lanes join where that parent is drawn, as `git log --graph` shows a fork.
+            lane = column if number == 0 else _index(following, parent)
             if lane is None:
-                lane = column if number == 0 else _free(following)
+                lane = _free(following)
+            if following[lane] != parent:
                 following[lane] = parent
                 started.add(lane)
             bottom.append((column, lane))
