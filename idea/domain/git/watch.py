@@ -20,6 +20,8 @@ def is_relevant_change(relative: str, *, in_git_dir: bool) -> bool:
         return not name.endswith(".lock") and not path.startswith(_GIT_NOISE)
     if name.startswith(".") and ATOMIC_TEMP_MARK in name:
         return False
-    if path == IDEAI_DIR or path.startswith(f"{IDEAI_DIR}/"):
+    if path == IDEAI_DIR:
+        return False  # the folder itself: the files IdeA versions in it are reported one by one
+    if path.startswith(f"{IDEAI_DIR}/"):
         return not any(path == p.rstrip("/") or path.startswith(p) for p in GITIGNORED_RUNTIME_PATHS)
     return True

@@ -20,8 +20,8 @@ class _Handler(FileSystemEventHandler):
         self._on_change = on_change
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        if event.event_type not in _CHANGES:
-            return
+        if event.event_type not in _CHANGES or (event.is_directory and event.event_type == "modified"):
+            return  # a folder "modified" only says that something inside changed, reported on its own
         for path in (event.src_path, getattr(event, "dest_path", "")):
             if path:
                 self._on_change(os.fsdecode(path))
