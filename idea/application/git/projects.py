@@ -44,7 +44,7 @@ class GitWorkspace:
         self.root = root
         self._deps = deps
         self.access = RepoAccess(project_id, root, deps.port, deps.worker, deps.events, deps.diagnostics)
-        self.worktrees = WorktreeService(self.access, deps.files, self._setup_command)
+        self.worktrees = WorktreeService(self.access, deps.files, self.setup_command)
         self.git = GitService(self.access, self.worktrees)
         self.reviews = ReviewService(self.access, deps.reviews, deps.clock, deps.ids)
         self._monitor = GitMonitor(deps.watcher, deps.timer, lambda: self.access.changed("files"))
@@ -68,7 +68,8 @@ class GitWorkspace:
     def close(self) -> None:
         self._monitor.stop()
 
-    def _setup_command(self) -> str | None:
+    def setup_command(self) -> str | None:
+        """The command run in each new worktree of this project (`worktreeSetup` in projects.json)."""
         try:
             record = self._deps.user_data.load_projects().by_id(self.project_id)
         except AppError:

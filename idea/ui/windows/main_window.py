@@ -28,6 +28,7 @@ from idea.ui.agents.agents_panel import AgentsPanel
 from idea.ui.agents.first_run_wizard import FirstRunWizard
 from idea.ui.agents.profile_editor import ProfileEditor
 from idea.ui.agents.template_manager import TemplateManager
+from idea.ui.git.git_panel import git_dock
 from idea.ui.windows.project_tab import ProjectTab
 from idea.ui.windows.tab_bar import ProjectTabBar
 
@@ -111,6 +112,8 @@ class MainWindow(QMainWindow):
         self.agents_dock.setWidget(self.agents_panel)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.agents_dock)
         self.resizeDocks([self.agents_dock], [300], Qt.Orientation.Horizontal)
+        self.git_panel, self.git_dock = git_dock(self, manager.client, manager.app.git)
+        self.git_panel.statusMessage.connect(self.show_message)
         self._build_menus()
         self._refresh_stack()
 
@@ -165,6 +168,7 @@ class MainWindow(QMainWindow):
         self._update_title()
         tab = self.current_tab()
         self.agents_panel.set_project(tab.runtime if tab else None)
+        self.git_panel.set_project(tab.runtime if tab else None)
         if tab is not None:
             tab.focus_active()
         self._manager.workspace_changed()
@@ -273,6 +277,7 @@ class MainWindow(QMainWindow):
         agents_menu.addAction(self.agents_dock.toggleViewAction())
 
         view_menu = self.menuBar().addMenu("&View")
+        view_menu.addAction(self.git_dock.toggleViewAction())
         self._action(view_menu, "Dark theme", None, lambda: manager.set_color_scheme("dark"))
         self._action(view_menu, "Light theme", None, lambda: manager.set_color_scheme("light"))
 

@@ -6,7 +6,16 @@ import pytest
 
 from idea.domain.errors import AppError
 from idea.domain.git.diff import DiffKind
-from idea.domain.git.review import FileNow, Hint, Review, ReviewComment, ReviewTarget, address_hint, excerpt_of, ticket_text
+from idea.domain.git.review import (
+    FileNow,
+    Hint,
+    Review,
+    ReviewComment,
+    ReviewTarget,
+    address_hint,
+    excerpt_of,
+    ticket_text,
+)
 
 
 def comment(path: str, line: int, excerpt: str, text: str, side: str = "new", cid: str = "c") -> ReviewComment:

@@ -1,0 +1,460 @@
+"""The diff itself: a scroll area that paints only the rows on screen, in unified or side-by-side layout,
+with syntax colours, line numbers, and review comments drawn under the lines they are anchored to.
+
+A 10,000-line diff is a list of small row tuples; nothing per line is created until it is drawn."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from PySide6.QtCore import QPoint, QRect, Qt, Signal
+from PySide6.QtGui import QColor, QContextMenuEvent, QFont, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QResizeEvent
+from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QMenu, QWidget
+
+from idea.domain.git.diff import Diff, DiffLine, LineKind
+from idea.domain.git.model import display_path
+from idea.domain.git.review import ReviewComment
+from idea.domain.git.rows import Row, RowKind, file_row_index, note_for, side_by_side_rows, unified_rows
+from idea.ui.agents.widgets import monospace_font, palette_colors
+from idea.ui.git.highlight import Highlighter, Spans
+
+DRAWN_CHARS = 2000  # a longer line is cut when drawn (minified files)
+NUMBER_CHARS = 6
+CHANGE_LETTERS = {"new": "A", "modified": "M", "deleted": "D", "renamed": "R", "typechange": "T", "unreadable": "!"}
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """A line a person comments on: what the review records (spec 07 §3)."""
+
+    file_index: int
+    hunk_index: int
+    path: str
+    side: str  # "old" | "new"
+    line: int
+    hunk_header: str
+    text: str
+
+
+@dataclass(frozen=True)
+class CommentLine:
+    """One drawn line of a review comment, under the line it is anchored to."""
+
+    comment_id: str
+    text: str
+    first: bool
+    sent: bool
+
+
+@dataclass(frozen=True)
+class _Tint:
+    added: QColor
+    removed: QColor
+    empty: QColor
+    hunk: QColor
+    file: QColor
+    comment: QColor
+    sent: QColor
+    text: QColor
+    muted: QColor
+    current: QColor
+
+
+def _tint(widget: QWidget) -> tuple[_Tint, bool]:
+    c = palette_colors(widget)
+    dark = widget.palette().color(widget.backgroundRole()).lightness() < 128
+    pick = (lambda d, light: QColor(d if dark else light))  # noqa: E731
+    return _Tint(
+        added=pick("#1d3b2a", "#e6ffec"),
+        removed=pick("#47262b", "#ffebe9"),
+        empty=pick("#1a1c21", "#f4f4f5"),
+        hunk=QColor(c.header),
+        file=QColor(c.header_active),
+        comment=pick("#3b3620", "#fff8c5"),
+        sent=pick("#213245", "#ddf4ff"),
+        text=QColor(c.text),
+        muted=QColor(c.muted),
+        current=QColor(c.accent),
+    ), dark
+
+
+class DiffView(QAbstractScrollArea):
+    commentRequested = Signal(object)  # Anchor
+    commentEditRequested = Signal(str)  # comment id
+    commentDeleteRequested = Signal(str)
+    hunkActionRequested = Signal(int, int)  # file index, hunk index
+    currentFileChanged = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFont(monospace_font())
+        self.viewport().setCursor(Qt.CursorShape.IBeamCursor)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self._diff: Diff | None = None
+        self._side_by_side = False
+        self._rows: list[Row] = []
+        self._lines: list[Row | CommentLine] = []
+        self._comments: Sequence[ReviewComment] = ()
+        self._highlighter: Highlighter | None = None
+        self._current = -1
+        self._file = -1
+        self._longest = 0
+        self.hunk_action_text: str | None = None  # "Stage this hunk", "Unstage this hunk", or None
+        self._tint, self._dark = _tint(self)
+        self.verticalScrollBar().valueChanged.connect(self._scrolled)
+        self.horizontalScrollBar().valueChanged.connect(lambda _v: self.viewport().update())
+
+    # -- content --
+
+    def set_diff(self, diff: Diff, side_by_side: bool | None = None) -> None:
+        self._diff = diff
+        if side_by_side is not None:
+            self._side_by_side = side_by_side
+        self._tint, self._dark = _tint(self)
+        self._highlighter = Highlighter(diff, self._dark)
+        self._longest = max((len(line.text) for f in diff.files for h in f.hunks for line in h.lines), default=0)
+        self._rebuild(keep_top=False)
+
+    def set_side_by_side(self, side_by_side: bool) -> None:
+        if side_by_side != self._side_by_side and self._diff is not None:
+            file = self._file_at(self.verticalScrollBar().value())
+            self._side_by_side = side_by_side
+            self._rebuild(keep_top=False)
+            self.scroll_to_file(file)
+
+    @property
+    def side_by_side(self) -> bool:
+        return self._side_by_side
+
+    def set_comments(self, comments: Sequence[ReviewComment]) -> None:
+        self._comments = comments
+        self._rebuild(keep_top=True)
+
+    def _rebuild(self, *, keep_top: bool) -> None:
+        top = self.verticalScrollBar().value()
+        diff = self._diff
+        self._rows = [] if diff is None else (side_by_side_rows(diff) if self._side_by_side else unified_rows(diff))
+        self._lines = list(self._rows)
+        if self._comments and diff is not None:
+            placed = self._anchor_rows()
+            for row_index in sorted(placed, reverse=True):
+                extra: list[Row | CommentLine] = []
+                for comment in placed[row_index]:
+                    text_lines = comment.text.splitlines() or [""]
+                    extra.extend(
+                        CommentLine(comment.id or "", text, number == 0, comment.sent)
+                        for number, text in enumerate(text_lines)
+                    )
+                self._lines[row_index + 1 : row_index + 1] = extra
+        self._update_scrollbars()
+        self.verticalScrollBar().setValue(top if keep_top else 0)
+        self.viewport().update()
+
+    def _anchor_rows(self) -> dict[int, list[ReviewComment]]:
+        assert self._diff is not None
+        where: dict[tuple[str, str, int], int] = {}
+        for index, row in enumerate(self._rows):
+            if row.kind is not RowKind.LINE:
+                continue
+            file = self._diff.files[row.file]
+            hunk = file.hunks[row.hunk]
+            for line in self._row_lines(row, hunk.lines):
+                if line.old is not None and line.kind is not LineKind.ADDED:
+                    where.setdefault((file.path, "old", line.old), index)
+                if line.new is not None and line.kind is not LineKind.REMOVED:
+                    where.setdefault((file.path, "new", line.new), index)
+        placed: dict[int, list[ReviewComment]] = {}
+        for comment in self._comments:
+            index = where.get((comment.path, comment.side, comment.line))
+            if index is not None:
+                placed.setdefault(index, []).append(comment)
+        return placed
+
+    def placed_comment_ids(self) -> set[str]:
+        return {line.comment_id for line in self._lines if isinstance(line, CommentLine)}
+
+    def _row_lines(self, row: Row, lines: Sequence[DiffLine]) -> list[DiffLine]:
+        if not self._side_by_side:
+            return [lines[row.left]]
+        return [lines[i] for i in {row.left, row.right} if i >= 0]
+
+    # -- queries (tests, the viewer) --
+
+    def row_count(self) -> int:
+        return len(self._lines)
+
+    def line_at(self, index: int) -> Row | CommentLine:
+        return self._lines[index]
+
+    def first_visible_row(self) -> int:
+        return self.verticalScrollBar().value()
+
+    def visible_rows(self) -> int:
+        return max(1, self.viewport().height() // self._row_height())
+
+    def scroll_to_file(self, file_index: int) -> None:
+        if self._diff is None or not self._diff.files:
+            return
+        target = file_row_index(self._rows, max(0, min(file_index, len(self._diff.files) - 1)))
+        row = self._rows[target]
+        self.verticalScrollBar().setValue(self._lines.index(row) if row in self._lines else target)
+
+    def anchor_for(self, index: int, side: str | None = None) -> Anchor | None:
+        """The commentable line drawn at display row `index` (`side` chooses in side-by-side layout)."""
+        if self._diff is None or not 0 <= index < len(self._lines):
+            return None
+        row = self._lines[index]
+        if not isinstance(row, Row) or row.kind is not RowKind.LINE:
+            return None
+        file = self._diff.files[row.file]
+        hunk = file.hunks[row.hunk]
+        if self._side_by_side:
+            pick = row.left if side == "old" else row.right
+            if pick < 0:
+                pick = row.right if side == "old" else row.left
+            line = hunk.lines[pick]
+        else:
+            line = hunk.lines[row.left]
+        chosen = "old" if line.kind is LineKind.REMOVED or (side == "old" and line.old is not None) else "new"
+        number = line.old if chosen == "old" else line.new
+        assert number is not None
+        return Anchor(row.file, row.hunk, file.path, chosen, number, hunk.range_header, line.text)
+
+    # -- geometry --
+
+    def _row_height(self) -> int:
+        return self.fontMetrics().height() + 4
+
+    def _char_width(self) -> int:
+        return max(1, self.fontMetrics().horizontalAdvance("0"))
+
+    def _gutter(self) -> int:
+        numbers = (1 if self._side_by_side else 2) * NUMBER_CHARS
+        return (numbers + 2) * self._char_width()
+
+    def _update_scrollbars(self) -> None:
+        visible = self.visible_rows()
+        self.verticalScrollBar().setRange(0, max(0, len(self._lines) - visible + 1))
+        self.verticalScrollBar().setPageStep(visible)
+        width = min(self._longest, DRAWN_CHARS) * self._char_width() + self._gutter()
+        half = self.viewport().width() // (2 if self._side_by_side else 1)
+        self.horizontalScrollBar().setRange(0, max(0, width - half))
+        self.horizontalScrollBar().setPageStep(half)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._update_scrollbars()
+
+    def _scrolled(self, value: int) -> None:
+        self.viewport().update()
+        file = self._file_at(value)
+        if file != self._file and file >= 0:
+            self._file = file
+            self.currentFileChanged.emit(file)
+
+    def _file_at(self, index: int) -> int:
+        for line in reversed(self._lines[: index + 1]):
+            if isinstance(line, Row):
+                return line.file
+        return 0 if self._lines else -1
+
+    # -- painting --
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self.viewport())
+        painter.setFont(self.font())
+        height = self._row_height()
+        first = self.verticalScrollBar().value()
+        width = self.viewport().width()
+        for offset in range(self.visible_rows() + 1):
+            index = first + offset
+            if index >= len(self._lines):
+                break
+            rect = QRect(0, offset * height, width, height)
+            self._paint_row(painter, rect, self._lines[index], index == self._current)
+        painter.end()
+
+    def _paint_row(self, painter: QPainter, rect: QRect, row: Row | CommentLine, current: bool) -> None:
+        tint = self._tint
+        if isinstance(row, CommentLine):
+            painter.fillRect(rect, tint.sent if row.sent else tint.comment)
+            prefix = ("✉ " if row.sent else "💬 ") if row.first else "   "
+            painter.setPen(tint.text)
+            painter.drawText(rect.adjusted(self._gutter(), 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, prefix + row.text)
+            return
+        assert self._diff is not None
+        file = self._diff.files[row.file]
+        if row.kind is RowKind.FILE:
+            painter.fillRect(rect, tint.file)
+            bold = QFont(self.font())
+            bold.setBold(True)
+            painter.setFont(bold)
+            painter.setPen(tint.text)
+            letter = CHANGE_LETTERS.get(file.change.value, "M")
+            title = display_path(file.path)
+            if file.old_path and file.new_path and file.old_path != file.new_path:
+                title = f"{display_path(file.old_path)} → {title}"
+            painter.drawText(rect.adjusted(6, 0, -6, 0), Qt.AlignmentFlag.AlignVCenter,
+                             f"{letter}  {title}   +{file.additions} −{file.deletions}")
+            painter.setFont(self.font())
+        elif row.kind is RowKind.NOTE:
+            painter.setPen(tint.muted)
+            painter.drawText(rect.adjusted(self._gutter(), 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, note_for(file))
+        elif row.kind is RowKind.HUNK:
+            painter.fillRect(rect, tint.hunk)
+            painter.setPen(tint.muted)
+            painter.drawText(rect.adjusted(self._gutter(), 0, 0, 0), Qt.AlignmentFlag.AlignVCenter,
+                             file.hunks[row.hunk].header)
+        elif self._side_by_side:
+            half = rect.width() // 2
+            self._paint_side(painter, QRect(rect.x(), rect.y(), half, rect.height()), row, row.left, "old")
+            self._paint_side(painter, QRect(rect.x() + half, rect.y(), rect.width() - half, rect.height()),
+                             row, row.right, "new")
+            painter.fillRect(QRect(rect.x() + half - 1, rect.y(), 1, rect.height()), tint.hunk.darker(130))
+        else:
+            self._paint_unified(painter, rect, row)
+        if current:
+            painter.fillRect(QRect(rect.x(), rect.y(), 3, rect.height()), tint.current)
+
+    def _paint_unified(self, painter: QPainter, rect: QRect, row: Row) -> None:
+        assert self._diff is not None
+        line = self._diff.files[row.file].hunks[row.hunk].lines[row.left]
+        if line.kind is not LineKind.CONTEXT:
+            painter.fillRect(rect, self._tint.added if line.kind is LineKind.ADDED else self._tint.removed)
+        cw = self._char_width()
+        painter.setPen(self._tint.muted)
+        numbers = f"{_number(line.old)}{_number(line.new)}"
+        painter.drawText(rect.adjusted(2, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, numbers)
+        painter.drawText(rect.adjusted(2 * NUMBER_CHARS * cw + 4, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter,
+                         line.kind.value)
+        self._paint_text(painter, rect, self._gutter(), row.file, row.hunk, row.left, line)
+
+    def _paint_side(self, painter: QPainter, rect: QRect, row: Row, index: int, side: str) -> None:
+        assert self._diff is not None
+        if index < 0:
+            painter.fillRect(rect, self._tint.empty)
+            return
+        line = self._diff.files[row.file].hunks[row.hunk].lines[index]
+        if line.kind is LineKind.ADDED:
+            painter.fillRect(rect, self._tint.added)
+        elif line.kind is LineKind.REMOVED:
+            painter.fillRect(rect, self._tint.removed)
+        painter.setPen(self._tint.muted)
+        painter.drawText(rect.adjusted(2, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter,
+                         _number(line.old if side == "old" else line.new))
+        self._paint_text(painter, rect, self._gutter(), row.file, row.hunk, index, line)
+
+    def _paint_text(
+        self, painter: QPainter, rect: QRect, gutter: int, file: int, hunk: int, index: int, line: DiffLine
+    ) -> None:
+        text = line.text[:DRAWN_CHARS]
+        spans = self._highlighter.spans(file, hunk, index) if self._highlighter is not None else ()
+        if "\t" in text:
+            text, spans = _expand_tabs(text, spans)
+        painter.save()
+        clip = QRect(rect.x() + gutter, rect.y(), rect.width() - gutter, rect.height())
+        painter.setClipRect(clip)
+        cw = self._char_width()
+        x0 = clip.x() - self.horizontalScrollBar().value()
+        baseline = rect.y() + (rect.height() + self.fontMetrics().ascent() - self.fontMetrics().descent()) // 2
+        done = 0
+        for start, length, color in spans:
+            if start > done:
+                painter.setPen(self._tint.text)
+                painter.drawText(QPoint(x0 + done * cw, baseline), text[done:start])
+            painter.setPen(color)
+            painter.drawText(QPoint(x0 + start * cw, baseline), text[start : start + length])
+            done = start + length
+        if done < len(text):
+            painter.setPen(self._tint.text)
+            painter.drawText(QPoint(x0 + done * cw, baseline), text[done:])
+        if line.no_newline:
+            painter.setPen(self._tint.muted)
+            painter.drawText(QPoint(x0 + len(text) * cw + cw, baseline), "⏎̸ no newline at end of file")
+        painter.restore()
+
+    # -- interaction --
+
+    def _index_at(self, point: QPoint) -> int:
+        return self.verticalScrollBar().value() + point.y() // self._row_height()
+
+    def _side_at(self, point: QPoint) -> str | None:
+        if not self._side_by_side:
+            return None
+        return "old" if point.x() < self.viewport().width() // 2 else "new"
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        self._current = self._index_at(event.position().toPoint())
+        self.viewport().update()
+        super().mousePressEvent(event)
+
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
+        point = event.position().toPoint()
+        index = self._index_at(point)
+        line = self._lines[index] if 0 <= index < len(self._lines) else None
+        if isinstance(line, CommentLine):
+            self.commentEditRequested.emit(line.comment_id)
+            return
+        anchor = self.anchor_for(index, self._side_at(point))
+        if anchor is not None:
+            self.commentRequested.emit(anchor)
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        index = self._index_at(event.pos())
+        if not 0 <= index < len(self._lines):
+            return
+        self._current = index
+        self.viewport().update()
+        menu = QMenu(self)
+        line = self._lines[index]
+        if isinstance(line, CommentLine):
+            menu.addAction("Edit comment…", lambda: self.commentEditRequested.emit(line.comment_id))
+            menu.addAction("Delete comment", lambda: self.commentDeleteRequested.emit(line.comment_id))
+        else:
+            anchor = self.anchor_for(index, self._side_at(event.pos()))
+            if anchor is not None:
+                menu.addAction("Comment on this line…", lambda: self.commentRequested.emit(anchor))
+                menu.addAction("Copy line", lambda: QApplication.clipboard().setText(anchor.text))
+            if self.hunk_action_text and line.kind in (RowKind.LINE, RowKind.HUNK):
+                menu.addAction(self.hunk_action_text, lambda: self.hunkActionRequested.emit(line.file, line.hunk))
+        if not menu.isEmpty():
+            menu.exec(event.globalPos())
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        bar = self.verticalScrollBar()
+        steps = {
+            Qt.Key.Key_Down: 1, Qt.Key.Key_Up: -1,
+            Qt.Key.Key_PageDown: bar.pageStep(), Qt.Key.Key_PageUp: -bar.pageStep(),
+        }
+        if event.key() in steps:
+            bar.setValue(bar.value() + steps[event.key()])
+        elif event.key() == Qt.Key.Key_Home:
+            bar.setValue(0)
+        elif event.key() == Qt.Key.Key_End:
+            bar.setValue(bar.maximum())
+        else:
+            super().keyPressEvent(event)
+
+
+def _number(value: int | None) -> str:
+    return f"{value:>{NUMBER_CHARS - 1}} " if value is not None else " " * NUMBER_CHARS
+
+
+def _expand_tabs(text: str, spans: Spans) -> tuple[str, Spans]:
+    """Tabs drawn as spaces to the next multiple of 4, with the colour spans moved along."""
+    positions = []
+    column = 0
+    out = []
+    for ch in text:
+        positions.append(column)
+        if ch == "\t":
+            width = 4 - column % 4
+            out.append(" " * width)
+            column += width
+        else:
+            out.append(ch)
+            column += 1
+    positions.append(column)
+    moved = tuple((positions[s], positions[min(s + n, len(text))] - positions[s], c) for s, n, c in spans)
+    return "".join(out), moved

@@ -1,0 +1,123 @@
+"""The Worktrees tab's actions: diff vs base, merge into base (conflicts reported, never forced), remove
+(what would be lost shown first, removal only once the person confirms that list), setup command."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from idea.application.git.access import MISSING_IDENTITY
+from idea.application.git.projects import GitWorkspace
+from idea.application.git.worktrees import RemovalNeedsConfirmation, spec_for
+from idea.domain.errors import AppError
+from idea.domain.git.worktrees import MergeKind, MergeOutcome, RemovalReport, WorktreeView
+from idea.ui.agents.widgets import ask, show_error
+from idea.ui.git.dialogs import LineDialog, LossDialog
+
+if TYPE_CHECKING:
+    from idea.ui.git.actions import PanelActions
+    from idea.ui.git.git_panel import GitPanel
+
+
+class WorktreeActions:
+    def __init__(self, panel: GitPanel, actions: PanelActions) -> None:
+        self.panel = panel
+        self.actions = actions
+        self.dialog: object | None = None
+        worktrees = panel.worktrees
+        worktrees.diffRequested.connect(self.diff)
+        worktrees.mergeRequested.connect(self.confirm_merge)
+        worktrees.removeRequested.connect(self.request_removal)
+        worktrees.setupRequested.connect(self.edit_setup_command)
+
+    def diff(self, view: WorktreeView) -> None:
+        self.panel.open_diff(spec_for(view))
+
+    def confirm_merge(self, view: WorktreeView) -> None:
+        branch = view.info.branch or ""
+        self.dialog = ask(
+            self.panel, "Merge into base", f"Merge {branch} into {view.base}?", "Merge", lambda: self.merge(view),
+            informative=(
+                f"A fast-forward when {view.base} has nothing new, otherwise a merge commit. If the two conflict, "
+                "nothing is changed and the conflicting files are listed. When it is checked out here, your "
+                "working tree must be clean."
+            ),
+        )
+
+    def merge(self, view: WorktreeView) -> None:
+        def failed(error: BaseException) -> None:
+            if isinstance(error, AppError) and error.data.get(MISSING_IDENTITY):
+                self.actions.ask_identity(lambda: self.merge(view))
+            else:
+                self.actions.failed(error)
+
+        self.actions.call(lambda ws: ws.worktrees.merge_into_base(view.info.name), self._merged, failed)
+
+    def _merged(self, outcome: MergeOutcome) -> None:
+        if outcome.kind is MergeKind.CONFLICTS:
+            self.dialog = show_error(self.panel, "Merge not done", outcome.message())
+            self.panel.message.show_error(outcome.message())
+        else:
+            self.panel.show_message(outcome.message())
+
+    def request_removal(self, view: WorktreeView) -> None:
+        """Ask first; when removing would lose work, the list of what is lost is shown and confirmed too."""
+        self.dialog = ask(
+            self.panel, "Remove worktree", f"Remove the worktree at {view.info.path}?", "Remove",
+            lambda: self.remove(view, None),
+            informative=f"Its folder is deleted; the branch {view.info.branch or ''} stays. The main tree is "
+                        "never touched.",
+            destructive=True,
+        )
+
+    def remove(self, view: WorktreeView, confirmed: RemovalReport | None) -> None:
+        name = view.info.name
+
+        def failed(error: BaseException) -> None:
+            if isinstance(error, RemovalNeedsConfirmation):
+                self.confirm_removal(view, error)
+            else:
+                self.actions.failed(error)
+
+        self.actions.call(lambda ws: ws.worktrees.remove(name, confirmed),
+                          f"Removed the worktree {view.info.path} (branch {view.info.branch} kept).", failed)
+
+    def confirm_removal(self, view: WorktreeView, refusal: RemovalNeedsConfirmation) -> None:
+        report = refusal.report
+        self.dialog = LossDialog(
+            "Remove worktree",
+            f"Removing {view.info.path} would lose this work. The branch stays, but uncommitted files are "
+            "deleted with the folder.",
+            report.describe(refusal.base),
+            "Remove and lose it",
+            lambda: self.remove(view, report),
+            self.panel,
+        )
+        self.dialog.open()
+
+    def edit_setup_command(self) -> None:
+        self.actions.call(lambda ws: _setup_command(ws), self._ask_setup_command)
+
+    def _ask_setup_command(self, current: str | None) -> None:
+        def save(command: str) -> None:
+            self.actions.call(lambda ws: _set_setup_command(ws, command), "Setup command saved.")
+
+        dialog = LineDialog(
+            "Worktree setup command",
+            "Command run in a visible shell in each new worktree of this project (empty: none):",
+            save,
+            text=current or "",
+            hint="For example npm ci or uv sync. Kept in your own IdeA settings, not in the repository.",
+            accept_text="Save",
+            allow_empty=True,
+            parent=self.panel,
+        )
+        self.dialog = dialog
+        dialog.open()
+
+
+async def _setup_command(workspace: GitWorkspace) -> str | None:
+    return workspace.setup_command()
+
+
+async def _set_setup_command(workspace: GitWorkspace, command: str) -> None:
+    workspace.set_setup_command(command)
