@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from idea.domain.errors import invalid
 from idea.domain.git.model import ChangeKind, short_oid
@@ -51,8 +52,9 @@ class LineKind(StrEnum):
     REMOVED = "-"
 
 
-@dataclass(frozen=True, slots=True)
-class DiffLine:
+class DiffLine(NamedTuple):
+    """One line of a hunk (a named tuple: a 10,000-line diff makes 10,000 of them, cheaply)."""
+
     kind: LineKind
     old: int | None  # line number on the old side (None for an added line)
     new: int | None  # line number on the new side (None for a removed line)

@@ -7,8 +7,8 @@ follows it; context lines sit on both sides.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 from idea.domain.git.diff import Diff, FileDiff, LineKind, human_size
 
@@ -20,8 +20,9 @@ class RowKind(Enum):
     LINE = "line"  # a line (unified) or a pair of lines (side by side)
 
 
-@dataclass(frozen=True, slots=True)
-class Row:
+class Row(NamedTuple):
+    """One display row (a named tuple: one per diff line, built in bulk)."""
+
     kind: RowKind
     file: int
     hunk: int = -1

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from PySide6.QtCore import QPoint, QRect, Qt, Signal
+from PySide6.QtCore import QPoint, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QContextMenuEvent, QFont, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QResizeEvent
 from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QMenu, QWidget
 
@@ -100,6 +100,8 @@ class DiffView(QAbstractScrollArea):
         self._current = -1
         self._file = -1
         self._longest = 0
+        self._unlexed: set[tuple[int, int, int]] = set()
+        self._measured: tuple[QFont, tuple[int, int, int]] | None = None
         self.hunk_action_text: str | None = None  # "Stage this hunk", "Unstage this hunk", or None
         self._tint, self._dark = _tint(self)
         self.verticalScrollBar().valueChanged.connect(self._scrolled)
@@ -224,10 +226,20 @@ class DiffView(QAbstractScrollArea):
     # -- geometry --
 
     def _row_height(self) -> int:
-        return self.fontMetrics().height() + 4
+        return self._metrics()[0]
 
     def _char_width(self) -> int:
-        return max(1, self.fontMetrics().horizontalAdvance("0"))
+        return self._metrics()[1]
+
+    def _metrics(self) -> tuple[int, int, int]:
+        """(row height, character width, text baseline offset), measured once per font."""
+        font = self.font()
+        if self._measured is None or self._measured[0] != font:
+            metrics = self.fontMetrics()
+            height = metrics.height() + 4
+            baseline = (height + metrics.ascent() - metrics.descent()) // 2
+            self._measured = (QFont(font), (height, max(1, metrics.horizontalAdvance("0")), baseline))
+        return self._measured[1]
 
     def _gutter(self) -> int:
         numbers = (1 if self._side_by_side else 2) * NUMBER_CHARS
@@ -274,6 +286,16 @@ class DiffView(QAbstractScrollArea):
             rect = QRect(0, offset * height, width, height)
             self._paint_row(painter, rect, self._lines[index], index == self._current)
         painter.end()
+        if self._unlexed:
+            QTimer.singleShot(0, self._lex_unlexed)  # colours follow the first screen at once
+
+    def _lex_unlexed(self) -> None:
+        highlighter, pending = self._highlighter, self._unlexed
+        self._unlexed = set()
+        if highlighter is not None and pending:
+            for key in sorted(pending):
+                highlighter.lex(key)
+            self.viewport().update()
 
     def _paint_row(self, painter: QPainter, rect: QRect, row: Row | CommentLine, current: bool) -> None:
         tint = self._tint
@@ -350,6 +372,9 @@ class DiffView(QAbstractScrollArea):
     ) -> None:
         text = line.text[:DRAWN_CHARS]
         spans = self._highlighter.spans(file, hunk, index) if self._highlighter is not None else ()
+        if spans is None:
+            self._unlexed.add(Highlighter.chunk_of(file, hunk, index))
+            spans = ()
         if "\t" in text:
             text, spans = _expand_tabs(text, spans)
         painter.save()
@@ -357,7 +382,7 @@ class DiffView(QAbstractScrollArea):
         painter.setClipRect(clip)
         cw = self._char_width()
         x0 = clip.x() - self.horizontalScrollBar().value()
-        baseline = rect.y() + (rect.height() + self.fontMetrics().ascent() - self.fontMetrics().descent()) // 2
+        baseline = rect.y() + self._metrics()[2]
         done = 0
         for start, length, color in spans:
             if start > done:

@@ -3,17 +3,18 @@ is drawn, so a 10,000-line diff costs only what is on screen."""
 
 from __future__ import annotations
 
+import importlib
 from functools import lru_cache
 
 from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_for_filename
+from pygments.lexers._mapping import LEXERS
 from pygments.lexers.special import TextLexer
 from pygments.token import Comment, Keyword, Name, Number, Operator, String, Token, _TokenType
 from PySide6.QtGui import QColor
 
 from idea.domain.git.diff import Diff
 
-CHUNK_LINES = 200
+CHUNK_LINES = 64  # about one screen: the first screen lexes one or two chunks
 Spans = tuple[tuple[int, int, QColor], ...]  # (start, length, colour) within one line
 
 _DARK = {
@@ -42,10 +43,34 @@ _LIGHT = {
 
 @lru_cache(maxsize=256)
 def lexer_for(path: str) -> Lexer:
-    try:
-        return get_lexer_for_filename(path, stripnl=False, ensurenl=False)
-    except Exception:  # noqa: BLE001  (pygments raises ClassNotFound, and plugins may raise anything)
-        return TextLexer(stripnl=False, ensurenl=False)
+    """The lexer of a file name, found by its suffix or exact name in Pygments' own table. (Pygments' search
+    by file name matches every glob of every lexer and reads the installed plugins: 300 ms the first time,
+    too long for a diff's first screen.)"""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    table = _lexer_table()
+    suffix = name[name.rfind(".") :].lower() if "." in name else ""
+    found = table.get(name) or table.get(suffix)
+    if found is not None:
+        module, class_name = found
+        try:
+            lexer_class = getattr(importlib.import_module(module), class_name)
+            return lexer_class(stripnl=False, ensurenl=False)
+        except Exception:  # noqa: BLE001  (a broken lexer module must not stop the diff from showing)
+            pass
+    return TextLexer(stripnl=False, ensurenl=False)
+
+
+@lru_cache(maxsize=1)
+def _lexer_table() -> dict[str, tuple[str, str]]:
+    """Suffix (".py") or exact file name ("Makefile") → (module, lexer class), the first lexer listed wins."""
+    table: dict[str, tuple[str, str]] = {}
+    for class_name, (module, _name, _aliases, patterns, _mimes) in LEXERS.items():
+        for pattern in patterns:
+            if pattern.startswith("*.") and not any(ch in pattern[2:] for ch in "*?["):
+                table.setdefault(pattern[1:].lower(), (module, class_name))
+            elif not any(ch in pattern for ch in "*?["):
+                table.setdefault(pattern, (module, class_name))
+    return table
 
 
 class Highlighter:
@@ -56,13 +81,19 @@ class Highlighter:
         self._chunks: dict[tuple[int, int, int], list[Spans]] = {}
         self._by_type: dict[_TokenType, QColor | None] = {}
 
-    def spans(self, file_index: int, hunk_index: int, line_index: int) -> Spans:
+    def spans(self, file_index: int, hunk_index: int, line_index: int) -> Spans | None:
+        """The line's colours, or None while its chunk is not lexed yet (see `lex`)."""
         chunk = line_index // CHUNK_LINES
-        key = (file_index, hunk_index, chunk)
-        lines = self._chunks.get(key)
-        if lines is None:
-            lines = self._chunks[key] = self._lex(file_index, hunk_index, chunk)
-        return lines[line_index - chunk * CHUNK_LINES]
+        lines = self._chunks.get((file_index, hunk_index, chunk))
+        return None if lines is None else lines[line_index - chunk * CHUNK_LINES]
+
+    @staticmethod
+    def chunk_of(file_index: int, hunk_index: int, line_index: int) -> tuple[int, int, int]:
+        return file_index, hunk_index, line_index // CHUNK_LINES
+
+    def lex(self, key: tuple[int, int, int]) -> None:
+        if key not in self._chunks:
+            self._chunks[key] = self._lex(*key)
 
     def _lex(self, file_index: int, hunk_index: int, chunk: int) -> list[Spans]:
         file = self._diff.files[file_index]
