@@ -67,6 +67,7 @@ def report() -> list[tuple[str, str]]:
             ("Display", os.environ.get("WAYLAND_DISPLAY") or os.environ.get("DISPLAY") or "none"),
             ("Terminal backend", _terminal_backend()),
             ("Headless terminals", f"ptyprocess {_package_version('ptyprocess')}"),
+            ("Git", f"pygit2 {_package_version('pygit2')} (libgit2 bundled)"),
             ("User data", f"{user_data_dir()}{'  (IDEA_DATA_DIR)' if os.environ.get('IDEA_DATA_DIR') else ''}"),
             ("Diagnostics log", str(logs_dir() / "idea.log")),
             ("Login shell", host.login_shell()),

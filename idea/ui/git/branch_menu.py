@@ -1,5 +1,5 @@
-"""The branch switcher: the current branch on a button whose menu switches, creates and deletes branches,
-and says where push and fetch are."""
+"""The branch switcher: the current branch on a button whose menu switches, compares, creates and deletes
+branches, and says where push and fetch are."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ class BranchButton(QToolButton):
     switchRequested = Signal(str)
     createRequested = Signal()
     deleteRequested = Signal(str)
+    compareRequested = Signal(str)  # a branch, to diff against the current one
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -46,6 +47,11 @@ class BranchButton(QToolButton):
             action.setChecked(branch.is_head)
             action.setEnabled(not branch.is_head and not branch.worktree and switch_blocked is None)
         menu.addSeparator()
+        others = [b for b in branches if not b.is_head]
+        compare = menu.addMenu(f"Diff against {head.label()}")
+        compare.setEnabled(bool(others) and not head.unborn)
+        for branch in others:
+            compare.addAction(branch.name, lambda name=branch.name: self.compareRequested.emit(name))
         menu.addAction("New branch…", self.createRequested.emit).setEnabled(not head.unborn)
         deletable = [b for b in branches if not b.is_head and not b.worktree]
         delete = menu.addMenu("Delete branch")

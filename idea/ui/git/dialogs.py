@@ -1,5 +1,5 @@
 """Small dialogs of the git screens, all opened without a nested event loop: the commit author, a one-line
-answer (branch name, setup command), and the confirmation that shows what removing a worktree would lose."""
+answer (a branch name), and the confirmation that shows what removing a worktree would lose."""
 
 from __future__ import annotations
 

@@ -9,19 +9,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import QPoint, QRect, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QContextMenuEvent, QFont, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QResizeEvent
+from PySide6.QtGui import QContextMenuEvent, QFont, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QResizeEvent
 from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QMenu, QWidget
 
 from idea.domain.git.diff import Diff, DiffLine, LineKind
-from idea.domain.git.model import display_path
 from idea.domain.git.review import ReviewComment
-from idea.domain.git.rows import Row, RowKind, file_row_index, note_for, side_by_side_rows, unified_rows
-from idea.ui.agents.widgets import monospace_font, palette_colors
-from idea.ui.git.highlight import Highlighter, Spans
-
-DRAWN_CHARS = 2000  # a longer line is cut when drawn (minified files)
-NUMBER_CHARS = 6
-CHANGE_LETTERS = {"new": "A", "modified": "M", "deleted": "D", "renamed": "R", "typechange": "T", "unreadable": "!"}
+from idea.domain.git.rows import Row, RowKind, file_row_index, side_by_side_rows, unified_rows
+from idea.ui.agents.widgets import monospace_font
+from idea.ui.git.diff_paint import DRAWN_CHARS, NUMBER_CHARS, CommentLine, RowPainter, tint_of
+from idea.ui.git.highlight import Highlighter
 
 
 @dataclass(frozen=True)
@@ -35,48 +31,6 @@ class Anchor:
     line: int
     hunk_header: str
     text: str
-
-
-@dataclass(frozen=True)
-class CommentLine:
-    """One drawn line of a review comment, under the line it is anchored to."""
-
-    comment_id: str
-    text: str
-    first: bool
-    sent: bool
-
-
-@dataclass(frozen=True)
-class _Tint:
-    added: QColor
-    removed: QColor
-    empty: QColor
-    hunk: QColor
-    file: QColor
-    comment: QColor
-    sent: QColor
-    text: QColor
-    muted: QColor
-    current: QColor
-
-
-def _tint(widget: QWidget) -> tuple[_Tint, bool]:
-    c = palette_colors(widget)
-    dark = widget.palette().color(widget.backgroundRole()).lightness() < 128
-    pick = (lambda d, light: QColor(d if dark else light))  # noqa: E731
-    return _Tint(
-        added=pick("#1d3b2a", "#e6ffec"),
-        removed=pick("#47262b", "#ffebe9"),
-        empty=pick("#1a1c21", "#f4f4f5"),
-        hunk=QColor(c.header),
-        file=QColor(c.header_active),
-        comment=pick("#3b3620", "#fff8c5"),
-        sent=pick("#213245", "#ddf4ff"),
-        text=QColor(c.text),
-        muted=QColor(c.muted),
-        current=QColor(c.accent),
-    ), dark
 
 
 class DiffView(QAbstractScrollArea):
@@ -103,7 +57,7 @@ class DiffView(QAbstractScrollArea):
         self._unlexed: set[tuple[int, int, int]] = set()
         self._measured: tuple[QFont, tuple[int, int, int]] | None = None
         self.hunk_action_text: str | None = None  # "Stage this hunk", "Unstage this hunk", or None
-        self._tint, self._dark = _tint(self)
+        self._tint, self._dark = tint_of(self)
         self.verticalScrollBar().valueChanged.connect(self._scrolled)
         self.horizontalScrollBar().valueChanged.connect(lambda _v: self.viewport().update())
 
@@ -113,8 +67,9 @@ class DiffView(QAbstractScrollArea):
         self._diff = diff
         if side_by_side is not None:
             self._side_by_side = side_by_side
-        self._tint, self._dark = _tint(self)
+        self._tint, self._dark = tint_of(self)
         self._highlighter = Highlighter(diff, self._dark)
+        self._unlexed = set()  # chunks noted while the previous diff was drawn mean nothing now
         self._longest = max((len(line.text) for f in diff.files for h in f.hunks for line in h.lines), default=0)
         self._rebuild(keep_top=False)
 
@@ -274,17 +229,22 @@ class DiffView(QAbstractScrollArea):
     # -- painting --
 
     def paintEvent(self, event: QPaintEvent) -> None:
+        if self._diff is None:
+            return
+        height, char_width, baseline = self._metrics()
+        rows = RowPainter(
+            self._diff, self.font(), self._tint, height, char_width, baseline, self._gutter(), self._side_by_side,
+            self._highlighter, self.horizontalScrollBar().value(), self._unlexed,
+        )
         painter = QPainter(self.viewport())
         painter.setFont(self.font())
-        height = self._row_height()
         first = self.verticalScrollBar().value()
         width = self.viewport().width()
         for offset in range(self.visible_rows() + 1):
             index = first + offset
             if index >= len(self._lines):
                 break
-            rect = QRect(0, offset * height, width, height)
-            self._paint_row(painter, rect, self._lines[index], index == self._current)
+            rows.paint(painter, QRect(0, offset * height, width, height), self._lines[index], index == self._current)
         painter.end()
         if self._unlexed:
             QTimer.singleShot(0, self._lex_unlexed)  # colours follow the first screen at once
@@ -296,108 +256,6 @@ class DiffView(QAbstractScrollArea):
             for key in sorted(pending):
                 highlighter.lex(key)
             self.viewport().update()
-
-    def _paint_row(self, painter: QPainter, rect: QRect, row: Row | CommentLine, current: bool) -> None:
-        tint = self._tint
-        if isinstance(row, CommentLine):
-            painter.fillRect(rect, tint.sent if row.sent else tint.comment)
-            prefix = ("✉ " if row.sent else "💬 ") if row.first else "   "
-            painter.setPen(tint.text)
-            painter.drawText(rect.adjusted(self._gutter(), 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, prefix + row.text)
-            return
-        assert self._diff is not None
-        file = self._diff.files[row.file]
-        if row.kind is RowKind.FILE:
-            painter.fillRect(rect, tint.file)
-            bold = QFont(self.font())
-            bold.setBold(True)
-            painter.setFont(bold)
-            painter.setPen(tint.text)
-            letter = CHANGE_LETTERS.get(file.change.value, "M")
-            title = display_path(file.path)
-            if file.old_path and file.new_path and file.old_path != file.new_path:
-                title = f"{display_path(file.old_path)} → {title}"
-            painter.drawText(rect.adjusted(6, 0, -6, 0), Qt.AlignmentFlag.AlignVCenter,
-                             f"{letter}  {title}   +{file.additions} −{file.deletions}")
-            painter.setFont(self.font())
-        elif row.kind is RowKind.NOTE:
-            painter.setPen(tint.muted)
-            painter.drawText(rect.adjusted(self._gutter(), 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, note_for(file))
-        elif row.kind is RowKind.HUNK:
-            painter.fillRect(rect, tint.hunk)
-            painter.setPen(tint.muted)
-            painter.drawText(rect.adjusted(self._gutter(), 0, 0, 0), Qt.AlignmentFlag.AlignVCenter,
-                             file.hunks[row.hunk].header)
-        elif self._side_by_side:
-            half = rect.width() // 2
-            self._paint_side(painter, QRect(rect.x(), rect.y(), half, rect.height()), row, row.left, "old")
-            self._paint_side(painter, QRect(rect.x() + half, rect.y(), rect.width() - half, rect.height()),
-                             row, row.right, "new")
-            painter.fillRect(QRect(rect.x() + half - 1, rect.y(), 1, rect.height()), tint.hunk.darker(130))
-        else:
-            self._paint_unified(painter, rect, row)
-        if current:
-            painter.fillRect(QRect(rect.x(), rect.y(), 3, rect.height()), tint.current)
-
-    def _paint_unified(self, painter: QPainter, rect: QRect, row: Row) -> None:
-        assert self._diff is not None
-        line = self._diff.files[row.file].hunks[row.hunk].lines[row.left]
-        if line.kind is not LineKind.CONTEXT:
-            painter.fillRect(rect, self._tint.added if line.kind is LineKind.ADDED else self._tint.removed)
-        cw = self._char_width()
-        painter.setPen(self._tint.muted)
-        numbers = f"{_number(line.old)}{_number(line.new)}"
-        painter.drawText(rect.adjusted(2, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, numbers)
-        painter.drawText(rect.adjusted(2 * NUMBER_CHARS * cw + 4, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter,
-                         line.kind.value)
-        self._paint_text(painter, rect, self._gutter(), row.file, row.hunk, row.left, line)
-
-    def _paint_side(self, painter: QPainter, rect: QRect, row: Row, index: int, side: str) -> None:
-        assert self._diff is not None
-        if index < 0:
-            painter.fillRect(rect, self._tint.empty)
-            return
-        line = self._diff.files[row.file].hunks[row.hunk].lines[index]
-        if line.kind is LineKind.ADDED:
-            painter.fillRect(rect, self._tint.added)
-        elif line.kind is LineKind.REMOVED:
-            painter.fillRect(rect, self._tint.removed)
-        painter.setPen(self._tint.muted)
-        painter.drawText(rect.adjusted(2, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter,
-                         _number(line.old if side == "old" else line.new))
-        self._paint_text(painter, rect, self._gutter(), row.file, row.hunk, index, line)
-
-    def _paint_text(
-        self, painter: QPainter, rect: QRect, gutter: int, file: int, hunk: int, index: int, line: DiffLine
-    ) -> None:
-        text = line.text[:DRAWN_CHARS]
-        spans = self._highlighter.spans(file, hunk, index) if self._highlighter is not None else ()
-        if spans is None:
-            self._unlexed.add(Highlighter.chunk_of(file, hunk, index))
-            spans = ()
-        if "\t" in text:
-            text, spans = _expand_tabs(text, spans)
-        painter.save()
-        clip = QRect(rect.x() + gutter, rect.y(), rect.width() - gutter, rect.height())
-        painter.setClipRect(clip)
-        cw = self._char_width()
-        x0 = clip.x() - self.horizontalScrollBar().value()
-        baseline = rect.y() + self._metrics()[2]
-        done = 0
-        for start, length, color in spans:
-            if start > done:
-                painter.setPen(self._tint.text)
-                painter.drawText(QPoint(x0 + done * cw, baseline), text[done:start])
-            painter.setPen(color)
-            painter.drawText(QPoint(x0 + start * cw, baseline), text[start : start + length])
-            done = start + length
-        if done < len(text):
-            painter.setPen(self._tint.text)
-            painter.drawText(QPoint(x0 + done * cw, baseline), text[done:])
-        if line.no_newline:
-            painter.setPen(self._tint.muted)
-            painter.drawText(QPoint(x0 + len(text) * cw + cw, baseline), "⏎̸ no newline at end of file")
-        painter.restore()
 
     # -- interaction --
 
@@ -460,26 +318,3 @@ class DiffView(QAbstractScrollArea):
             bar.setValue(bar.maximum())
         else:
             super().keyPressEvent(event)
-
-
-def _number(value: int | None) -> str:
-    return f"{value:>{NUMBER_CHARS - 1}} " if value is not None else " " * NUMBER_CHARS
-
-
-def _expand_tabs(text: str, spans: Spans) -> tuple[str, Spans]:
-    """Tabs drawn as spaces to the next multiple of 4, with the colour spans moved along."""
-    positions = []
-    column = 0
-    out = []
-    for ch in text:
-        positions.append(column)
-        if ch == "\t":
-            width = 4 - column % 4
-            out.append(" " * width)
-            column += width
-        else:
-            out.append(ch)
-            column += 1
-    positions.append(column)
-    moved = tuple((positions[s], positions[min(s + n, len(text))] - positions[s], c) for s, n, c in spans)
-    return "".join(out), moved

@@ -4,15 +4,13 @@ graph, worktrees and reviews. It follows the window's current tab, refreshes on 
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
     QHBoxLayout,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QMainWindow,
     QPushButton,
     QStackedWidget,
@@ -22,14 +20,13 @@ from PySide6.QtWidgets import (
 )
 
 from idea.application.git.projects import GitProjects
-from idea.application.git.service import GitSnapshot, LogPage
+from idea.application.git.service import GitSnapshot
 from idea.application.projects import ProjectRuntime
 from idea.domain.events import ProjectClosed
 from idea.domain.git.diff import DiffKind, DiffSpec
 from idea.domain.git.events import GitChanged
 from idea.domain.git.model import RepoState, StatusReport
 from idea.domain.git.notices import Gesture, refusal
-from idea.domain.git.review import Review
 from idea.ui.agents.widgets import HintLabel, Notice, error_text
 from idea.ui.core_client import CoreClient
 from idea.ui.git.actions import PanelActions
@@ -37,12 +34,12 @@ from idea.ui.git.branch_menu import BranchButton
 from idea.ui.git.commit_box import CommitBox
 from idea.ui.git.diff_viewer import DiffWindow
 from idea.ui.git.git_client import GitClient
-from idea.ui.git.log_view import LogView
+from idea.ui.git.log_view import HistoryPage
+from idea.ui.git.reviews_page import ReviewsPage
 from idea.ui.git.status_view import Group, StatusView
 from idea.ui.git.worktree_actions import WorktreeActions
 from idea.ui.git.worktree_list import WorktreeList
 
-REVIEW_ROLE = Qt.ItemDataRole.UserRole
 PAGE_NO_PROJECT, PAGE_NO_REPOSITORY, PAGE_REPOSITORY = 0, 1, 2
 TAB_CHANGES, TAB_HISTORY, TAB_WORKTREES, TAB_REVIEWS = 0, 1, 2, 3
 
@@ -59,7 +56,6 @@ class GitPanel(QWidget):
         self._refreshing = False
         self._pending = False
         self._stale = False
-        self._log_head: str | None = None
         self.diff_windows: list[DiffWindow] = []
         self.actions = PanelActions(self)
 
@@ -87,6 +83,7 @@ class GitPanel(QWidget):
         self.branch_button.switchRequested.connect(actions.switch_branch)
         self.branch_button.createRequested.connect(actions.ask_new_branch)
         self.branch_button.deleteRequested.connect(actions.delete_branch)
+        self.branch_button.compareRequested.connect(self.compare_branch)
         self.summary = QLabel()
         self.diff_button = QPushButton("Diff…")
         self.diff_button.setToolTip("Working tree vs HEAD, untracked files included")
@@ -119,23 +116,14 @@ class GitPanel(QWidget):
         bulk.addStretch(1)
         changes = _column(self.status, bulk, self.commit)
 
-        self.log = LogView()
-        self.log.doubleClicked.connect(self._open_commit)
-        self.more_button = QPushButton("Load 100 more")
-        self.more_button.clicked.connect(self.load_more)
-        self.more_button.hide()
-        history = _column(self.log, self.more_button)
-
+        self.history = HistoryPage(lambda: self.git, actions.failed)
+        self.history.commitOpened.connect(lambda c: self.open_diff(DiffSpec(DiffKind.COMMIT, head=c.oid)))
         self.worktrees = WorktreeList()
-        self.reviews = QListWidget()
-        self.reviews.itemActivated.connect(self._open_review)
-        reviews = _column(
-            HintLabel("Reviews are kept in .ideai/reviews/ (not versioned). Open one to see its diff and comments."),
-            self.reviews,
-        )
+        self.reviews = ReviewsPage(lambda: self.git, actions.failed)
+        self.reviews.reviewOpened.connect(lambda review: self.open_diff(review.target.spec()))
         self.tabs = QTabWidget()
-        for widget, title in ((changes, "Changes"), (history, "History"), (self.worktrees, "Worktrees"),
-                              (reviews, "Reviews")):
+        for widget, title in ((changes, "Changes"), (self.history, "History"), (self.worktrees, "Worktrees"),
+                              (self.reviews, "Reviews")):
             self.tabs.addTab(widget, title)
         self.tabs.currentChanged.connect(lambda _i: self._load_tab())
         page = QWidget()
@@ -154,8 +142,7 @@ class GitPanel(QWidget):
             return
         self.git = GitClient(self._client, self._projects, runtime) if runtime is not None else None
         self.snapshot = None
-        self._log_head = None
-        self.log.log.reset_with(LogPage((), (), (), 0))
+        self.history.clear()
         self.pages.setCurrentIndex(PAGE_NO_PROJECT)
         self.refresh()
 
@@ -247,8 +234,8 @@ class GitPanel(QWidget):
         self.worktrees.show_views(snapshot.worktrees)
         count = len(snapshot.worktrees)
         self.tabs.setTabText(TAB_WORKTREES, f"Worktrees ({count})" if count else "Worktrees")
-        if facts.head.oid != self._log_head:
-            self._log_head = None  # read again when the History tab shows
+        if facts.head.oid != self.history.loaded_head:
+            self.history.loaded_head = None  # read again when the History tab shows
         self._load_tab()
 
     def _show_notices(self, texts: list[str]) -> None:
@@ -265,55 +252,10 @@ class GitPanel(QWidget):
     def _load_tab(self) -> None:
         if self.snapshot is None or self.snapshot.facts is None:
             return
-        if self.tabs.currentIndex() == TAB_HISTORY and self._log_head is None:
-            self.load_log()
+        if self.tabs.currentIndex() == TAB_HISTORY and self.history.loaded_head is None:
+            self.history.load(self.snapshot.facts.head.oid or "")
         elif self.tabs.currentIndex() == TAB_REVIEWS:
-            self.load_reviews()
-
-    def load_log(self) -> None:
-        git, snapshot = self.git, self.snapshot
-        if git is None or snapshot is None or snapshot.facts is None:
-            return
-        head = snapshot.facts.head.oid or ""
-        self._log_head = head
-
-        def shown(page: LogPage) -> None:
-            if git is self.git:
-                self.log.log.reset_with(page)
-                self.more_button.setVisible(page.has_more)
-
-        git.call(lambda ws: ws.git.log(), shown, self.actions.failed)
-
-    def load_more(self) -> None:
-        git, model = self.git, self.log.log
-        if git is None or not model.has_more:
-            return
-        skip, lanes = model.next_skip, model.lanes
-
-        def shown(page: LogPage) -> None:
-            if git is self.git:
-                model.extend(page)
-                self.more_button.setVisible(page.has_more)
-
-        git.call(lambda ws: ws.git.log(skip, lanes), shown, self.actions.failed)
-
-    def load_reviews(self) -> None:
-        git = self.git
-        if git is None:
-            return
-
-        def shown(found: list[Review]) -> None:
-            self.reviews.clear()
-            for review in found:
-                sent = sum(1 for c in review.comments if c.sent)
-                item = QListWidgetItem(f"{review.head} against {review.base} — {len(review.comments)} "
-                                       f"comment(s), {sent} sent")
-                item.setData(REVIEW_ROLE, review)
-                self.reviews.addItem(item)
-            if not found:
-                self.reviews.addItem("No review yet: comment on a line of any diff to start one.")
-
-        git.call(lambda ws: ws.reviews.reviews(), shown, self.actions.failed)
+            self.reviews.load()
 
     def show_message(self, text: str) -> None:
         self.message.show_ok(text)
@@ -330,19 +272,15 @@ class GitPanel(QWidget):
         window.show()
         return window
 
+    def compare_branch(self, branch: str) -> DiffWindow | None:
+        """What `branch` changes since it left the current branch (what a pull request would show)."""
+        facts = self.snapshot.facts if self.snapshot is not None else None
+        base = facts.head.branch if facts is not None and facts.head.branch else "HEAD"
+        return self.open_diff(DiffSpec(DiffKind.BRANCH, base=base, head=branch))
+
     def _forget_window(self, window: DiffWindow) -> None:
         if window in self.diff_windows:
             self.diff_windows.remove(window)
-
-    def _open_commit(self, index: QModelIndex) -> None:
-        commit = self.log.commit_at(index)
-        if commit is not None:
-            self.open_diff(DiffSpec(DiffKind.COMMIT, head=commit.oid))
-
-    def _open_review(self, item: QListWidgetItem) -> None:
-        review = item.data(REVIEW_ROLE)
-        if isinstance(review, Review) and review.target is not None:
-            self.open_diff(review.target.spec())
 
 
 def _top(*widgets: QWidget) -> QWidget:
@@ -360,7 +298,7 @@ def _column(*parts: QWidget | QHBoxLayout) -> QWidget:
     column.setContentsMargins(0, 4, 0, 0)
     for part in parts:
         if isinstance(part, QWidget):
-            column.addWidget(part, 1 if isinstance(part, (StatusView, LogView, QListWidget)) else 0)
+            column.addWidget(part, 1 if isinstance(part, StatusView) else 0)
         else:
             column.addLayout(part)
     return page

@@ -92,7 +92,9 @@ class Highlighter:
         return file_index, hunk_index, line_index // CHUNK_LINES
 
     def lex(self, key: tuple[int, int, int]) -> None:
-        if key not in self._chunks:
+        file_index, hunk_index, _chunk = key
+        known = file_index < len(self._diff.files) and hunk_index < len(self._diff.files[file_index].hunks)
+        if known and key not in self._chunks:
             self._chunks[key] = self._lex(*key)
 
     def _lex(self, file_index: int, hunk_index: int, chunk: int) -> list[Spans]:

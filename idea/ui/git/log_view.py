@@ -3,16 +3,26 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, QPointF, QRect, QSize, Qt
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, QPointF, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPen
-from PySide6.QtWidgets import QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
+from PySide6.QtWidgets import (
+    QListView,
+    QPushButton,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from idea.application.git.service import LogPage
 from idea.domain.git.graph import GraphRow, Lanes
 from idea.domain.git.model import CommitInfo
 from idea.ui.agents.widgets import palette_colors
+from idea.ui.git.git_client import GitClient
 
 LANE_WIDTH = 14
 LANE_COLORS = ("#5aa2f0", "#e5b94e", "#6cc070", "#e86671", "#c678dd", "#56b6c2", "#d19a66")
@@ -120,6 +130,64 @@ class LogView(QListView):
 
     def commit_at(self, index: QModelIndex) -> CommitInfo | None:
         return index.data(COMMIT_ROLE) if index.isValid() else None
+
+
+class HistoryPage(QWidget):
+    """The History tab: the first 100 commits when shown (again after HEAD moved), 100 more on demand."""
+
+    commitOpened = Signal(object)  # CommitInfo
+
+    def __init__(self, client: Callable[[], GitClient | None], failed: Callable[[BaseException], None],
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._client = client
+        self._failed = failed
+        self.loaded_head: str | None = None  # the HEAD the list shows; None: read it again when shown
+        self.log = LogView()
+        self.log.doubleClicked.connect(self._open)
+        self.more_button = QPushButton("Load 100 more")
+        self.more_button.clicked.connect(self.load_more)
+        self.more_button.hide()
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 4, 0, 0)
+        column.addWidget(self.log, 1)
+        column.addWidget(self.more_button, 0, Qt.AlignmentFlag.AlignLeft)
+
+    def clear(self) -> None:
+        self.loaded_head = None
+        self.log.log.reset_with(LogPage((), (), (), 0))
+        self.more_button.hide()
+
+    def load(self, head: str) -> None:
+        git = self._client()
+        if git is None:
+            return
+        self.loaded_head = head
+
+        def shown(page: LogPage) -> None:
+            if git is self._client():
+                self.log.log.reset_with(page)
+                self.more_button.setVisible(page.has_more)
+
+        git.call(lambda ws: ws.git.log(), shown, self._failed)
+
+    def load_more(self) -> None:
+        git, model = self._client(), self.log.log
+        if git is None or not model.has_more:
+            return
+        skip, lanes = model.next_skip, model.lanes
+
+        def shown(page: LogPage) -> None:
+            if git is self._client():
+                model.extend(page)
+                self.more_button.setVisible(page.has_more)
+
+        git.call(lambda ws: ws.git.log(skip, lanes), shown, self._failed)
+
+    def _open(self, index: QModelIndex) -> None:
+        commit = self.log.commit_at(index)
+        if commit is not None:
+            self.commitOpened.emit(commit)
 
 
 def _age(time_ms: int) -> str:

@@ -1,17 +1,16 @@
 """The Worktrees tab's actions: diff vs base, merge into base (conflicts reported, never forced), remove
-(what would be lost shown first, removal only once the person confirms that list), setup command."""
+(what would be lost shown first, removal only once the person confirms that list)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from idea.application.git.access import MISSING_IDENTITY
-from idea.application.git.projects import GitWorkspace
 from idea.application.git.worktrees import RemovalNeedsConfirmation, spec_for
 from idea.domain.errors import AppError
 from idea.domain.git.worktrees import MergeKind, MergeOutcome, RemovalReport, WorktreeView
 from idea.ui.agents.widgets import ask, show_error
-from idea.ui.git.dialogs import LineDialog, LossDialog
+from idea.ui.git.dialogs import LossDialog
 
 if TYPE_CHECKING:
     from idea.ui.git.actions import PanelActions
@@ -27,7 +26,6 @@ class WorktreeActions:
         worktrees.diffRequested.connect(self.diff)
         worktrees.mergeRequested.connect(self.confirm_merge)
         worktrees.removeRequested.connect(self.request_removal)
-        worktrees.setupRequested.connect(self.edit_setup_command)
 
     def diff(self, view: WorktreeView) -> None:
         self.panel.open_diff(spec_for(view))
@@ -93,31 +91,3 @@ class WorktreeActions:
             self.panel,
         )
         self.dialog.open()
-
-    def edit_setup_command(self) -> None:
-        self.actions.call(lambda ws: _setup_command(ws), self._ask_setup_command)
-
-    def _ask_setup_command(self, current: str | None) -> None:
-        def save(command: str) -> None:
-            self.actions.call(lambda ws: _set_setup_command(ws, command), "Setup command saved.")
-
-        dialog = LineDialog(
-            "Worktree setup command",
-            "Command run in a visible shell in each new worktree of this project (empty: none):",
-            save,
-            text=current or "",
-            hint="For example npm ci or uv sync. Kept in your own IdeA settings, not in the repository.",
-            accept_text="Save",
-            allow_empty=True,
-            parent=self.panel,
-        )
-        self.dialog = dialog
-        dialog.open()
-
-
-async def _setup_command(workspace: GitWorkspace) -> str | None:
-    return workspace.setup_command()
-
-
-async def _set_setup_command(workspace: GitWorkspace, command: str) -> None:
-    workspace.set_setup_command(command)

@@ -1,5 +1,5 @@
 """The worktrees of the repository (spec 07 §2): branch, folder, ahead/behind against the base, and the
-actions diff vs base, merge into base, remove, and the project's setup command for new worktrees."""
+actions diff vs base, merge into base, remove."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ class WorktreeList(QWidget):
     diffRequested = Signal(object)  # WorktreeView
     mergeRequested = Signal(object)
     removeRequested = Signal(object)
-    setupRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -28,23 +27,19 @@ class WorktreeList(QWidget):
         self.list.itemSelectionChanged.connect(self._update)
         self.list.itemDoubleClicked.connect(lambda _item: self._emit(self.diffRequested))
         self.empty = HintLabel(
-            "No worktree. An agent set to run in its own worktree gets one on the branch idea/<name>, "
-            "beside the repository."
+            "No linked worktree (git worktree). Each one shows here with its branch, what it has that its base "
+            "lacks, and diff, merge and remove."
         )
         self.diff_button = QPushButton("Diff vs base")
         self.merge_button = QPushButton("Merge into base")
         self.remove_button = QPushButton("Remove…")
-        self.setup_button = QPushButton("Setup command…")
-        self.setup_button.setToolTip("A command run in each new worktree of this project (e.g. npm ci)")
         self.diff_button.clicked.connect(lambda: self._emit(self.diffRequested))
         self.merge_button.clicked.connect(lambda: self._emit(self.mergeRequested))
         self.remove_button.clicked.connect(lambda: self._emit(self.removeRequested))
-        self.setup_button.clicked.connect(self.setupRequested.emit)
         buttons = QHBoxLayout()
         for button in (self.diff_button, self.merge_button, self.remove_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
-        buttons.addWidget(self.setup_button)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.empty)

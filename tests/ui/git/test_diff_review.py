@@ -9,7 +9,7 @@ import json
 from idea.domain.git.diff import DiffKind, DiffSpec
 from idea.domain.git.review import Hint
 from idea.domain.git.rows import Row, RowKind
-from idea.ui.git.diff_view import CommentLine
+from idea.ui.git.diff_paint import CommentLine
 from idea.ui.git.diff_viewer import DiffWindow
 from idea.ui.git.review_pane import CommentDialog, SendReviewDialog
 from tests.git_support import RepoBuilder
@@ -75,8 +75,11 @@ def test_a_review_is_written_in_the_viewer_and_sent_to_a_running_agent(panel_wor
     live = w.world.on_core(runtime.runner.launch(qa.agent_id, reason="test"))
     w.wait(lambda: "Fake agent CLI ready" in w.world.on_core(live.terminal.screen_text()))
 
-    window = w.panel.open_diff(DiffSpec(DiffKind.BRANCH, base="develop", head="feature/storage-ports"))
-    assert window is not None
+    b.checkout("develop")
+    w.refreshed()
+    assert w.panel.branch_button.text() == "⎇ develop"
+    window = w.panel.compare_branch("feature/storage-ports")  # Diff against develop ▸ feature/storage-ports
+    assert window is not None and window.spec == DiffSpec(DiffKind.BRANCH, base="develop", head="feature/storage-ports")
     loaded(w, window)
     assert window.title.text() == "<b>feature/storage-ports</b> vs <b>develop</b>"
     assert window.stats.text() == "2 files changed, +4 −0"
@@ -108,6 +111,7 @@ def test_a_review_is_written_in_the_viewer_and_sent_to_a_running_agent(panel_wor
     w.screenshot(window, "diff-review-sent")
 
     # The agent changes the README line: a later diff hints that this comment was addressed.
+    b.checkout("feature/storage-ports")
     b.commit("install section", {"README.md": README + "## Installing\n"})
     again = w.panel.open_diff(DiffSpec(DiffKind.BRANCH, base="develop", head="feature/storage-ports"))
     assert again is not None
@@ -140,6 +144,7 @@ def test_a_10000_line_diff_is_drawn_lazily_in_both_layouts(panel_world: PanelWor
     def lexed_chunks() -> int:
         return sum(1 for (file, _hunk, _chunk) in view._highlighter._chunks if file == index)
 
+    view.set_diff(window.diff)  # afresh: nothing lexed yet
     view.scroll_to_file(index)
     view.repaint()  # the first screen is drawn before any colour is computed ...
     assert lexed_chunks() == 0

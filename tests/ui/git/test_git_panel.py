@@ -106,16 +106,16 @@ def test_history_pages_and_graph(panel_world: PanelWorld) -> None:
     w.open()
     w.wait(lambda: w.panel.pages.currentIndex() == PAGE_REPOSITORY)
     w.panel.tabs.setCurrentIndex(TAB_HISTORY)
-    model = w.panel.log.log
+    model = w.panel.history.log.log
     w.wait(lambda: model.rowCount() == 100)
     assert model.commits[0].summary == "merge side" and model.rows[0].merge
     assert model.rows[1].width == 2  # the side branch's lane runs beside main
-    assert w.panel.more_button.isVisible()
+    assert w.panel.history.more_button.isVisible()
     w.screenshot(w.panel, "git-panel-history")
-    w.qtbot.mouseClick(w.panel.more_button, Qt.MouseButton.LeftButton)
+    w.qtbot.mouseClick(w.panel.history.more_button, Qt.MouseButton.LeftButton)
     w.wait(lambda: model.rowCount() == 133)
     assert [c.oid for c in model.commits] == w.git.git("rev-list", "--date-order", "HEAD", cwd=b.path).split()
-    assert not w.panel.more_button.isVisible()
+    assert not w.panel.history.more_button.isVisible()
     assert model.rows[-1].top == ((0, 0), (1, 0))  # the side lane joins main at the fork
 
 

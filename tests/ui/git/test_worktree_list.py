@@ -1,6 +1,5 @@
 """The Worktrees tab: each worktree with its branch, folder and ahead/behind; diff vs base; merge into base;
-removal asked first, then the list of what would be lost, and done only once that list is confirmed; the
-project's setup command."""
+removal asked first, then the list of what would be lost, and done only once that list is confirmed."""
 
 from __future__ import annotations
 
@@ -9,7 +8,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QMessageBox
 
 from idea.domain.git.diff import DiffKind
-from idea.ui.git.dialogs import LineDialog, LossDialog
+from idea.ui.git.dialogs import LossDialog
 from idea.ui.git.git_panel import TAB_WORKTREES
 from tests.git_support import RepoBuilder
 from tests.ui.git.conftest import PanelWorld
@@ -85,23 +84,3 @@ def test_the_worktree_list_and_its_actions(panel_world: PanelWorld) -> None:
     w.wait(lambda: worktrees.list.count() == 1)
     assert (b.path / "app.py").read_text() == "print('hi')\n"  # the main tree untouched
     assert w.git.git("branch", "--list", "idea/dev-backend", cwd=b.path).strip() == "idea/dev-backend"
-
-
-def test_the_setup_command_is_kept_per_project(panel_world: PanelWorld) -> None:
-    w = panel_world
-    b = RepoBuilder(w.project)
-    b.commit("base", {"a.txt": "a\n"})
-    runtime = w.open()
-    w.wait(lambda: w.panel.snapshot is not None and w.panel.snapshot.facts is not None)
-    w.panel.worktrees.setup_button.click()
-    w.wait(lambda: isinstance(w.panel.worktree_actions.dialog, LineDialog))
-    dialog = w.panel.worktree_actions.dialog
-    assert isinstance(dialog, LineDialog) and dialog.field.text() == ""
-    dialog.field.setText("npm ci")
-    dialog.buttons.accepted.emit()
-    w.wait(lambda: "Setup command saved." in w.panel.message.text())
-    record = w.world.app.projects.known_project(runtime.id)
-    assert record is not None and record.worktree_setup == "npm ci"
-    workspace = w.world.sync(lambda: w.world.app.git.workspace(runtime.id, runtime.root))
-    created = w.world.on_core(workspace.worktrees.create("QA"))
-    assert created.setup is not None and created.setup.command == "npm ci"
