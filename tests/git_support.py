@@ -108,6 +108,16 @@ class RepoBuilder:
     def checkout(self, name: str) -> None:
         self.repo.checkout(self.repo.lookup_branch(name))
 
+    def diverge(self, branch: str, here: dict[str, str | bytes], there: dict[str, str | bytes]) -> None:
+        """`branch` from HEAD; one commit on each side (`here` on the current branch, `there` on `branch`);
+        back on the current branch."""
+        current = self.repo.head.shorthand
+        self.branch(branch)
+        self.commit(f"{current} side", here)
+        self.checkout(branch)
+        self.commit(f"{branch} side", there)
+        self.checkout(current)
+
 
 class ScriptedWatcher:
     """The folder watcher, driven by the test: `fire(path)` is what watchdog would report."""

@@ -39,7 +39,7 @@ class RepoAccess:
         self.diagnostics = diagnostics
         self._lock = asyncio.Lock()
         self._repo: GitRepository | None = None
-        self._looked = False
+        self.on_found: Callable[[GitRepository], None] | None = None  # a repository appeared (init, clone…)
 
     @property
     def repository(self) -> GitRepository | None:
@@ -47,13 +47,18 @@ class RepoAccess:
         return self._repo
 
     async def discover(self) -> GitRepository | None:
-        """Find the repository holding the project root (once; again after `forget`)."""
+        """The repository holding the project root: found once, and looked for again at every call while
+        there is none (a `git init` or a clone made in a terminal is picked up)."""
         async with self._lock:
-            if not self._looked:
-                git_dir = await self._worker.run(lambda: self._port.discover(self.root))
-                self._repo = None if git_dir is None else await self._worker.run(lambda: self._port.open(git_dir))
-                self._looked = True
-            return self._repo
+            if self._repo is not None:
+                return self._repo
+            git_dir = await self._worker.run(lambda: self._port.discover(self.root))
+            if git_dir is None:
+                return None
+            self._repo = await self._worker.run(lambda: self._port.open(git_dir))
+        if self.on_found is not None:
+            self.on_found(self._repo)
+        return self._repo
 
     async def init(self) -> GitRepository:
         async with self._lock:
@@ -61,14 +66,15 @@ class RepoAccess:
                 raise AppError(ErrorCode.GIT, f"{self.root} is already in a git repository.")
             git_dir = await self._worker.run(lambda: self._port.init(self.root))
             self._repo = await self._worker.run(lambda: self._port.open(git_dir))
-            self._looked = True
+        if self.on_found is not None:
+            self.on_found(self._repo)
         self.diagnostics.beacon(f"[git] initialised a repository in {self.root}")
         self.changed("init")
         return self._repo
 
     async def run(self, work: Callable[[GitRepository], T]) -> T:
         """Run `work` on the repository, alone, on the worker pool."""
-        repo = self._repo if self._looked else await self.discover()
+        repo = self._repo or await self.discover()
         if repo is None:
             raise AppError(ErrorCode.GIT, f"{self.root} is not in a git repository.")
         async with self._lock:

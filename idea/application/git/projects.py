@@ -48,22 +48,23 @@ class GitWorkspace:
         self.git = GitService(self.access, self.worktrees)
         self.reviews = ReviewService(self.access, deps.reviews, deps.clock, deps.ids)
         self._monitor = GitMonitor(deps.watcher, deps.timer, lambda: self.access.changed("files"))
+        self.access.on_found = lambda repo: self._monitor.start(repo.workdir, repo.git_dir)
 
     async def open(self) -> None:
-        """Find the repository, prune stale worktree metadata, watch the folders. Best effort: a problem
-        is logged and shown by the panel when it reads the repository."""
+        """Find the repository (then watched), prune stale worktree metadata. Without a repository, the
+        root is watched so that one made in a terminal shows. Best effort: a problem is logged, and shown by
+        the panel when it reads the repository."""
         try:
-            repo = await self.access.discover()
-            if repo is None:
+            if await self.access.discover() is None:
+                self._monitor.start(self.root, f"{self.root.rstrip('/')}/.git")
                 return
             await self.worktrees.prune()
-            self._monitor.start(repo.workdir, repo.git_dir)
         except AppError as exc:
             self._deps.diagnostics.beacon(f"[git] opening {self.root}: {exc.message}")
 
     async def init(self) -> None:
-        repo = await self.access.init()
-        self._monitor.start(repo.workdir, repo.git_dir)
+        """Create a repository in the project root (`main` as first branch); it is watched from then on."""
+        await self.access.init()
 
     def close(self) -> None:
         self._monitor.stop()

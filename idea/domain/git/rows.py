@@ -7,10 +7,11 @@ follows it; context lines sit on both sides.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import Enum
 from typing import NamedTuple
 
-from idea.domain.git.diff import Diff, FileDiff, LineKind, human_size
+from idea.domain.git.diff import Diff, FileDiff, Hunk, LineKind, human_size
 
 
 class RowKind(Enum):
@@ -31,18 +32,15 @@ class Row(NamedTuple):
 
 
 def unified_rows(diff: Diff) -> list[Row]:
-    rows: list[Row] = []
-    for f, file in enumerate(diff.files):
-        rows.append(Row(RowKind.FILE, f))
-        if not file.hunks:
-            rows.append(Row(RowKind.NOTE, f))
-        for h, hunk in enumerate(file.hunks):
-            rows.append(Row(RowKind.HUNK, f, h))
-            rows.extend(Row(RowKind.LINE, f, h, i) for i in range(len(hunk.lines)))
-    return rows
+    return _rows(diff, lambda rows, f, h, hunk: rows.extend(Row(RowKind.LINE, f, h, i) for i in range(len(hunk.lines))))
 
 
 def side_by_side_rows(diff: Diff) -> list[Row]:
+    return _rows(diff, _side_by_side_lines)
+
+
+def _rows(diff: Diff, lines: Callable[[list[Row], int, int, Hunk], None]) -> list[Row]:
+    """Each file's header (and a note when it has no text lines), each hunk's header, then its lines."""
     rows: list[Row] = []
     for f, file in enumerate(diff.files):
         rows.append(Row(RowKind.FILE, f))
@@ -50,20 +48,24 @@ def side_by_side_rows(diff: Diff) -> list[Row]:
             rows.append(Row(RowKind.NOTE, f))
         for h, hunk in enumerate(file.hunks):
             rows.append(Row(RowKind.HUNK, f, h))
-            removed: list[int] = []
-            added: list[int] = []
-            for i, line in enumerate(hunk.lines):
-                if line.kind is LineKind.REMOVED:
-                    if added:
-                        _pair(rows, f, h, removed, added)
-                    removed.append(i)
-                elif line.kind is LineKind.ADDED:
-                    added.append(i)
-                else:
-                    _pair(rows, f, h, removed, added)
-                    rows.append(Row(RowKind.LINE, f, h, i, i))
-            _pair(rows, f, h, removed, added)
+            lines(rows, f, h, hunk)
     return rows
+
+
+def _side_by_side_lines(rows: list[Row], f: int, h: int, hunk: Hunk) -> None:
+    removed: list[int] = []
+    added: list[int] = []
+    for i, line in enumerate(hunk.lines):
+        if line.kind is LineKind.REMOVED:
+            if added:
+                _pair(rows, f, h, removed, added)
+            removed.append(i)
+        elif line.kind is LineKind.ADDED:
+            added.append(i)
+        else:
+            _pair(rows, f, h, removed, added)
+            rows.append(Row(RowKind.LINE, f, h, i, i))
+    _pair(rows, f, h, removed, added)
 
 
 def _pair(rows: list[Row], f: int, h: int, removed: list[int], added: list[int]) -> None:

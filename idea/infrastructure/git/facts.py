@@ -7,6 +7,7 @@ import os
 import pygit2
 from pygit2.enums import FileStatus, RepositoryState
 
+from idea.domain.errors import AppError, ErrorCode
 from idea.domain.git.model import ChangeKind, Head, RepoFacts, RepoState, StatusEntry, StatusReport
 from idea.infrastructure.git.errors import git_errors
 
@@ -107,3 +108,12 @@ def status_report(raw: dict[str, int]) -> StatusReport:
         entries.append(StatusEntry(path, staged, unstaged, conflicted))
     entries.sort(key=lambda e: e.path)
     return StatusReport(tuple(entries))
+
+
+def changes_in_the_way(paths: list[str], what: str) -> AppError:
+    """A refusal naming the person's uncommitted files (ten at most) that `what` would overwrite."""
+    shown = ", ".join(paths[:10]) + (" …" if len(paths) > 10 else "")
+    return AppError(
+        ErrorCode.GIT, what.format(count=len(paths), files=shown) + " Commit or stash them first.",
+        data={"files": paths},
+    )

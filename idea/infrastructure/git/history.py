@@ -13,7 +13,7 @@ from idea.domain.errors import AppError, ErrorCode, invalid
 from idea.domain.git.model import Branch, CommitInfo, Identity
 from idea.infrastructure.git.diffs import head_tree, resolve_commit
 from idea.infrastructure.git.errors import git_errors
-from idea.infrastructure.git.facts import read_status
+from idea.infrastructure.git.facts import changes_in_the_way, read_status
 
 
 def commit_info(commit: pygit2.Commit) -> CommitInfo:
@@ -206,13 +206,8 @@ def switch_branch(repo: pygit2.Repository, name: str, elsewhere: str | None) -> 
         changed = {d.new_file.path for d in deltas} | {d.old_file.path for d in deltas}
         dirty = [e.path for e in read_status(repo).changed() if e.path in changed]
         if dirty:
-            shown = ", ".join(dirty[:10]) + (" …" if len(dirty) > 10 else "")
-            raise AppError(
-                ErrorCode.GIT,
-                f"Switching to {name} would overwrite your changes to {len(dirty)} file(s): {shown}. "
-                "Commit or stash them first.",
-                data={"files": dirty},
-            )
+            raise changes_in_the_way(dirty, f"Switching to {name} would overwrite your changes to {{count}} file(s): "
+                                     "{files}.")
         repo.checkout(branch)
 
 

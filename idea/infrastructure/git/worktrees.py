@@ -15,7 +15,7 @@ from idea.domain.git.model import Identity, StatusReport
 from idea.domain.git.worktrees import MergeKind, MergeOutcome, WorktreeInfo
 from idea.infrastructure.git.diffs import resolve_commit
 from idea.infrastructure.git.errors import git_errors
-from idea.infrastructure.git.facts import read_status
+from idea.infrastructure.git.facts import changes_in_the_way, read_status
 
 
 def common_dir(repo: pygit2.Repository) -> str:
@@ -181,13 +181,8 @@ def merge(repo: pygit2.Repository, branch: str, into: str, author: Identity) -> 
 def _require_clean(repo: pygit2.Repository, into: str) -> None:
     dirty = [e.path for e in read_status(repo, untracked="no").changed()]
     if dirty:
-        shown = ", ".join(dirty[:10]) + (" …" if len(dirty) > 10 else "")
-        raise AppError(
-            ErrorCode.GIT,
-            f"{into} is checked out here with uncommitted changes ({shown}). Commit or stash them first; "
-            "IdeA does not merge over them.",
-            data={"files": dirty},
-        )
+        raise changes_in_the_way(dirty, f"{into} is checked out here with uncommitted changes ({{files}}); IdeA "
+                                 "does not merge over them.")
 
 
 def _move(repo: pygit2.Repository, ref: pygit2.Branch, commit: pygit2.Commit, here: bool, log: str) -> None:

@@ -129,11 +129,7 @@ def test_working_tree_diff_includes_untracked_files_and_staged_diff_only_the_ind
 def test_commit_then_log_in_topological_and_time_order_as_git_rev_list_date_order(tmp_path: Path, git_home: GitHome) -> None:
     b = RepoBuilder(tmp_path / "r")
     b.commit("one", {"f.txt": "1\n"})
-    b.branch("side")
-    b.commit("two", {"f.txt": "2\n"})
-    b.checkout("side")
-    b.commit("side work", {"g.txt": "g\n"})
-    b.checkout("main")
+    b.diverge("side", {"f.txt": "2\n"}, {"g.txt": "g\n"})
     git_home.set_identity()
     git_home.git("merge", "--no-ff", "-m", "merge side", "side", cwd=b.path)
     repo = open_repo(b.path)

@@ -49,3 +49,28 @@ async def test_an_outside_edit_and_an_outside_commit_are_announced(
     git_home.git("commit", "-qam", "outside commit", cwd=b.path)
     await changed_events(world, before + 1)
     assert [c.summary for c in (await workspace.git.log()).commits][0] == "outside commit"
+
+
+async def test_a_repository_made_in_a_terminal_is_found_and_watched(
+    tmp_path: Path, git_home: GitHome, git_world_factory
+) -> None:
+    root = tmp_path / "plain"
+    root.mkdir()
+    world: GitWorld = git_world_factory(root)
+    watcher = WatchdogFolderWatcher()
+    world.closers.insert(0, watcher.close)
+    deps: GitDeps = world.workspace._deps
+    workspace = GitWorkspace(world.workspace.project_id, str(root), GitDeps(**{**deps.__dict__, "watcher": watcher}))
+    world.workspace = workspace
+    await workspace.open()
+    assert (await workspace.git.snapshot()).facts is None
+
+    git_home.git("init", "-q", "-b", "trunk", cwd=root)
+    await changed_events(world, 1)
+    snapshot = await workspace.git.snapshot()
+    assert snapshot.facts is not None and snapshot.facts.head.branch == "trunk"
+
+    before = len(world.events.of_type(GitChanged))
+    (root / "new.txt").write_text("x\n")  # now watched as the repository's working tree
+    await changed_events(world, before + 1)
+    assert [e.path for e in (await workspace.git.snapshot()).status.untracked()] == ["new.txt"]  # type: ignore[union-attr]

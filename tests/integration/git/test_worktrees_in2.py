@@ -19,6 +19,13 @@ from tests.git_support import GitHome, GitWorld, RepoBuilder
 IGNORE = ".env\n*.local\nconfig/secrets/\n"
 
 
+def commit_in(git: GitHome, worktree: Path, name: str, message: str) -> None:
+    """An agent's commit in its worktree: one new file."""
+    (worktree / name).write_text(f"{name}\n")
+    git.git("add", name, cwd=worktree)
+    git.git("commit", "-qm", message, cwd=worktree)
+
+
 def project(tmp_path: Path) -> RepoBuilder:
     b = RepoBuilder(tmp_path / "shop")
     b.commit("base", {".gitignore": IGNORE, "app.py": "print('hi')\n", "config/settings.json": "{}\n"})
@@ -69,9 +76,7 @@ async def test_ahead_behind_against_the_base_matches_git(tmp_path: Path, git_hom
     wt = Path(created.info.path)
     git_home.set_identity()
     for n in range(3):
-        (wt / f"t{n}.txt").write_text(f"{n}\n")
-        git_home.git("add", ".", cwd=wt)
-        git_home.git("commit", "-m", f"qa {n}", cwd=wt)
+        commit_in(git_home, wt, f"t{n}.txt", f"qa {n}")
     b.commit("main moves", {"app.py": "print('hello')\n"})
     (wt / "draft.txt").write_text("wip\n")
 
@@ -118,9 +123,7 @@ async def test_removal_with_unmerged_commits_needs_confirmation_and_a_merged_one
     world: GitWorld = git_world_factory(b.path)
     wt = Path((await world.workspace.worktrees.create("QA")).info.path)
     git_home.set_identity()
-    (wt / "t.txt").write_text("t\n")
-    git_home.git("add", "t.txt", cwd=wt)
-    git_home.git("commit", "-m", "qa work", cwd=wt)
+    commit_in(git_home, wt, "t.txt", "qa work")
     with pytest.raises(RemovalNeedsConfirmation) as refused:
         await world.workspace.worktrees.remove("qa")
     assert [c.summary for c in refused.value.report.unmerged] == ["qa work"]
@@ -138,19 +141,15 @@ async def test_merge_into_base_fast_forwards_or_makes_a_merge_commit(
     world: GitWorld = git_world_factory(b.path)
     git_home.set_identity()
     wt = Path((await world.workspace.worktrees.create("QA")).info.path)
-    (wt / "qa.txt").write_text("qa\n")
-    git_home.git("add", "qa.txt", cwd=wt)
-    git_home.git("commit", "-m", "qa adds a file", cwd=wt)
+    commit_in(git_home, wt, "qa.txt", "qa adds a file")
 
     ff = await world.workspace.worktrees.merge_into_base("qa")
     assert ff.kind is MergeKind.FAST_FORWARD
     assert git_home.git("rev-parse", "main", cwd=b.path) == git_home.git("rev-parse", "idea/qa", cwd=b.path)
-    assert (b.path / "qa.txt").read_text() == "qa\n"  # the checked-out base got the file
+    assert (b.path / "qa.txt").read_text() == "qa.txt\n"  # the checked-out base got the file
     assert git_home.git("status", "--porcelain", "--untracked-files=no", cwd=b.path) == ""
 
-    (wt / "qa2.txt").write_text("qa2\n")
-    git_home.git("add", "qa2.txt", cwd=wt)
-    git_home.git("commit", "-m", "qa again", cwd=wt)
+    commit_in(git_home, wt, "qa2.txt", "qa again")
     b.commit("main moves on", {"readme.md": "# shop\n"})
     merged = await world.workspace.worktrees.merge_into_base("qa")
     assert merged.kind is MergeKind.MERGE_COMMIT
@@ -187,9 +186,7 @@ async def test_merge_refuses_a_dirty_main_tree(tmp_path: Path, git_home: GitHome
     world: GitWorld = git_world_factory(b.path)
     git_home.set_identity()
     wt = Path((await world.workspace.worktrees.create("QA")).info.path)
-    (wt / "qa.txt").write_text("qa\n")
-    git_home.git("add", "qa.txt", cwd=wt)
-    git_home.git("commit", "-m", "qa", cwd=wt)
+    commit_in(git_home, wt, "qa.txt", "qa")
     b.write("app.py", "print('unsaved')\n")
     with pytest.raises(AppError, match="uncommitted changes \\(app.py\\)"):
         await world.workspace.worktrees.merge_into_base("qa")
@@ -223,3 +220,20 @@ async def test_stale_worktree_metadata_is_pruned_when_the_project_opens(
     assert str(wt) not in git_home.git("worktree", "list", "--porcelain", cwd=b.path)
     assert any("pruned stale worktrees qa" in line for line in reopened.diagnostics.lines)
     assert await reopened.workspace.worktrees.views() == []
+
+
+async def test_the_setup_command_is_kept_per_project_and_described_at_creation(
+    tmp_path: Path, git_home: GitHome, git_world_factory
+) -> None:
+    b = project(tmp_path)
+    world: GitWorld = git_world_factory(b.path)
+    assert world.workspace.setup_command() is None
+    assert (await world.workspace.worktrees.create("QA")).setup is None
+    world.workspace.set_setup_command("  uv sync  ")
+    record = world.user_data.projects.by_id(world.workspace.project_id)
+    assert record is not None and record.worktree_setup == "uv sync"
+    assert record.to_json()["worktreeSetup"] == "uv sync"
+    created = await world.workspace.worktrees.create("Dev")
+    assert created.setup is not None and (created.setup.command, created.setup.cwd) == ("uv sync", created.info.path)
+    world.workspace.set_setup_command("")
+    assert "worktreeSetup" not in world.user_data.projects.projects[0].to_json()

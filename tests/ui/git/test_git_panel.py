@@ -145,11 +145,7 @@ def test_a_merge_in_progress_and_a_stale_lock_are_explained_in_the_panel(panel_w
     w = panel_world
     b = RepoBuilder(w.project)
     b.commit("base", {"a.txt": "base\n"})
-    b.branch("topic")
-    b.commit("main side", {"a.txt": "main\n"})
-    b.checkout("topic")
-    b.commit("topic side", {"a.txt": "topic\n"})
-    b.checkout("main")
+    b.diverge("topic", {"a.txt": "main\n"}, {"a.txt": "topic\n"})
     w.git.set_identity()
     w.git.git("merge", "topic", cwd=b.path, check=False)
     (b.path / ".git" / "index.lock").write_text("")
