@@ -82,7 +82,7 @@ class RowPainter:
         tint = self.tint
         if isinstance(row, CommentLine):
             painter.fillRect(rect, tint.sent if row.sent else tint.comment)
-            prefix = ("✉ " if row.sent else "💬 ") if row.first else "   "
+            prefix = ("✉ " if row.sent else "✎ ") if row.first else "  "
             painter.setPen(tint.text)
             painter.drawText(rect.adjusted(self.gutter, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, prefix + row.text)
             return
@@ -174,7 +174,7 @@ class RowPainter:
             painter.drawText(QPoint(x0 + done * cw, baseline), text[done:])
         if line.no_newline:
             painter.setPen(self.tint.muted)
-            painter.drawText(QPoint(x0 + len(text) * cw + cw, baseline), "⏎̸ no newline at end of file")
+            painter.drawText(QPoint(x0 + len(text) * cw + cw, baseline), "(no newline at end of file)")
         painter.restore()
 
 

@@ -4,6 +4,8 @@ graph, worktrees and reviews. It follows the window's current tab, refreshes on 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
@@ -32,13 +34,15 @@ from idea.ui.core_client import CoreClient
 from idea.ui.git.actions import PanelActions
 from idea.ui.git.branch_menu import BranchButton
 from idea.ui.git.commit_box import CommitBox
-from idea.ui.git.diff_viewer import DiffWindow
 from idea.ui.git.git_client import GitClient
 from idea.ui.git.log_view import HistoryPage
 from idea.ui.git.reviews_page import ReviewsPage
 from idea.ui.git.status_view import Group, StatusView
 from idea.ui.git.worktree_actions import WorktreeActions
 from idea.ui.git.worktree_list import WorktreeList
+
+if TYPE_CHECKING:
+    from idea.ui.git.diff_viewer import DiffWindow
 
 PAGE_NO_PROJECT, PAGE_NO_REPOSITORY, PAGE_REPOSITORY = 0, 1, 2
 TAB_CHANGES, TAB_HISTORY, TAB_WORKTREES, TAB_REVIEWS = 0, 1, 2, 3
@@ -56,7 +60,7 @@ class GitPanel(QWidget):
         self._refreshing = False
         self._pending = False
         self._stale = False
-        self.diff_windows: list[DiffWindow] = []
+        self.diff_windows: list[DiffWindow] = []  # open viewers, told of GitChanged
         self.actions = PanelActions(self)
 
         self.pages = QStackedWidget()
@@ -266,6 +270,8 @@ class GitPanel(QWidget):
     def open_diff(self, spec: DiffSpec, focus_path: str | None = None) -> DiffWindow | None:
         if self.git is None:
             return None
+        from idea.ui.git.diff_viewer import DiffWindow  # loaded with the first diff (Pygments with it)
+
         window = DiffWindow(self.git, spec, focus_path)
         self.diff_windows.append(window)
         window.destroyed.connect(lambda _obj=None, w=window: self._forget_window(w))

@@ -11,7 +11,8 @@ import pytest
 from idea.domain.errors import AppError
 from idea.domain.git.diff import DiffKind, DiffSpec, LineKind
 from idea.domain.git.model import ChangeKind, Identity
-from idea.infrastructure.git.pygit2_git import Pygit2Git, Pygit2Repository
+from idea.infrastructure.git.pygit2_git import Pygit2Git
+from idea.infrastructure.git.repository import Pygit2Repository
 from tests.git_support import GitHome, RepoBuilder
 
 ADA = Identity("Ada Tester", "ada@example.org")
