@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -310,13 +310,18 @@ def _column(*parts: QWidget | QHBoxLayout) -> QWidget:
     return page
 
 
-def git_dock(window: QMainWindow, client: CoreClient, projects: GitProjects) -> tuple[GitPanel, QDockWidget]:
-    """The Git panel in a dock on the right of a main window (hidden until View ▸ Git shows it)."""
+def git_dock(
+    window: QMainWindow, client: CoreClient, projects: GitProjects, beside: QDockWidget
+) -> tuple[GitPanel, QDockWidget]:
+    """The Git panel in a dock, a tab beside `beside` (the Agents dock) so that the terminals keep their
+    width; it can be dragged anywhere, and View ▸ Git (Ctrl+Alt+G) shows or hides it."""
     panel = GitPanel(client, projects, window)
     dock = QDockWidget("Git", window)
     dock.setObjectName("GitDock")
     dock.setWidget(panel)
-    window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-    window.resizeDocks([dock], [380], Qt.Orientation.Horizontal)
-    dock.toggleViewAction().setShortcut("Ctrl+Alt+G")
+    window.tabifyDockWidget(beside, dock)
+    QTimer.singleShot(0, beside.raise_)  # the Agents tab stays in front once the window shows
+    action = dock.toggleViewAction()
+    action.setShortcut("Ctrl+Alt+G")
+    action.triggered.connect(lambda checked: dock.raise_() if checked else None)
     return panel, dock

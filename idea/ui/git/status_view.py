@@ -57,7 +57,7 @@ class StatusView(QTreeWidget):
 
     def show_report(self, report: StatusReport) -> None:
         self.report = report
-        expanded = {name for name, item in self._groups.items() if item.isExpanded()} or set(_TITLES)
+        collapsed = {name for name, item in self._groups.items() if not item.isExpanded()}  # the person's choice
         self.clear()
         self._groups = {}
         groups = (
@@ -82,7 +82,7 @@ class StatusView(QTreeWidget):
                 more = QTreeWidgetItem([f"… and {len(entries) - SHOWN_PER_GROUP} more (all are in the diff)"])
                 more.setFlags(Qt.ItemFlag.NoItemFlags)
                 top.addChild(more)
-            top.setExpanded(name in expanded)
+            top.setExpanded(name not in collapsed)
 
     def _item(self, entry: StatusEntry, letter: str, group: str) -> QTreeWidgetItem:
         shown = display_path(entry.path)

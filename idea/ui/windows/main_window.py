@@ -112,7 +112,7 @@ class MainWindow(QMainWindow):
         self.agents_dock.setWidget(self.agents_panel)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.agents_dock)
         self.resizeDocks([self.agents_dock], [300], Qt.Orientation.Horizontal)
-        self.git_panel, self.git_dock = git_dock(self, manager.client, manager.app.git)
+        self.git_panel, self.git_dock = git_dock(self, manager.client, manager.app.git, beside=self.agents_dock)
         self.git_panel.statusMessage.connect(self.show_message)
         self._build_menus()
         self._refresh_stack()
