@@ -26,6 +26,15 @@ def commit_in(git: GitHome, worktree: Path, name: str, message: str) -> None:
     git.git("commit", "-qm", message, cwd=worktree)
 
 
+async def with_qa_worktree(tmp_path: Path, git_home: GitHome, factory) -> tuple[RepoBuilder, GitWorld, Path]:  # noqa: ANN001
+    """The project, its git workspace, an author for commits, and QA's worktree."""
+    b = project(tmp_path)
+    world: GitWorld = factory(b.path)
+    git_home.set_identity()
+    wt = Path((await world.workspace.worktrees.create("QA")).info.path)
+    return b, world, wt
+
+
 def project(tmp_path: Path) -> RepoBuilder:
     b = RepoBuilder(tmp_path / "shop")
     b.commit("base", {".gitignore": IGNORE, "app.py": "print('hi')\n", "config/settings.json": "{}\n"})
@@ -137,10 +146,7 @@ async def test_removal_with_unmerged_commits_needs_confirmation_and_a_merged_one
 async def test_merge_into_base_fast_forwards_or_makes_a_merge_commit(
     tmp_path: Path, git_home: GitHome, git_world_factory
 ) -> None:
-    b = project(tmp_path)
-    world: GitWorld = git_world_factory(b.path)
-    git_home.set_identity()
-    wt = Path((await world.workspace.worktrees.create("QA")).info.path)
+    b, world, wt = await with_qa_worktree(tmp_path, git_home, git_world_factory)
     commit_in(git_home, wt, "qa.txt", "qa adds a file")
 
     ff = await world.workspace.worktrees.merge_into_base("qa")
@@ -163,10 +169,7 @@ async def test_merge_into_base_fast_forwards_or_makes_a_merge_commit(
 async def test_a_conflicting_merge_is_reported_and_writes_nothing(
     tmp_path: Path, git_home: GitHome, git_world_factory
 ) -> None:
-    b = project(tmp_path)
-    world: GitWorld = git_world_factory(b.path)
-    git_home.set_identity()
-    wt = Path((await world.workspace.worktrees.create("QA")).info.path)
+    b, world, wt = await with_qa_worktree(tmp_path, git_home, git_world_factory)
     (wt / "app.py").write_text("print('qa')\n")
     git_home.git("commit", "-am", "qa edits app", cwd=wt)
     b.commit("main edits app", {"app.py": "print('main')\n"})
@@ -182,10 +185,7 @@ async def test_a_conflicting_merge_is_reported_and_writes_nothing(
 
 
 async def test_merge_refuses_a_dirty_main_tree(tmp_path: Path, git_home: GitHome, git_world_factory) -> None:
-    b = project(tmp_path)
-    world: GitWorld = git_world_factory(b.path)
-    git_home.set_identity()
-    wt = Path((await world.workspace.worktrees.create("QA")).info.path)
+    b, world, wt = await with_qa_worktree(tmp_path, git_home, git_world_factory)
     commit_in(git_home, wt, "qa.txt", "qa")
     b.write("app.py", "print('unsaved')\n")
     with pytest.raises(AppError, match="uncommitted changes \\(app.py\\)"):
