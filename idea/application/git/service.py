@@ -110,7 +110,7 @@ class GitService:
     # -- branches --
 
     async def create_branch(self, name: str, start: str | None = None, switch: bool = True) -> Branch:
-        branch = await self._change(Gesture.STAGE, "branch", lambda repo: repo.create_branch(name, start))
+        branch = await self._change(Gesture.BRANCH, "branch", lambda repo: repo.create_branch(name, start))
         if switch:
             await self.switch_branch(name)
         return branch
@@ -120,7 +120,7 @@ class GitService:
         self._access.diagnostics.beacon(f"[git] switched to {name} in {self._access.root}")
 
     async def delete_branch(self, name: str, force: bool = False) -> None:
-        await self._change(Gesture.STAGE, "delete branch", lambda repo: repo.delete_branch(name, force))
+        await self._change(Gesture.BRANCH, "delete branch", lambda repo: repo.delete_branch(name, force))
 
     async def unmerged_commits(self, branch: str, into: str) -> tuple[CommitInfo, ...]:
         return await self._access.run(lambda repo: repo.unmerged_commits(branch, into, 100))

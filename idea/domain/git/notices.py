@@ -18,6 +18,7 @@ OUTGOING_NOTE = (
 
 class Gesture(StrEnum):
     STAGE = "stage"
+    BRANCH = "create or delete branches"
     COMMIT = "commit"
     SWITCH = "switch branches"
     MERGE = "merge"
@@ -72,6 +73,8 @@ def notices(facts: RepoFacts) -> list[str]:
 
 def refusal(facts: RepoFacts, gesture: Gesture) -> str | None:
     """Why `gesture` is not possible now, or None when it is."""
+    if gesture is Gesture.BRANCH:
+        return None  # only a ref changes: fine in any state, bare repositories included
     if facts.bare and gesture is not Gesture.MERGE:
         return f"A bare repository has no working tree: IdeA cannot {gesture.value} here."
     if facts.index_lock and gesture in (Gesture.STAGE, Gesture.COMMIT, Gesture.SWITCH, Gesture.MERGE):

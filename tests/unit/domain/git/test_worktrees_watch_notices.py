@@ -63,6 +63,7 @@ def test_notices_and_refusals_by_state() -> None:
     assert "git rebase --continue" in (refusal(rebasing, Gesture.COMMIT) or "")
     bare = facts(workdir=None)
     assert "bare repository" in (refusal(bare, Gesture.STAGE) or "")
+    assert refusal(bare, Gesture.BRANCH) is None and refusal(rebasing, Gesture.BRANCH) is None
     detached = facts(head=Head(None, "b" * 40))
     assert notices(detached) == [f"HEAD is detached at {'b' * 7}: new commits belong to no branch. Create a branch to keep them."]
 
