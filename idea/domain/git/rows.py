@@ -11,7 +11,7 @@ from collections.abc import Callable
 from enum import Enum
 from typing import NamedTuple
 
-from idea.domain.git.diff import Diff, FileDiff, Hunk, LineKind, human_size
+from idea.domain.git.diff import Diff, DiffLine, FileDiff, Hunk, LineKind, human_size
 
 
 class RowKind(Enum):
@@ -76,6 +76,42 @@ def _pair(rows: list[Row], f: int, h: int, removed: list[int], added: list[int])
         rows.append(Row(RowKind.LINE, f, h, left, right))
     removed.clear()
     added.clear()
+
+
+def anchor_rows(diff: Diff, rows: list[Row]) -> dict[tuple[str, str, int], int]:
+    """(path, "old"|"new", line number) → the row drawing that line: where a review comment anchored there
+    is shown. A context line answers for both sides."""
+    where: dict[tuple[str, str, int], int] = {}
+    for index, row in enumerate(rows):
+        if row.kind is not RowKind.LINE:
+            continue
+        file = diff.files[row.file]
+        lines = file.hunks[row.hunk].lines
+        for i in {row.left, row.right}:
+            if i < 0:
+                continue
+            line = lines[i]
+            if line.old is not None and line.kind is not LineKind.ADDED:
+                where.setdefault((file.path, "old", line.old), index)
+            if line.new is not None and line.kind is not LineKind.REMOVED:
+                where.setdefault((file.path, "new", line.new), index)
+    return where
+
+
+def line_of(diff: Diff, row: Row, side: str | None) -> tuple[str, int, DiffLine]:
+    """The line a LINE row draws on `side` ("old"/"new"; the other side when that one is blank; None in the
+    unified layout), with the side and number a comment on it is anchored to."""
+    lines = diff.files[row.file].hunks[row.hunk].lines
+    pick = row.left
+    if row.right >= 0 and side is not None:
+        pick = row.left if side == "old" else row.right
+        if pick < 0:
+            pick = row.right if side == "old" else row.left
+    line = lines[pick]
+    chosen = "old" if line.kind is LineKind.REMOVED or (side == "old" and line.old is not None) else "new"
+    number = line.old if chosen == "old" else line.new
+    assert number is not None
+    return chosen, number, line
 
 
 def file_row_index(rows: list[Row], file_index: int) -> int:

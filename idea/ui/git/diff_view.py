@@ -12,9 +12,17 @@ from PySide6.QtCore import QPoint, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QContextMenuEvent, QFont, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QResizeEvent
 from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QMenu, QWidget
 
-from idea.domain.git.diff import Diff, DiffLine, LineKind
+from idea.domain.git.diff import Diff
 from idea.domain.git.review import ReviewComment
-from idea.domain.git.rows import Row, RowKind, file_row_index, side_by_side_rows, unified_rows
+from idea.domain.git.rows import (
+    Row,
+    RowKind,
+    anchor_rows,
+    file_row_index,
+    line_of,
+    side_by_side_rows,
+    unified_rows,
+)
 from idea.ui.agents.widgets import monospace_font
 from idea.ui.git.diff_paint import DRAWN_CHARS, NUMBER_CHARS, CommentLine, RowPainter, tint_of
 from idea.ui.git.highlight import Highlighter
@@ -94,7 +102,12 @@ class DiffView(QAbstractScrollArea):
         self._rows = [] if diff is None else (side_by_side_rows(diff) if self._side_by_side else unified_rows(diff))
         self._lines = list(self._rows)
         if self._comments and diff is not None:
-            placed = self._anchor_rows()
+            where = anchor_rows(diff, self._rows)
+            placed: dict[int, list[ReviewComment]] = {}
+            for comment in self._comments:
+                index = where.get((comment.path, comment.side, comment.line))
+                if index is not None:
+                    placed.setdefault(index, []).append(comment)
             for row_index in sorted(placed, reverse=True):
                 extra: list[Row | CommentLine] = []
                 for comment in placed[row_index]:
@@ -108,33 +121,8 @@ class DiffView(QAbstractScrollArea):
         self.verticalScrollBar().setValue(top if keep_top else 0)
         self.viewport().update()
 
-    def _anchor_rows(self) -> dict[int, list[ReviewComment]]:
-        assert self._diff is not None
-        where: dict[tuple[str, str, int], int] = {}
-        for index, row in enumerate(self._rows):
-            if row.kind is not RowKind.LINE:
-                continue
-            file = self._diff.files[row.file]
-            hunk = file.hunks[row.hunk]
-            for line in self._row_lines(row, hunk.lines):
-                if line.old is not None and line.kind is not LineKind.ADDED:
-                    where.setdefault((file.path, "old", line.old), index)
-                if line.new is not None and line.kind is not LineKind.REMOVED:
-                    where.setdefault((file.path, "new", line.new), index)
-        placed: dict[int, list[ReviewComment]] = {}
-        for comment in self._comments:
-            index = where.get((comment.path, comment.side, comment.line))
-            if index is not None:
-                placed.setdefault(index, []).append(comment)
-        return placed
-
     def placed_comment_ids(self) -> set[str]:
         return {line.comment_id for line in self._lines if isinstance(line, CommentLine)}
-
-    def _row_lines(self, row: Row, lines: Sequence[DiffLine]) -> list[DiffLine]:
-        if not self._side_by_side:
-            return [lines[row.left]]
-        return [lines[i] for i in {row.left, row.right} if i >= 0]
 
     # -- queries (tests, the viewer) --
 
@@ -165,18 +153,8 @@ class DiffView(QAbstractScrollArea):
         if not isinstance(row, Row) or row.kind is not RowKind.LINE:
             return None
         file = self._diff.files[row.file]
-        hunk = file.hunks[row.hunk]
-        if self._side_by_side:
-            pick = row.left if side == "old" else row.right
-            if pick < 0:
-                pick = row.right if side == "old" else row.left
-            line = hunk.lines[pick]
-        else:
-            line = hunk.lines[row.left]
-        chosen = "old" if line.kind is LineKind.REMOVED or (side == "old" and line.old is not None) else "new"
-        number = line.old if chosen == "old" else line.new
-        assert number is not None
-        return Anchor(row.file, row.hunk, file.path, chosen, number, hunk.range_header, line.text)
+        chosen, number, line = line_of(self._diff, row, side if self._side_by_side else None)
+        return Anchor(row.file, row.hunk, file.path, chosen, number, file.hunks[row.hunk].range_header, line.text)
 
     # -- geometry --
 

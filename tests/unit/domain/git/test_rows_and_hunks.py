@@ -8,7 +8,16 @@ from idea.domain.errors import AppError
 from idea.domain.git.diff import Diff, DiffKind, DiffLine, DiffSpec, FileDiff, Hunk, LineKind
 from idea.domain.git.hunks import RawHunk, RawLine, apply_hunk
 from idea.domain.git.model import ChangeKind, display_path
-from idea.domain.git.rows import Row, RowKind, file_row_index, note_for, side_by_side_rows, unified_rows
+from idea.domain.git.rows import (
+    Row,
+    RowKind,
+    anchor_rows,
+    file_row_index,
+    line_of,
+    note_for,
+    side_by_side_rows,
+    unified_rows,
+)
 
 C, A, R = LineKind.CONTEXT, LineKind.ADDED, LineKind.REMOVED
 
@@ -81,3 +90,20 @@ def test_a_hunk_that_does_not_fit_the_content_is_refused() -> None:
 def test_non_utf8_file_names_are_shown_with_escapes() -> None:
     assert display_path("caf\udce9 menu.txt") == "caf\\xe9 menu.txt"
     assert display_path("plain/ü.txt") == "plain/ü.txt"
+
+
+def test_comments_are_anchored_to_the_row_drawing_their_line() -> None:
+    diff = sample()
+    unified = unified_rows(diff)
+    where = anchor_rows(diff, unified)
+    assert unified[where[("f.py", "old", 2)]] == Row(RowKind.LINE, 0, 0, 1)  # removed "b"
+    assert unified[where[("f.py", "new", 2)]] == Row(RowKind.LINE, 0, 0, 3)  # added "B"
+    assert where[("f.py", "old", 4)] == where[("f.py", "new", 3)]  # the context line "d", both sides
+    paired = side_by_side_rows(diff)
+    both = anchor_rows(diff, paired)
+    assert both[("f.py", "old", 2)] == both[("f.py", "new", 2)]  # "b" faces "B" on one row
+    row = paired[both[("f.py", "old", 2)]]
+    assert line_of(diff, row, "old")[:2] == ("old", 2) and line_of(diff, row, "new")[:2] == ("new", 2)
+    blank_left = paired[both[("f.py", "new", 4)]]  # "e" added, nothing faces it
+    assert line_of(diff, blank_left, "old")[:2] == ("new", 4)
+    assert line_of(diff, unified[where[("f.py", "old", 3)]], None)[:2] == ("old", 3)
