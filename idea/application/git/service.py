@@ -4,7 +4,7 @@ it (init, stage and unstage by file or hunk, commit, branches, paginated history
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TypeVar
 
 from idea.application.git.access import RepoAccess, require_identity
@@ -47,7 +47,7 @@ class LogPage:
     rows: tuple[graph.GraphRow, ...]
     lanes: graph.Lanes  # pass back to continue the graph on the next page
     next_skip: int
-    has_more: bool = field(default=False)
+    has_more: bool = False
 
 
 class GitService:
@@ -60,7 +60,7 @@ class GitService:
         if repo is None:
             return GitSnapshot(root=self._access.root, facts=None)
         base = await self._access.run(_read_snapshot)
-        views = await self._worktrees.views() if not base.facts or not base.facts.bare else ()
+        views = await self._worktrees.views() if not base.facts.bare else ()
         return GitSnapshot(
             root=self._access.root,
             facts=base.facts,
@@ -69,7 +69,7 @@ class GitService:
             branches=base.branches,
             worktrees=tuple(views),
             identity=base.identity,
-            notices=tuple(notices(base.facts)) if base.facts else (),
+            notices=tuple(notices(base.facts)),
         )
 
     async def diff(self, spec: DiffSpec) -> Diff:
@@ -143,7 +143,7 @@ class GitService:
 
 @dataclass(frozen=True)
 class _Base:
-    facts: RepoFacts | None
+    facts: RepoFacts
     status: StatusReport | None
     status_error: str | None
     branches: tuple[Branch, ...]
