@@ -17,6 +17,7 @@ from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.agents.runner import AgentLaunchDeps
 from idea.application.agents.templates import TemplateCatalogue
 from idea.application.git.projects import GitDeps, GitProjects
+from idea.application.permissions.service import PermissionService
 from idea.application.orchestrator.ports import PortalProvider
 from idea.application.orchestrator.timing import OrchestratorTimings
 from idea.application.ports import Clock, Host, IdGenerator, TerminalFactory
@@ -39,8 +40,10 @@ from idea.infrastructure.orchestration_adapters import LocalOrchestrationAdapter
 from idea.infrastructure.paths import user_data_dir
 from idea.infrastructure.project_folder import LocalProjectFolder
 from idea.infrastructure.resources import ResourcePromptLibrary
+from idea.infrastructure.sandbox.enforcer import platform_sandbox
 from idea.infrastructure.stores.layouts import JsonLayoutStore
 from idea.infrastructure.stores.manifest import JsonManifestStore
+from idea.infrastructure.stores.permissions import JsonPermissionStore
 from idea.infrastructure.stores.personas import MarkdownPersonaStore
 from idea.infrastructure.stores.profiles import JsonProfileStore
 from idea.infrastructure.stores.providers import JsonProviderSessionStore
@@ -65,6 +68,7 @@ class App:
     profiles: ProfileCatalogue
     templates: TemplateCatalogue
     projects: ProjectService
+    permissions: PermissionService
     git: GitProjects
     closers: list[Callable[[], None]] = field(default_factory=list)  # after the core loop stops
 
@@ -117,10 +121,29 @@ def bootstrap(
     profiles = ProfileCatalogue(JsonProfileStore(data_dir), SubprocessCliDetector(), preferences, host)
     templates = TemplateCatalogue(JsonTemplateStore(data_dir, clock=clock), clock, ids)
     timings = OrchestratorTimings.from_env(host.environ())
+    permissions = PermissionService(JsonPermissionStore(), platform_sandbox(), host)
     core = CoreLoop().start()
     terminal_factory = terminals(core.loop)
     # A backend whose terminals people type in also provides their input portals.
     portals = terminal_factory if isinstance(terminal_factory, PortalProvider) else NoPortals()
+    git_worker, watcher = ThreadWorker(), WatchdogFolderWatcher()
+    git = GitProjects(
+        GitDeps(
+            port=Pygit2Git(),
+            worker=git_worker,
+            watcher=watcher,
+            files=LocalWorktreeFiles(),
+            reviews=JsonReviewStore(),
+            timer=MonotonicTimer(),
+            clock=clock,
+            ids=ids,
+            events=events,
+            diagnostics=diagnostics,
+            user_data=user_data,
+        ),
+        schedule=core.submit,
+    )
+    events.subscribe(git.on_event)
     deps = ProjectDeps(
         folder=LocalProjectFolder(),
         layouts=JsonLayoutStore(),
@@ -144,6 +167,7 @@ def bootstrap(
             new_token=lambda: secrets.token_hex(32),
             rendezvous_window_ms=timings.window_ms,
             rendezvous_ceiling_ms=timings.ceiling_ms,
+            permissions=permissions,
         ),
         orchestration=OrchestrationDeps(
             adapters=LocalOrchestrationAdapters(diagnostics, timings.mcp_safety_net_ms()),
@@ -153,24 +177,6 @@ def bootstrap(
             cpu=DescendantCpuProbe(),
         ),
     )
-    git_worker, watcher = ThreadWorker(), WatchdogFolderWatcher()
-    git = GitProjects(
-        GitDeps(
-            port=Pygit2Git(),
-            worker=git_worker,
-            watcher=watcher,
-            files=LocalWorktreeFiles(),
-            reviews=JsonReviewStore(),
-            timer=MonotonicTimer(),
-            clock=clock,
-            ids=ids,
-            events=events,
-            diagnostics=diagnostics,
-            user_data=user_data,
-        ),
-        schedule=core.submit,
-    )
-    events.subscribe(git.on_event)
     return App(
         data_dir=data_dir,
         core=core,
@@ -180,6 +186,7 @@ def bootstrap(
         profiles=profiles,
         templates=templates,
         projects=ProjectService(deps, user_data),
+        permissions=permissions,
         git=git,
         closers=[watcher.close, git_worker.close],
     )

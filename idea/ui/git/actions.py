@@ -4,17 +4,16 @@ then the panel refreshes; refusals and failures are shown, never swallowed."""
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from idea.application.git.access import MISSING_IDENTITY
 from idea.application.git.projects import GitWorkspace
 from idea.domain.errors import AppError
 from idea.domain.git.model import CommitInfo, Identity
-from idea.ui.agents.widgets import error_text
+from idea.ui.git.commit_box import CommitBox
 from idea.ui.git.dialogs import IdentityDialog, LineDialog, LossDialog
-
-if TYPE_CHECKING:
-    from idea.ui.git.git_panel import GitPanel
+from idea.ui.git.panel_context import PanelContext
+from idea.ui.widgets.messages import error_text
 
 T = TypeVar("T")
 
@@ -22,8 +21,9 @@ T = TypeVar("T")
 class PanelActions:
     """The gestures of the Changes tab and the branch switcher."""
 
-    def __init__(self, panel: GitPanel) -> None:
-        self.panel = panel
+    def __init__(self, context: PanelContext, commit_box: CommitBox) -> None:
+        self._ctx = context
+        self._commit_box = commit_box
         self.dialog: object | None = None  # the dialog open now (kept alive, inspected by tests)
 
     def call(
@@ -32,7 +32,7 @@ class PanelActions:
         done: str | Callable[[T], None] | None = None,
         on_error: Callable[[BaseException], None] | None = None,
     ) -> None:
-        git = self.panel.git
+        git = self._ctx.git()
         if git is None:
             return
 
@@ -40,15 +40,14 @@ class PanelActions:
             if callable(done):
                 done(result)
             elif done:
-                self.panel.show_message(done)
-            self.panel.refresh()
+                self._ctx.show_message(done)
+            self._ctx.refresh()
 
         git.call(work, finished, on_error or self.failed)
 
     def failed(self, error: BaseException) -> None:
-        self.panel.message.show_error(error_text(error))
-        self.panel.statusMessage.emit(error_text(error))
-        self.panel.refresh()
+        self._ctx.show_error(error_text(error))
+        self._ctx.refresh()
 
     def init_repository(self) -> None:
         self.call(lambda ws: ws.init(), "Repository created, on branch main.")
@@ -62,13 +61,13 @@ class PanelActions:
             self.call(lambda ws: ws.git.unstage(paths))
 
     def commit(self, message: str) -> None:
-        box = self.panel.commit
+        box = self._commit_box
         box.set_busy(True)
 
         def done(made: CommitInfo) -> None:
             box.set_busy(False)
             box.committed()
-            self.panel.show_message(f"Committed {made.short}: {made.summary}")
+            self._ctx.show_message(f"Committed {made.short}: {made.summary}")
 
         def failed(error: BaseException) -> None:
             box.set_busy(False)
@@ -83,7 +82,7 @@ class PanelActions:
         def chosen(identity: Identity, everywhere: bool) -> None:
             self.call(lambda ws: ws.git.set_identity(identity, everywhere), lambda _r: then())
 
-        dialog = IdentityDialog(chosen, self.panel)
+        dialog = IdentityDialog(chosen, self._ctx.widget)
         self.dialog = dialog
         dialog.open()
         return dialog
@@ -94,7 +93,7 @@ class PanelActions:
     def ask_new_branch(self) -> LineDialog:
         dialog = LineDialog(
             "New branch", "Name of the new branch (made from HEAD, then checked out):", self.create_branch,
-            accept_text="Create", parent=self.panel,
+            accept_text="Create", parent=self._ctx.widget,
         )
         self.dialog = dialog
         dialog.open()
@@ -116,6 +115,6 @@ class PanelActions:
     def _confirm_delete(self, name: str, message: str, commits: tuple[CommitInfo, ...]) -> None:
         listing = "\n".join(f"{c.short} {c.summary}" for c in commits)
         dialog = LossDialog("Delete branch", f"{message} These commits would be lost:", listing, "Delete anyway",
-                            lambda: self.delete_branch(name, force=True), self.panel)
+                            lambda: self.delete_branch(name, force=True), self._ctx.widget)
         self.dialog = dialog
         dialog.open()

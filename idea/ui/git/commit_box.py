@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, 
 
 from idea.domain.git.model import Identity
 from idea.domain.git.notices import OUTGOING_NOTE
-from idea.ui.agents.widgets import HintLabel
+from idea.ui.widgets.labels import HintLabel
 
 
 class CommitBox(QWidget):

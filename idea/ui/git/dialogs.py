@@ -20,7 +20,8 @@ from PySide6.QtWidgets import (
 
 from idea.domain.errors import AppError
 from idea.domain.git.model import Identity
-from idea.ui.agents.widgets import HintLabel, monospace_font
+from idea.ui.theme import monospace_font
+from idea.ui.widgets.labels import HintLabel
 
 
 class IdentityDialog(QDialog):

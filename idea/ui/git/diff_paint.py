@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QWidget
 from idea.domain.git.diff import Diff, DiffLine, LineKind
 from idea.domain.git.model import display_path
 from idea.domain.git.rows import Row, RowKind, note_for
-from idea.ui.agents.widgets import palette_colors
+from idea.ui.theme import palette_colors
 from idea.ui.git.highlight import Highlighter, Spans
 
 DRAWN_CHARS = 2000  # a longer line is cut when drawn (minified files)

@@ -29,13 +29,15 @@ from idea.domain.git.diff import DiffKind, DiffSpec
 from idea.domain.git.events import GitChanged
 from idea.domain.git.model import RepoState, StatusReport
 from idea.domain.git.notices import Gesture, refusal
-from idea.ui.agents.widgets import HintLabel, Notice, error_text
+from idea.ui.widgets.labels import HintLabel, Notice
+from idea.ui.widgets.messages import error_text
 from idea.ui.core_client import CoreClient
 from idea.ui.git.actions import PanelActions
 from idea.ui.git.branch_menu import BranchButton
 from idea.ui.git.commit_box import CommitBox
 from idea.ui.git.git_client import GitClient
 from idea.ui.git.log_view import HistoryPage
+from idea.ui.git.panel_context import PanelContext
 from idea.ui.git.reviews_page import ReviewsPage
 from idea.ui.git.status_view import Group, StatusView
 from idea.ui.git.worktree_actions import WorktreeActions
@@ -61,7 +63,15 @@ class GitPanel(QWidget):
         self._pending = False
         self._stale = False
         self.diff_windows: list[DiffWindow] = []  # open viewers, told of GitChanged
-        self.actions = PanelActions(self)
+        self.message = HintLabel("")
+        self.commit = CommitBox()
+        self.worktrees = WorktreeList()
+        context = PanelContext(
+            git=lambda: self.git, widget=self, show_message=self.show_message, show_error=self.show_error,
+            refresh=self.refresh, open_diff=self.open_diff,
+        )
+        self.actions = PanelActions(context, self.commit)
+        self.worktree_actions = WorktreeActions(context, self.actions, self.worktrees)
 
         self.pages = QStackedWidget()
         self.no_project = HintLabel("Open a project to see its repository here.")
@@ -71,12 +81,10 @@ class GitPanel(QWidget):
         self.init_button.clicked.connect(self.actions.init_repository)
         self.pages.addWidget(_top(self.no_repo_text, self.init_button))
         self.pages.addWidget(self._repository_page())
-        self.message = HintLabel("")
         column = QVBoxLayout(self)
         column.setContentsMargins(4, 4, 4, 4)
         column.addWidget(self.pages, 1)
         column.addWidget(self.message)
-        self.worktree_actions = WorktreeActions(self, self.actions)
         app = QApplication.instance()
         if isinstance(app, QApplication):
             app.applicationStateChanged.connect(self._application_state)
@@ -112,7 +120,6 @@ class GitPanel(QWidget):
         )
         self.unstage_all = QPushButton("Unstage all")
         self.unstage_all.clicked.connect(lambda: actions.unstage(self.status.group_paths(Group.STAGED)))
-        self.commit = CommitBox()
         self.commit.commitRequested.connect(actions.commit)
         bulk = QHBoxLayout()
         bulk.addWidget(self.stage_all)
@@ -122,7 +129,6 @@ class GitPanel(QWidget):
 
         self.history = HistoryPage(lambda: self.git, actions.failed)
         self.history.commitOpened.connect(lambda c: self.open_diff(DiffSpec(DiffKind.COMMIT, head=c.oid)))
-        self.worktrees = WorktreeList()
         self.reviews = ReviewsPage(lambda: self.git, actions.failed)
         self.reviews.reviewOpened.connect(lambda review: self.open_diff(review.target.spec()))
         self.tabs = QTabWidget()
@@ -263,6 +269,10 @@ class GitPanel(QWidget):
 
     def show_message(self, text: str) -> None:
         self.message.show_ok(text)
+        self.statusMessage.emit(text)
+
+    def show_error(self, text: str) -> None:
+        self.message.show_error(text)
         self.statusMessage.emit(text)
 
     # -- diffs --

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 from idea.application.git.service import LogPage
 from idea.domain.git.graph import GraphRow, Lanes
 from idea.domain.git.model import CommitInfo
-from idea.ui.agents.widgets import palette_colors
+from idea.ui.theme import palette_colors
 from idea.ui.git.git_client import GitClient
 
 LANE_WIDTH = 14

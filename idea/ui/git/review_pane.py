@@ -23,7 +23,8 @@ from PySide6.QtWidgets import (
 
 from idea.domain.git.model import display_path
 from idea.domain.git.review import Hint, Review, ReviewComment
-from idea.ui.agents.widgets import HintLabel, monospace_font
+from idea.ui.theme import monospace_font
+from idea.ui.widgets.labels import HintLabel
 
 COMMENT_ID_ROLE = Qt.ItemDataRole.UserRole
 

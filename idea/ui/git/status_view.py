@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QMenu, QTreeWidget, QTreeWidgetItem, QWidget
 
 from idea.domain.git.diff import DiffKind
 from idea.domain.git.model import ChangeKind, StatusEntry, StatusReport, display_path
-from idea.ui.agents.widgets import palette_colors
+from idea.ui.theme import palette_colors
 
 SHOWN_PER_GROUP = 2000  # beyond that, one line says how many more (the diff lists them all)
 PATH_ROLE = Qt.ItemDataRole.UserRole

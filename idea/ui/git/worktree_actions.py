@@ -3,37 +3,33 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from idea.application.git.access import MISSING_IDENTITY
 from idea.application.git.worktrees import RemovalNeedsConfirmation, spec_for
 from idea.domain.errors import AppError
 from idea.domain.git.worktrees import MergeKind, MergeOutcome, RemovalReport, WorktreeView
-from idea.ui.agents.widgets import ask, show_error
+from idea.ui.git.actions import PanelActions
 from idea.ui.git.dialogs import LossDialog
-
-if TYPE_CHECKING:
-    from idea.ui.git.actions import PanelActions
-    from idea.ui.git.git_panel import GitPanel
+from idea.ui.git.panel_context import PanelContext
+from idea.ui.git.worktree_list import WorktreeList
+from idea.ui.widgets.messages import ask, show_error
 
 
 class WorktreeActions:
-    def __init__(self, panel: GitPanel, actions: PanelActions) -> None:
-        self.panel = panel
+    def __init__(self, context: PanelContext, actions: PanelActions, worktrees: WorktreeList) -> None:
+        self._ctx = context
         self.actions = actions
         self.dialog: object | None = None
-        worktrees = panel.worktrees
         worktrees.diffRequested.connect(self.diff)
         worktrees.mergeRequested.connect(self.confirm_merge)
         worktrees.removeRequested.connect(self.request_removal)
 
     def diff(self, view: WorktreeView) -> None:
-        self.panel.open_diff(spec_for(view))
+        self._ctx.open_diff(spec_for(view))
 
     def confirm_merge(self, view: WorktreeView) -> None:
         branch = view.info.branch or ""
         self.dialog = ask(
-            self.panel, "Merge into base", f"Merge {branch} into {view.base}?", "Merge", lambda: self.merge(view),
+            self._ctx.widget, "Merge into base", f"Merge {branch} into {view.base}?", "Merge", lambda: self.merge(view),
             informative=(
                 f"A fast-forward when {view.base} has nothing new, otherwise a merge commit. If the two conflict, "
                 "nothing is changed and the conflicting files are listed. When it is checked out here, your "
@@ -52,15 +48,15 @@ class WorktreeActions:
 
     def _merged(self, outcome: MergeOutcome) -> None:
         if outcome.kind is MergeKind.CONFLICTS:
-            self.dialog = show_error(self.panel, "Merge not done", outcome.message())
-            self.panel.message.show_error(outcome.message())
+            self.dialog = show_error(self._ctx.widget, "Merge not done", outcome.message())
+            self._ctx.show_error(outcome.message())
         else:
-            self.panel.show_message(outcome.message())
+            self._ctx.show_message(outcome.message())
 
     def request_removal(self, view: WorktreeView) -> None:
         """Ask first; when removing would lose work, the list of what is lost is shown and confirmed too."""
         self.dialog = ask(
-            self.panel, "Remove worktree", f"Remove the worktree at {view.info.path}?", "Remove",
+            self._ctx.widget, "Remove worktree", f"Remove the worktree at {view.info.path}?", "Remove",
             lambda: self.remove(view, None),
             informative=f"Its folder is deleted; the branch {view.info.branch or ''} stays. The main tree is "
                         "never touched.",
@@ -88,6 +84,6 @@ class WorktreeActions:
             report.describe(refusal.base),
             "Remove and lose it",
             lambda: self.remove(view, report),
-            self.panel,
+            self._ctx.widget,
         )
         self.dialog.open()

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget
 
 from idea.domain.git.worktrees import WorktreeView
-from idea.ui.agents.widgets import HintLabel
+from idea.ui.widgets.labels import HintLabel
 
 NAME_ROLE = Qt.ItemDataRole.UserRole
 

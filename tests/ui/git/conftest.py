@@ -18,14 +18,14 @@ from idea.application.projects import ProjectRuntime
 from idea.domain.profile import Profile
 from idea.ui.git.git_panel import GitPanel
 from tests.git_support import GitHome, git_home  # noqa: F401  (fixture)
-from tests.ui.agent_support import FAKE_CLI, WAIT_MS, World, make_world
+from tests.ui.agent_support import FAKE_CLI, WAIT_MS, BootstrappedApp, bootstrapped_app
 
 SCREENSHOTS_ENV = "IDEA_TEST_SCREENSHOTS"  # a folder that keeps a copy of every screenshot, to look at
 
 
 @dataclass
 class PanelWorld:
-    world: World
+    world: BootstrappedApp
     panel: GitPanel
     project: Path
     git: GitHome
@@ -79,7 +79,7 @@ def panel_world(
     # Agents here run a fake CLI that reports no turn: deliveries do not wait long for one to start.
     monkeypatch.setenv("IDEA_SUBMIT_VERIFY_MS", "200")
     monkeypatch.setenv("IDEA_COLD_START_SETTLE_MS", "50")
-    for world in make_world(qtbot, tmp_path):
+    for world in bootstrapped_app(qtbot, tmp_path):
         panel = GitPanel(world.client, world.app.git)
         qtbot.addWidget(panel)
         panel.resize(460, 720)

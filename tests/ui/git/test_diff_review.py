@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from idea.application.agents.placement_rules import InBackground
 from idea.domain.git.diff import DiffKind, DiffSpec
 from idea.domain.git.review import Hint
 from idea.domain.git.rows import Row, RowKind
@@ -72,7 +73,7 @@ def test_a_review_is_written_in_the_viewer_and_sent_to_a_running_agent(panel_wor
     profile = w.add_echo_profile()
     runtime = w.open()
     qa = w.world.create_agent(runtime, "QA", profile)
-    live = w.world.on_core(runtime.runner.launch(qa.agent_id, reason="test"))
+    live = w.world.on_core(runtime.placement.launch(qa.agent_id, InBackground(), reason="test"))
     w.wait(lambda: "Fake agent CLI ready" in w.world.on_core(live.terminal.screen_text()))
 
     b.checkout("develop")

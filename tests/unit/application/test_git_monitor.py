@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from idea.application.git.monitor import GitMonitor
 from tests.git_support import ScriptedWatcher
-from tests.orchestration_fakes import VirtualTime
+from tests.fakes_orchestration import VirtualTime
 
 
 async def started(workdir: str = "/p", git_dir: str = "/p/.git") -> tuple[GitMonitor, ScriptedWatcher, VirtualTime, list[int]]:
