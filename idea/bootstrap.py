@@ -176,6 +176,7 @@ def bootstrap(
             timings=timings,
             cpu=DescendantCpuProbe(),
         ),
+        git=git,
     )
     return App(
         data_dir=data_dir,

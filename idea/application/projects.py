@@ -15,6 +15,8 @@ from idea.application.agents.placement_rules import InCell
 from idea.application.agents.ports import ManifestStore, PersonaStore
 from idea.application.agents.runner import AgentLaunchDeps, AgentRunner
 from idea.application.agents.templates import TemplateCatalogue
+from idea.application.git.agent_worktrees import AgentWorktrees
+from idea.application.git.projects import GitProjects
 from idea.application.named_layouts import NamedLayouts
 from idea.application.orchestrator.ports import OrchestrationAdapters, PortalProvider, ProcessCpuProbe, Timer
 from idea.application.orchestrator.service import OrchestratorService
@@ -58,6 +60,7 @@ class ProjectDeps:
     templates: TemplateCatalogue
     launching: AgentLaunchDeps
     orchestration: OrchestrationDeps
+    git: GitProjects | None = None  # None: projects without git (tests of other features)
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,8 @@ class ProjectRuntime:
         )
         self.runner = AgentRunner(self, self.agents, deps.launching)
         self.placement = AgentPlacement(self, self.agents, self.runner)
+        self.git = deps.git.workspace(record.id, record.root) if deps.git is not None else None
+        self.worktrees = AgentWorktrees(self, self.agents, self.git.worktrees if self.git is not None else None)
         orchestration = deps.orchestration
         self.orchestrator = OrchestratorService(
             project_id=record.id,

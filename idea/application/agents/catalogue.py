@@ -10,7 +10,14 @@ from idea.application.agents.ports import ManifestStore, PersonaStore
 from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.agents.templates import TemplateCatalogue, TemplateLink, TemplateStatus
 from idea.application.ports import Clock, Diagnostics, EventPublisher, IdGenerator
-from idea.domain.agent import AGENT_NAME_MAX_CHARS, AgentEntry, AgentManifest, unique_md_path, validate_agent_name
+from idea.domain.agent import (
+    AGENT_NAME_MAX_CHARS,
+    AgentEntry,
+    AgentManifest,
+    Worktree,
+    unique_md_path,
+    validate_agent_name,
+)
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode
 from idea.domain.events import AgentsChanged
 from idea.domain.ids import AgentId, ProjectId
@@ -134,8 +141,10 @@ class AgentCatalogue:
         *,
         template: TemplateRecord | None = None,
         synchronized: bool = False,
+        worktree: Worktree | None = None,
     ) -> AgentEntry:
-        """A new agent, from scratch (`persona`) or from a template (its current body)."""
+        """A new agent, from scratch (`persona`) or from a template (its current body), in its own worktree
+        when one is given (made beforehand, `application/git/agent_worktrees.py`)."""
         name = name.strip()
         validate_agent_name(name, self._manifest)
         self._profiles.profile(profile_id)
@@ -148,6 +157,7 @@ class AgentCatalogue:
             synchronized=synchronized and template is not None,
             template_id=template.id if template else None,
             template_version=template.version if template else None,
+            worktree=worktree,
         )
         self._personas.write(self._root, entry.md_path, body)
         self._store(lambda manifest: manifest.with_agent(entry))
@@ -163,6 +173,12 @@ class AgentCatalogue:
 
     async def set_orchestrator(self, agent_id: AgentId | None) -> None:
         self._store(lambda manifest: manifest.with_orchestrator(agent_id))
+
+    async def set_worktree(self, agent_id: AgentId, worktree: Worktree | None) -> None:
+        """Record (None: clear) the agent's own worktree; it applies from the agent's next launch."""
+        self._store(lambda manifest: manifest.with_worktree(agent_id, worktree))
+        where = worktree.path if worktree is not None else "the main tree"
+        self._diagnostics.beacon(f"[agents] {self.agent(agent_id).name} works in {where}")
 
     async def delete(self, agent_id: AgentId) -> str | None:
         """Remove an agent that is not running; its persona goes to `.ideai/agents/.deleted/`.

@@ -28,8 +28,9 @@ from idea.application.permissions.service import LaunchPermissions, NoPermission
 from idea.application.ports import Unsubscribe
 from idea.application.sessions import LaunchRequest
 from idea.domain import layout as lay
-from idea.domain.agent import AgentManifest
+from idea.domain.agent import AgentEntry, AgentManifest
 from idea.domain.errors import AppError, ErrorCode
+from idea.domain.git.worktrees import WorktreeMissing
 from idea.domain.ids import AgentId, ConversationId, NodeId, conversation_for_pair
 from idea.domain.launch_secret import TOKEN_ENV_VAR
 from idea.domain.mcp_wiring import rendezvous_tool_timeout_ms
@@ -140,19 +141,23 @@ class AgentRunner:
         """Start the agent's CLI in a new terminal session (no cell). A program that cannot start gives a
         FAILED session; a CLI missing from PATH raises AppError PROCESS before anything is written."""
         project = self._project
-        name = self._catalogue.agent(agent_id).name
+        entry = self._catalogue.agent(agent_id)
+        name = entry.name
         profile = self.profile_of(agent_id)
         program = self._program(profile)
+        work_root = self._work_root(entry)
         token = self._deps.new_token()
-        permissions = self._deps.permissions.for_launch(project.root, agent_id, name, profile)  # fail-closed
-        prepared = self._prepare_run_dir(agent_id, name, profile, token, permissions)
+        permissions = self._deps.permissions.for_launch(  # fail-closed
+            project.root, agent_id, name, profile, work_root=work_root if entry.worktree else None
+        )
+        prepared = self._prepare_run_dir(entry, profile, token, permissions, work_root)
         conversation = conversation_id or conversation_for_pair(agent_id, None)
         plan = self._session_plan(profile, conversation)
         argv = permissions.wrap((program, *profile.args, *prepared.extra_args, *session_args(profile, plan)))
         self._tokens[agent_id] = token
-        cwd = resolve_cwd(profile, prepared.run_dir, project.root)
+        cwd = resolve_cwd(profile, prepared.run_dir, work_root)
         project.orchestrator.agent_launching(agent_id)
-        env = self._environment(agent_id, profile, prepared, token)
+        env = self._environment(agent_id, profile, prepared, token, work_root)
         info = await project.sessions.start(
             LaunchRequest(argv=argv, cwd=cwd, kind=SessionKind.AGENT, label=name, env=env, agent_id=agent_id)
         )
@@ -182,12 +187,23 @@ class AgentRunner:
             )
         return program
 
+    def _work_root(self, entry: AgentEntry) -> str:
+        """The agent's project root: its own worktree when it runs in one (spec 07 §2), which must still be
+        there (WorktreeMissing otherwise, before anything is written), else the project root."""
+        worktree = entry.worktree
+        if worktree is None:
+            return self._project.root
+        if not self._project.host.is_dir(worktree.path):
+            raise WorktreeMissing(entry.agent_id, entry.name, worktree.path, worktree.branch)
+        return worktree.path
+
     def _prepare_run_dir(
-        self, agent_id: AgentId, name: str, profile: Profile, token: str, permissions: LaunchPermissions
+        self, entry: AgentEntry, profile: Profile, token: str, permissions: LaunchPermissions, work_root: str
     ) -> PreparedRunDir:
-        """Write `.ideai/run/<agentId>/`: the convention file, the MCP declaration and hooks with this
-        launch's secret, what the CLI's settings need."""
+        """Write `.ideai/run/<agentId>/` (always in the main project, like the MCP endpoint): the convention
+        file, the MCP declaration and hooks with this launch's secret, what the CLI's settings need."""
         project = self._project
+        agent_id, name = entry.agent_id, entry.name
         uses_bridge = profile.materializes_idea_bridge() or profile.hooks is not None
         bridge = BridgeEndpoint(self._deps.endpoint_for(project.id), token) if uses_bridge else None
         prepared = self._deps.run_dirs.prepare(
@@ -196,12 +212,13 @@ class AgentRunner:
                 project_id=project.id,
                 agent_id=agent_id,
                 profile=profile,
-                convention_text=self._convention_text(agent_id, name, profile, permissions.summary),
+                convention_text=self._convention_text(entry, profile, permissions.summary, work_root),
                 bridge=bridge,
                 tool_timeout_ms=rendezvous_tool_timeout_ms(
                     self._deps.rendezvous_window_ms, self._deps.rendezvous_ceiling_ms
                 ),
                 trust_run_dir=project.settings().trust_run_dirs_automatically,
+                work_root=work_root if entry.worktree else None,
                 **permissions.run_dir_fields(),
             )
         )
@@ -210,11 +227,12 @@ class AgentRunner:
         return prepared
 
     def _environment(
-        self, agent_id: AgentId, profile: Profile, prepared: PreparedRunDir, token: str
+        self, agent_id: AgentId, profile: Profile, prepared: PreparedRunDir, token: str, work_root: str
     ) -> dict[str, str]:
-        """The profile's variables (placeholders replaced), the run dir's, and the agent's identity."""
+        """The profile's variables (placeholders replaced; `{projectRoot}` is the agent's own worktree when it
+        runs in one), the run dir's, and the agent's identity."""
         project = self._project
-        placeholders = {"{agentRunDir}": prepared.run_dir, "{projectRoot}": project.root}
+        placeholders = {"{agentRunDir}": prepared.run_dir, "{projectRoot}": work_root}
         env = {key: _substitute(value, placeholders) for key, value in profile.env.items()}
         env.update(prepared.extra_env)
         env.update(
@@ -275,14 +293,17 @@ class AgentRunner:
         return plan_session(profile, engine, assign_id=self._project.ids.new_id())
 
     def _convention_text(
-        self, agent_id: AgentId, name: str, profile: Profile, permission_summary: str | None
+        self, entry: AgentEntry, profile: Profile, permission_summary: str | None, work_root: str
     ) -> str:
+        agent_id = entry.agent_id
         requests_dir = f"{self._project.root}/.ideai/requests/{agent_id}"
         return compose_convention_file(
             ComposeInputs(
-                project_root=self._project.root,
+                project_root=work_root,
+                main_root=self._project.root if entry.worktree else "",
+                worktree_branch=entry.worktree.branch if entry.worktree else "",
                 agent_id=agent_id,
-                agent_name=name,
+                agent_name=entry.name,
                 uses_mcp=profile.materializes_idea_bridge(),
                 orchestration=self._deps.prompts.orchestration_texts(),
                 requests_dir="" if profile.materializes_idea_bridge() else requests_dir,

@@ -77,6 +77,13 @@ class GitWorkspace:
             return None
         return record.worktree_setup if record is not None else None
 
+    async def read_setup_command(self) -> str | None:
+        return self.setup_command()
+
+    async def change_setup_command(self, command: str | None) -> None:
+        """The person's gesture (Git panel ▸ Worktrees ▸ Setup command…)."""
+        self.set_setup_command(command)
+
     def set_setup_command(self, command: str | None) -> None:
         """Save the command run in each new worktree of this project (`worktreeSetup` in projects.json)."""
         registry = self._deps.user_data.load_projects()

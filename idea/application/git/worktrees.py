@@ -23,6 +23,7 @@ from idea.domain.git.worktrees import (
     MergeOutcome,
     RemovalReport,
     SetupCommand,
+    WorktreeBasis,
     WorktreeCreated,
     WorktreeInfo,
     WorktreeView,
@@ -76,11 +77,27 @@ class WorktreeService:
             raise not_found(f"There is no worktree named {name}.")
         return found
 
-    async def create(self, agent_name: str, base: str | None = None, path: str | None = None) -> WorktreeCreated:
+    async def basis(self) -> WorktreeBasis:
+        """Where new agent worktrees go and what they start from; AppError(GIT) with the reason when this
+        repository cannot have one now (no repository, no commit yet, detached HEAD, a merge in progress…)."""
+
+        def work(repo: GitRepository) -> WorktreeBasis:
+            facts = repo.facts()
+            reason = refusal(facts, Gesture.WORKTREE)
+            if reason is not None:
+                raise AppError(ErrorCode.GIT, reason)
+            return WorktreeBasis(_workdir(repo), _current_branch(facts))
+
+        return await self._access.run(work)
+
+    async def create(
+        self, agent_name: str, base: str | None = None, path: str | None = None, *, slug: str | None = None
+    ) -> WorktreeCreated:
         """A worktree for the agent: branch `idea/<slug>` from `base` (default: the current branch), at `path`
         (default: `<parent>/<repository>.worktrees/<slug>`), with the `.worktreeinclude` files copied from
-        the main tree. The setup command, when one is configured, is returned for a visible shell cell."""
-        slug = worktree_slug(agent_name)
+        the main tree. The setup command, when one is configured, is returned for a visible shell cell.
+        An existing `idea/<slug>` branch is checked out as it is (its recorded base is kept)."""
+        slug = slug or worktree_slug(agent_name)
         branch = worktree_branch(slug)
 
         def work(repo: GitRepository) -> tuple[WorktreeInfo, str, bool]:
@@ -105,8 +122,10 @@ class WorktreeService:
             if existing is not None:
                 repo.prune_worktrees()
             info = repo.add_worktree(slug, target, branch, start)
-            repo.set_config(_base_key(branch), start)
-            return info, start, False
+            recorded = repo.get_config(_base_key(branch))
+            if recorded is None or base is not None:
+                repo.set_config(_base_key(branch), start)
+            return info, recorded if recorded is not None and base is None else start, False
 
         info, chosen_base, reused = await self._access.run(work)
         copied, skipped = await self._access.run(lambda repo: self._copy_included(_workdir(repo), info.path))

@@ -100,7 +100,9 @@ class SaveResult:
 class NoPermissions:
     """Where no permission service is wired (tests of other features): launches apply no policy."""
 
-    def for_launch(self, root: str, agent_id: str, agent_name: str, profile: Profile) -> LaunchPermissions:
+    def for_launch(
+        self, root: str, agent_id: str, agent_name: str, profile: Profile, work_root: str | None = None
+    ) -> LaunchPermissions:
         return LaunchPermissions(None, None, ())
 
 
@@ -137,14 +139,22 @@ class PermissionService:
     # -- one agent --
 
     def policy_for(
-        self, root: str, agent_id: str, profile: Profile, reading: PermissionsReading | None = None
+        self,
+        root: str,
+        agent_id: str,
+        profile: Profile,
+        reading: PermissionsReading | None = None,
+        work_root: str | None = None,
     ) -> AgentPolicy:
+        """`root` holds `permissions.json` and the agent's run dir; `work_root` is the agent's own worktree
+        (spec 07 §2), the project root its grants, `additionalDirectories` and summary are relative to."""
         reading = reading if reading is not None else self._store.read(root)
+        grants_root = work_root or root
         blocker = reading.launch_blocker(agent_id)
         effective = reading.document.resolve_for(agent_id)
         support = projection_support(profile.projector)
         run_dir = run_dir_of(root, agent_id)
-        plan = compile_sandbox_plan(effective, SandboxContext(root, run_dir))
+        plan = compile_sandbox_plan(effective, SandboxContext(grants_root, run_dir))
         executable = None
         status = NOT_SET
         if plan is not None and effective is not None:
@@ -157,18 +167,21 @@ class PermissionService:
                 )
         unsandboxed_root = self._enforcer.runs_as_root() and not status.enforced
         projection = project_permissions(
-            profile.projector, effective, ProjectionContext(root, run_dir, unsandboxed_root), plan
+            profile.projector, effective, ProjectionContext(grants_root, run_dir, unsandboxed_root), plan
         )
         summary = None
         if effective is not None:
-            summary = render_permission_summary(effective, status, support, plan, root)
+            summary = render_permission_summary(effective, status, support, plan, grants_root)
         warnings = (*permission_warnings(effective, status, support, profile.name), *projection.fidelity)
         return AgentPolicy(agent_id, effective, support, projection, plan, executable, status, summary, warnings,
                            blocker)
 
-    def for_launch(self, root: str, agent_id: str, agent_name: str, profile: Profile) -> LaunchPermissions:
-        """What this launch applies; AppError when the agent must not start (fail-closed)."""
-        policy = self.policy_for(root, agent_id, profile)
+    def for_launch(
+        self, root: str, agent_id: str, agent_name: str, profile: Profile, work_root: str | None = None
+    ) -> LaunchPermissions:
+        """What this launch applies; AppError when the agent must not start (fail-closed). `work_root`: the
+        agent's own worktree, when it runs in one."""
+        policy = self.policy_for(root, agent_id, profile, work_root=work_root)
         self._launched.pop((root, agent_id), None)
         if policy.blocker is not None:
             raise AppError(

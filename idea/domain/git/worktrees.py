@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from idea.domain.agent import slugify
-from idea.domain.errors import invalid
+from idea.domain.errors import AppError, ErrorCode, invalid
 from idea.domain.git.model import CommitInfo, StatusEntry
 
 BRANCH_PREFIX = "idea/"
@@ -23,6 +23,13 @@ def worktree_slug(name: str) -> str:
 
 def worktree_branch(slug: str) -> str:
     return f"{BRANCH_PREFIX}{slug}"
+
+
+def slug_of_branch(branch: str) -> str:
+    """The worktree name of an agent's branch (`idea/<slug>` → `<slug>`), so that a renamed agent's worktree
+    is recreated under the name it had."""
+    tail = branch[len(BRANCH_PREFIX) :] if branch.startswith(BRANCH_PREFIX) else branch
+    return slugify(tail)
 
 
 def default_worktree_path(workdir: str, slug: str) -> str:
@@ -171,3 +178,51 @@ class WorktreeCreated:
     skipped: tuple[str, ...] = ()  # lines or paths not copied, each with its reason
     setup: SetupCommand | None = None
     reused: bool = False  # the worktree already existed for this branch and path
+
+
+@dataclass(frozen=True)
+class WorktreeBasis:
+    """Where this project's agent worktrees go and what they start from: the main tree's folder and its
+    current branch."""
+
+    workdir: str
+    base: str
+
+    def planned(self, agent_name: str) -> tuple[str, str]:
+        """(branch, folder) of a new worktree for an agent of that name."""
+        slug = worktree_slug(agent_name)
+        return worktree_branch(slug), default_worktree_path(self.workdir, slug)
+
+
+class WorktreeMissing(AppError):
+    """An agent set to run in its own worktree is launched while the worktree's folder is gone. The person
+    chooses: recreate it (same branch, same folder) or run the agent in the main tree."""
+
+    def __init__(self, agent_id: str, agent_name: str, path: str, branch: str) -> None:
+        super().__init__(
+            ErrorCode.GIT,
+            f"{agent_name} runs in its own worktree, and its folder {path} is missing. Recreate the worktree "
+            f"(branch {branch}) or run {agent_name} in the main tree: launch it from the Agents panel to choose.",
+            data={"agentId": agent_id, "worktree": path, "branch": branch},
+        )
+        self.agent_id = agent_id
+        self.agent_name = agent_name
+        self.path = path
+        self.branch = branch
+
+
+def describe_created(agent_name: str, created: WorktreeCreated) -> str:
+    """What the person is told once an agent has its worktree: where, on which branch, which files were
+    copied from `.worktreeinclude` and which were not, and the setup command."""
+    verb = "keeps" if created.reused else "now has"
+    lines = [
+        f"{agent_name} {verb} its own worktree at {created.info.path}, on branch {created.info.branch} "
+        f"(from {created.base})."
+    ]
+    if created.copied:
+        lines.append(f"Copied from the main tree ({INCLUDE_FILE}): {', '.join(created.copied)}.")
+    if created.skipped:
+        lines.append("Not copied: " + "; ".join(created.skipped) + ".")
+    if created.setup is not None:
+        lines.append(f"The setup command runs in a shell cell there: {created.setup.command}")
+    return "\n".join(lines)
