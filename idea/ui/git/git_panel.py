@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from idea.application.git.projects import GitProjects
 from idea.application.git.service import GitSnapshot
 from idea.application.projects import ProjectRuntime
 from idea.domain.events import ProjectClosed
@@ -53,10 +52,9 @@ TAB_CHANGES, TAB_HISTORY, TAB_WORKTREES, TAB_REVIEWS = 0, 1, 2, 3
 class GitPanel(QWidget):
     statusMessage = Signal(str)
 
-    def __init__(self, client: CoreClient, projects: GitProjects, parent: QWidget | None = None) -> None:
+    def __init__(self, client: CoreClient, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._client = client
-        self._projects = projects
         self.git: GitClient | None = None
         self.snapshot: GitSnapshot | None = None
         self._refreshing = False
@@ -150,7 +148,7 @@ class GitPanel(QWidget):
     def set_project(self, runtime: ProjectRuntime | None) -> None:
         if runtime is not None and self.git is not None and self.git.runtime is runtime:
             return
-        self.git = GitClient(self._client, self._projects, runtime) if runtime is not None else None
+        self.git = GitClient(self._client, runtime) if runtime is not None else None
         self.snapshot = None
         self.history.clear()
         self.pages.setCurrentIndex(PAGE_NO_PROJECT)
@@ -241,7 +239,7 @@ class GitPanel(QWidget):
         self.unstage_all.setEnabled(stage_refused is None and bool(staged))
         for button in (self.stage_all, self.unstage_all):
             button.setToolTip(stage_refused or "")
-        self.worktrees.show_views(snapshot.worktrees)
+        self.worktrees.show_views(snapshot.worktrees, worktree_owners(git.runtime))
         count = len(snapshot.worktrees)
         self.tabs.setTabText(TAB_WORKTREES, f"Worktrees ({count})" if count else "Worktrees")
         if facts.head.oid != self.history.loaded_head:
@@ -299,6 +297,15 @@ class GitPanel(QWidget):
             self.diff_windows.remove(window)
 
 
+def worktree_owners(runtime: ProjectRuntime) -> dict[str, str]:
+    """Worktree folder → the agent of the project that works there."""
+    return {
+        agent.worktree.path.rstrip("/\\"): agent.name
+        for agent in runtime.agents.manifest().agents
+        if agent.worktree is not None
+    }
+
+
 def _top(*widgets: QWidget) -> QWidget:
     page = QWidget()
     column = QVBoxLayout(page)
@@ -320,12 +327,10 @@ def _column(*parts: QWidget | QHBoxLayout) -> QWidget:
     return page
 
 
-def git_dock(
-    window: QMainWindow, client: CoreClient, projects: GitProjects, beside: QDockWidget
-) -> tuple[GitPanel, QDockWidget]:
+def git_dock(window: QMainWindow, client: CoreClient, beside: QDockWidget) -> tuple[GitPanel, QDockWidget]:
     """The Git panel in a dock, a tab beside `beside` (the Agents dock) so that the terminals keep their
     width; it can be dragged anywhere, and View ▸ Git (Ctrl+Alt+G) shows or hides it."""
-    panel = GitPanel(client, projects, window)
+    panel = GitPanel(client, window)
     dock = QDockWidget("Git", window)
     dock.setObjectName("GitDock")
     dock.setWidget(panel)

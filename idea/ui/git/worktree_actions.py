@@ -1,5 +1,7 @@
 """The Worktrees tab's actions: diff vs base, merge into base (conflicts reported, never forced), remove
-(what would be lost shown first, removal only once the person confirms that list)."""
+(what would be lost shown first, removal only once the person confirms that list; an agent's worktree is
+removed by turning its option off, so that the agent then works in the main tree), and the project's setup
+command for new agent worktrees."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from idea.application.git.worktrees import RemovalNeedsConfirmation, spec_for
 from idea.domain.errors import AppError
 from idea.domain.git.worktrees import MergeKind, MergeOutcome, RemovalReport, WorktreeView
 from idea.ui.git.actions import PanelActions
-from idea.ui.git.dialogs import LossDialog
+from idea.ui.git.dialogs import LineDialog, LossDialog
 from idea.ui.git.panel_context import PanelContext
 from idea.ui.git.worktree_list import WorktreeList
 from idea.ui.widgets.messages import ask, show_error
@@ -22,6 +24,8 @@ class WorktreeActions:
         worktrees.diffRequested.connect(self.diff)
         worktrees.mergeRequested.connect(self.confirm_merge)
         worktrees.removeRequested.connect(self.request_removal)
+        worktrees.setupRequested.connect(self.edit_setup_command)
+        self._worktrees = worktrees
 
     def diff(self, view: WorktreeView) -> None:
         self._ctx.open_diff(spec_for(view))
@@ -55,16 +59,38 @@ class WorktreeActions:
 
     def request_removal(self, view: WorktreeView) -> None:
         """Ask first; when removing would lose work, the list of what is lost is shown and confirmed too."""
+        owner = self._worktrees.owner(view)
+        then = f" {owner} then works in the main tree from its next launch." if owner else ""
         self.dialog = ask(
-            self._ctx.widget, "Remove worktree", f"Remove the worktree at {view.info.path}?", "Remove",
-            lambda: self.remove(view, None),
+            self._ctx.widget, "Remove worktree",
+            f"Remove {owner}'s worktree at {view.info.path}?" if owner else f"Remove the worktree at {view.info.path}?",
+            "Remove", lambda: self.remove(view, None),
             informative=f"Its folder is deleted; the branch {view.info.branch or ''} stays. The main tree is "
-                        "never touched.",
+                        f"never touched.{then}",
             destructive=True,
         )
 
     def remove(self, view: WorktreeView, confirmed: RemovalReport | None) -> None:
         name = view.info.name
+        git = self._ctx.git()
+        owner = self._owner_id(view)
+        if git is not None and owner is not None:  # the agent's option is turned off with it
+            runtime = git.runtime
+
+            def agent_failed(error: BaseException) -> None:
+                if isinstance(error, RemovalNeedsConfirmation):
+                    self.confirm_removal(view, error)
+                else:
+                    self.actions.failed(error)
+
+            git.core.call(
+                runtime.worktrees.disable(owner, confirmed),
+                lambda _none: (self._ctx.show_message(
+                    f"Removed {self._worktrees.owner(view)}'s worktree (branch {view.info.branch} kept); it now "
+                    "works in the main tree."), self._ctx.refresh()),
+                agent_failed,
+            )
+            return
 
         def failed(error: BaseException) -> None:
             if isinstance(error, RemovalNeedsConfirmation):
@@ -87,3 +113,36 @@ class WorktreeActions:
             self._ctx.widget,
         )
         self.dialog.open()
+
+    def edit_setup_command(self) -> None:
+        self.actions.call(lambda ws: ws.read_setup_command(), self._ask_setup_command)
+
+    def _ask_setup_command(self, current: str | None) -> None:
+        def save(command: str) -> None:
+            saved = f"New agent worktrees run: {command}" if command else "New agent worktrees run no setup command."
+            self.actions.call(lambda ws: ws.change_setup_command(command), saved)
+
+        dialog = LineDialog(
+            "Worktree setup command",
+            "Command run in a shell cell in each new agent worktree of this project (empty: none):",
+            save,
+            text=current or "",
+            hint="For example npm ci or uv sync: what makes a fresh checkout runnable. Kept in your own IdeA "
+                 "settings (projects.json), not in the repository.",
+            accept_text="Save",
+            allow_empty=True,
+            parent=self._ctx.widget,
+        )
+        self.dialog = dialog
+        dialog.open()
+
+    def _owner_id(self, view: WorktreeView) -> str | None:
+        git = self._ctx.git()
+        if git is None:
+            return None
+        path = view.info.path.rstrip("/\\")
+        return next(
+            (a.agent_id for a in git.runtime.agents.manifest().agents
+             if a.worktree is not None and a.worktree.path.rstrip("/\\") == path),
+            None,
+        )

@@ -1,9 +1,10 @@
-"""The worktrees of the repository (spec 07 §2): branch, folder, ahead/behind against the base, and the
-actions diff vs base, merge into base, remove."""
+"""The worktrees of the repository (spec 07 §2): branch, folder, the agent working there, ahead/behind
+against the base, and the actions diff vs base, merge into base, remove; and the project's setup command,
+run in each new agent worktree."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget
@@ -18,6 +19,7 @@ class WorktreeList(QWidget):
     diffRequested = Signal(object)  # WorktreeView
     mergeRequested = Signal(object)
     removeRequested = Signal(object)
+    setupRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -27,19 +29,25 @@ class WorktreeList(QWidget):
         self.list.itemSelectionChanged.connect(self._update)
         self.list.itemDoubleClicked.connect(lambda _item: self._emit(self.diffRequested))
         self.empty = HintLabel(
-            "No linked worktree (git worktree). Each one shows here with its branch, what it has that its base "
-            "lacks, and diff, merge and remove."
+            "No linked worktree. An agent set to “Run in its own worktree” (Agents panel) gets one on the branch "
+            "idea/<name>, beside the repository; it shows here with what it has that its base lacks, and diff, "
+            "merge and remove."
         )
+        self.owners: Mapping[str, str] = {}  # worktree folder -> the agent working there
         self.diff_button = QPushButton("Diff vs base")
         self.merge_button = QPushButton("Merge into base")
         self.remove_button = QPushButton("Remove…")
         self.diff_button.clicked.connect(lambda: self._emit(self.diffRequested))
         self.merge_button.clicked.connect(lambda: self._emit(self.mergeRequested))
         self.remove_button.clicked.connect(lambda: self._emit(self.removeRequested))
+        self.setup_button = QPushButton("Setup command…")
+        self.setup_button.setToolTip("A command run in a shell cell in each new agent worktree (e.g. npm ci)")
+        self.setup_button.clicked.connect(self.setupRequested.emit)
         buttons = QHBoxLayout()
         for button in (self.diff_button, self.merge_button, self.remove_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
+        buttons.addWidget(self.setup_button)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.empty)
@@ -47,13 +55,17 @@ class WorktreeList(QWidget):
         column.addLayout(buttons)
         self._update()
 
-    def show_views(self, views: Sequence[WorktreeView]) -> None:
+    def show_views(self, views: Sequence[WorktreeView], owners: Mapping[str, str] | None = None) -> None:
         selected = self.selected()
         self.views = tuple(views)
+        self.owners = dict(owners or {})
         self.list.clear()
         for view in views:
             info = view.info
             title = info.branch or f"detached at {(info.head or '')[:7]}"
+            owner = self.owner(view)
+            if owner:
+                title += f"  —  {owner}"
             flags = " · locked" if info.locked else ""
             where = "/".join(info.path.replace("\\", "/").rstrip("/").split("/")[-2:])
             item = QListWidgetItem(f"{title}\n    …/{where}\n    {view.summary()}{flags}")
@@ -64,6 +76,9 @@ class WorktreeList(QWidget):
                 self.list.setCurrentItem(item)
         self.empty.setVisible(not views)
         self._update()
+
+    def owner(self, view: WorktreeView) -> str | None:
+        return self.owners.get(view.info.path.rstrip("/\\"))
 
     def selected(self) -> WorktreeView | None:
         item = self.list.currentItem()

@@ -25,6 +25,7 @@ from idea import __version__
 from idea.domain import layout as lay
 from idea.domain.ids import NodeId, SessionId
 from idea.domain.project import ProjectRecord
+from idea.ui.core_client import CoreClient
 from idea.ui.git.git_panel import git_dock
 from idea.ui.windows.agent_screens import AgentScreens
 from idea.ui.windows.layout_bar import LayoutBar
@@ -85,6 +86,11 @@ class WindowHost(Protocol):
     def set_color_scheme(self, scheme: str) -> None: ...
 
     def diagnostics_path(self) -> str: ...
+
+    @property
+    def client(self) -> CoreClient:
+        """How the window's screens submit their use cases to the core."""
+        ...
 
 
 class WelcomePage(QWidget):
@@ -149,7 +155,7 @@ class MainWindow(QMainWindow):
         self.agents_dock.setWidget(self.agents_panel)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.agents_dock)
         self.resizeDocks([self.agents_dock], [300], Qt.Orientation.Horizontal)
-        self.git_panel, self.git_dock = git_dock(self, manager.client, manager.app.git, beside=self.agents_dock)
+        self.git_panel, self.git_dock = git_dock(self, manager.client, beside=self.agents_dock)
         self.git_panel.statusMessage.connect(self.show_message)
         self._build_menus()
         self._refresh_stack()

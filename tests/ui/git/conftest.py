@@ -80,7 +80,7 @@ def panel_world(
     monkeypatch.setenv("IDEA_SUBMIT_VERIFY_MS", "200")
     monkeypatch.setenv("IDEA_COLD_START_SETTLE_MS", "50")
     for world in bootstrapped_app(qtbot, tmp_path):
-        panel = GitPanel(world.client, world.app.git)
+        panel = GitPanel(world.client)
         qtbot.addWidget(panel)
         panel.resize(460, 720)
         world.relay.published.connect(panel.on_event)
