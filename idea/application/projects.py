@@ -97,9 +97,9 @@ class ProjectRuntime:
             diagnostics=deps.diagnostics,
             is_live=lambda agent_id: self.sessions.live_agent_session(agent_id) is not None,
         )
-        self.runner = AgentRunner(self, self.agents, deps.launching)
-        self.placement = AgentPlacement(self, self.agents, self.runner)
         self.git = deps.git.workspace(record.id, record.root) if deps.git is not None else None
+        self.runner = AgentRunner(self, self.agents, deps.launching, shared_git_dir=self._git_dir)
+        self.placement = AgentPlacement(self, self.agents, self.runner)
         self.worktrees = AgentWorktrees(self, self.agents, self.git.worktrees if self.git is not None else None)
         orchestration = deps.orchestration
         self.orchestrator = OrchestratorService(
@@ -134,6 +134,10 @@ class ProjectRuntime:
     @property
     def name(self) -> str:
         return self.record.name
+
+    def _git_dir(self) -> str | None:
+        repository = self.git.access.repository if self.git is not None else None
+        return repository.git_dir if repository is not None else None
 
     def _cli_family(self, agent_id: str) -> str | None:
         try:

@@ -69,10 +69,17 @@ class ResumeCandidate:
 
 
 class AgentRunner:
-    def __init__(self, project: AgentProject, catalogue: AgentCatalogue, deps: AgentLaunchDeps) -> None:
+    def __init__(
+        self,
+        project: AgentProject,
+        catalogue: AgentCatalogue,
+        deps: AgentLaunchDeps,
+        shared_git_dir: Callable[[], str | None] = lambda: None,
+    ) -> None:
         self._project = project
         self._catalogue = catalogue
         self._deps = deps
+        self._shared_git_dir = shared_git_dir  # the repository's git folder, which a worktree's commits go to
         self._tokens: dict[AgentId, str] = {}
         self._exit_listeners: list[ExitListener] = []
         self._closing = False
@@ -148,7 +155,8 @@ class AgentRunner:
         work_root = self._work_root(entry)
         token = self._deps.new_token()
         permissions = self._deps.permissions.for_launch(  # fail-closed
-            project.root, agent_id, name, profile, work_root=work_root if entry.worktree else None
+            project.root, agent_id, name, profile, work_root=work_root if entry.worktree else None,
+            shared_git_dir=self._shared_git_dir() if entry.worktree else None,
         )
         prepared = self._prepare_run_dir(entry, profile, token, permissions, work_root)
         conversation = conversation_id or conversation_for_pair(agent_id, None)

@@ -224,8 +224,22 @@ async def test_the_launch_uses_the_worktree_as_project_root_and_keeps_ideai_in_t
     grants = {g["path"] for g in (request.sandbox_plan or {}).get("grants", [])}
     assert tree in grants and str(t.root) not in grants
     assert f"{t.root}/.ideai/run/{agent_id}" in grants  # its run dir, in the main project
+    by_path = {g["path"]: g["access"] for g in (request.sandbox_plan or {}).get("grants", [])}
+    assert by_path[str(t.root / ".git")] == ["ro", "rw"]  # where git writes the worktree's commits
     env = t.world.terminals.terminals[t.runtime.runner.live(agent_id).session_id].spec.env  # type: ignore[union-attr]
     assert env["IDEA_PROJECT_ROOT"] == str(t.root)
+
+
+async def test_a_read_only_policy_gets_no_write_to_the_repository_either(team: Team) -> None:
+    t = await opened(team)
+    created = await t.runtime.worktrees.create_agent("Reviewer", CLAUDE, "", own_worktree=True)
+    await t.world.permissions.update_agent_permissions(str(t.root), created.agent.agent_id,
+                                                       preset("reviewer").permissions)
+    await t.runtime.placement.launch(created.agent.agent_id, InBackground())
+    [request] = t.world.run_dirs.requests
+    grants = {g["path"]: g for g in (request.sandbox_plan or {}).get("grants", [])}
+    assert str(t.root / ".git") not in grants
+    assert grants[str(t.root.parent / "shop.worktrees" / "reviewer")]["access"] == ["ro"]
 
 
 async def test_a_missing_worktree_stops_the_launch_with_a_choice(team: Team) -> None:
