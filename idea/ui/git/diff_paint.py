@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QWidget
 from idea.domain.git.diff import Diff, DiffLine, LineKind
 from idea.domain.git.model import display_path
 from idea.domain.git.rows import Row, RowKind, note_for
-from idea.ui.theme import palette_colors
 from idea.ui.git.highlight import Highlighter, Spans
+from idea.ui.theme import palette_colors
 
 DRAWN_CHARS = 2000  # a longer line is cut when drawn (minified files)
 NUMBER_CHARS = 6

@@ -23,9 +23,9 @@ from idea.domain.git.rows import (
     side_by_side_rows,
     unified_rows,
 )
-from idea.ui.theme import monospace_font
 from idea.ui.git.diff_paint import DRAWN_CHARS, NUMBER_CHARS, CommentLine, RowPainter, tint_of
 from idea.ui.git.highlight import Highlighter
+from idea.ui.theme import monospace_font
 
 
 @dataclass(frozen=True)

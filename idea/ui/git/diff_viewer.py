@@ -25,12 +25,12 @@ from idea.domain.git.diff import Diff, DiffKind, DiffSpec
 from idea.domain.git.events import GitChanged
 from idea.domain.git.model import display_path
 from idea.domain.git.review import Hint, Review, ticket_text
-from idea.ui.widgets.labels import HintLabel, Notice
-from idea.ui.widgets.messages import ask, error_text
 from idea.ui.git.diff_paint import CHANGE_LETTERS
 from idea.ui.git.diff_view import Anchor, DiffView
 from idea.ui.git.git_client import GitClient
 from idea.ui.git.review_pane import CommentDialog, ReviewPane, SendReviewDialog
+from idea.ui.widgets.labels import HintLabel, Notice
+from idea.ui.widgets.messages import ask, error_text
 
 _HUNK_ACTIONS = {DiffKind.UNSTAGED: "Stage this hunk", DiffKind.STAGED: "Unstage this hunk"}
 _LIVE_KINDS = (DiffKind.WORKING, DiffKind.UNSTAGED, DiffKind.STAGED, DiffKind.WORKTREE, DiffKind.BRANCH)

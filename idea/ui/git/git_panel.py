@@ -28,8 +28,6 @@ from idea.domain.git.diff import DiffKind, DiffSpec
 from idea.domain.git.events import GitChanged
 from idea.domain.git.model import RepoState, StatusReport
 from idea.domain.git.notices import Gesture, refusal
-from idea.ui.widgets.labels import HintLabel, Notice
-from idea.ui.widgets.messages import error_text
 from idea.ui.core_client import CoreClient
 from idea.ui.git.actions import PanelActions
 from idea.ui.git.branch_menu import BranchButton
@@ -41,6 +39,8 @@ from idea.ui.git.reviews_page import ReviewsPage
 from idea.ui.git.status_view import Group, StatusView
 from idea.ui.git.worktree_actions import WorktreeActions
 from idea.ui.git.worktree_list import WorktreeList
+from idea.ui.widgets.labels import HintLabel, Notice
+from idea.ui.widgets.messages import error_text
 
 if TYPE_CHECKING:
     from idea.ui.git.diff_viewer import DiffWindow

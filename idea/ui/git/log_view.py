@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
 from idea.application.git.service import LogPage
 from idea.domain.git.graph import GraphRow, Lanes
 from idea.domain.git.model import CommitInfo
-from idea.ui.theme import palette_colors
 from idea.ui.git.git_client import GitClient
+from idea.ui.theme import palette_colors
 
 LANE_WIDTH = 14
 LANE_COLORS = ("#5aa2f0", "#e5b94e", "#6cc070", "#e86671", "#c678dd", "#56b6c2", "#d19a66")

@@ -8,8 +8,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from idea.domain.git.review import Review
-from idea.ui.widgets.labels import HintLabel
 from idea.ui.git.git_client import GitClient
+from idea.ui.widgets.labels import HintLabel
 
 REVIEW_ROLE = Qt.ItemDataRole.UserRole
 

@@ -4,8 +4,8 @@ coming, git's object store and IdeA's runtime files left out."""
 from __future__ import annotations
 
 from idea.application.git.monitor import GitMonitor
-from tests.git_support import ScriptedWatcher
 from tests.fakes_orchestration import VirtualTime
+from tests.git_support import ScriptedWatcher
 
 
 async def started(workdir: str = "/p", git_dir: str = "/p/.git") -> tuple[GitMonitor, ScriptedWatcher, VirtualTime, list[int]]:
