@@ -85,6 +85,8 @@ def test_a_new_agent_in_its_own_worktree_from_the_dialog(agents: AgentWorld, qtb
     report.close()
     entry = a.runtime.agents.manifest().by_name("QA bot")
     assert entry is not None and entry.worktree is not None and entry.worktree.path == str(target)
+    row = next(r for r in a.agents.rows() if r.name == "QA bot")
+    assert row.details().startswith("Fake CLI · ⎇ idea/qa-bot")
     assert (target / ".env").read_text() == "TOKEN=1\n"
 
     # The Git panel's Worktrees tab names the agent working there.
