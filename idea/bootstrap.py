@@ -69,7 +69,6 @@ class App:
     templates: TemplateCatalogue
     projects: ProjectService
     permissions: PermissionService
-    git: GitProjects
     closers: list[Callable[[], None]] = field(default_factory=list)  # after the core loop stops
 
     def shutdown(self, wait: Callable[[concurrent.futures.Future[None]], None] | None = None) -> None:
@@ -141,9 +140,7 @@ def bootstrap(
             diagnostics=diagnostics,
             user_data=user_data,
         ),
-        schedule=core.submit,
     )
-    events.subscribe(git.on_event)
     deps = ProjectDeps(
         folder=LocalProjectFolder(),
         layouts=JsonLayoutStore(),
@@ -188,6 +185,5 @@ def bootstrap(
         templates=templates,
         projects=ProjectService(deps, user_data),
         permissions=permissions,
-        git=git,
         closers=[watcher.close, git_worker.close],
     )

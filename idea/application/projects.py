@@ -279,8 +279,12 @@ class ProjectRuntime:
         await self.agents.sync_templates()
         await self.layouts.show(lambda document: document, new_cells=new_cells)
         self.orchestrator.reconcile_at_open()  # before any launch: a crash never ran close
+        if self.git is not None:
+            self.schedule(self.git.open())  # best effort, on the worker pool: the project does not wait
 
     async def close(self) -> None:
+        if self.git is not None:
+            self.git.close()
         await self.orchestrator.close()
         await self.doors.close()
         await self.runner.stop_all_for_close()

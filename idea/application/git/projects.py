@@ -1,11 +1,9 @@
-"""Git for every open project: one `GitWorkspace` per project, opened when the project opens (the
+"""Git for every open project: one `GitWorkspace` per project runtime, opened when the project opens (the
 repository found, stale worktrees pruned, the folders watched) and closed with it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any
 
 from idea.application.git.access import RepoAccess
 from idea.application.git.monitor import GitMonitor
@@ -16,7 +14,6 @@ from idea.application.git.worktrees import WorktreeService
 from idea.application.orchestrator.ports import Timer
 from idea.application.ports import Clock, Diagnostics, EventPublisher, IdGenerator, UserDataStore
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.events import ProjectClosed, ProjectOpened
 from idea.domain.ids import ProjectId
 
 
@@ -98,37 +95,11 @@ class GitWorkspace:
 
 
 class GitProjects:
-    """The git workspaces of open projects, keyed by project id."""
+    """Makes the git workspace of each project runtime (`ProjectRuntime.git`), which opens it when the project
+    opens and closes it with the project."""
 
-    def __init__(self, deps: GitDeps, schedule: Callable[[Coroutine[Any, Any, Any]], object]) -> None:
+    def __init__(self, deps: GitDeps) -> None:
         self._deps = deps
-        self._schedule = schedule  # run a coroutine on the core loop (from any thread)
-        self._workspaces: dict[ProjectId, GitWorkspace] = {}
-
-    def on_event(self, event: object) -> None:
-        """Subscribed to the event bus: open a project's git side when it opens, close it when it closes."""
-        match event:
-            case ProjectOpened(project_id=project_id, root=root):
-                self._schedule(self._open(project_id, root))
-            case ProjectClosed(project_id=project_id):
-                self._schedule(self._close(project_id))
 
     def workspace(self, project_id: ProjectId, root: str) -> GitWorkspace:
-        """The project's git workspace (made on first use). Call on the core loop."""
-        workspace = self._workspaces.get(project_id)
-        if workspace is None or workspace.root != root:
-            workspace = self._workspaces[project_id] = GitWorkspace(project_id, root, self._deps)
-        return workspace
-
-    async def _open(self, project_id: ProjectId, root: str) -> None:
-        await self.workspace(project_id, root).open()
-
-    async def _close(self, project_id: ProjectId) -> None:
-        workspace = self._workspaces.pop(project_id, None)
-        if workspace is not None:
-            workspace.close()
-
-    def close_all(self) -> None:
-        for workspace in self._workspaces.values():
-            workspace.close()
-        self._workspaces.clear()
+        return GitWorkspace(project_id, root, self._deps)

@@ -5,7 +5,6 @@ cell, what the launch writes (project root, run dir, permissions), a missing wor
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 import subprocess
 from collections.abc import AsyncIterator
@@ -75,7 +74,6 @@ async def team(tmp_path: Path, git_home: GitHome) -> AsyncIterator[Team]:
             reviews=JsonReviewStore(), timer=MonotonicTimer(), clock=world.clock, ids=world.ids,
             events=world.events, diagnostics=world.diagnostics, user_data=world.user_data,
         ),
-        schedule=asyncio.ensure_future,  # not subscribed to the events here: the repository is found lazily
     )
     world.folder = MemoryProjectFolder({str(repo.path)})
     world.deps = replace(world.deps, folder=world.folder, git=git)
@@ -83,7 +81,6 @@ async def team(tmp_path: Path, git_home: GitHome) -> AsyncIterator[Team]:
     try:
         yield Team(world, await world.service.open(str(repo.path)), repo, git_home)
     finally:
-        git.close_all()
         worker.close()
 
 

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from idea.application.git.projects import GitWorkspace
 from idea.domain.git.diff import DiffKind, DiffSpec, LineKind
 from idea.domain.git.review import Hint
 from tests.git_support import GitHome, RepoBuilder
@@ -62,7 +61,8 @@ def test_a_review_of_two_comments_reaches_the_agent_as_one_human_ticket_with_the
     b = storage_branch(world.project_dir)
     scenario = world.open(warm=("QA",), cold=())
     runtime = scenario.runtime
-    workspace: GitWorkspace = scenario.sync(lambda: scenario.app.git.workspace(runtime.id, runtime.root))
+    workspace = runtime.git
+    assert workspace is not None
     spec = DiffSpec(DiffKind.BRANCH, base="develop", head="feature/storage-ports")
     diff = scenario.on_core(workspace.git.diff(spec))
     review = scenario.on_core(workspace.reviews.start(diff))

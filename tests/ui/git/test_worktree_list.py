@@ -27,7 +27,8 @@ def two_worktrees(w: PanelWorld) -> tuple[RepoBuilder, Path, Path]:
     b.write(".env", "TOKEN=1\n")
     b.write(".worktreeinclude", ".env\n")
     runtime = w.open()
-    workspace = w.world.sync(lambda: w.world.app.git.workspace(runtime.id, runtime.root))
+    workspace = runtime.git
+    assert workspace is not None
     qa = Path(w.world.on_core(workspace.worktrees.create("QA")).info.path)
     dev = Path(w.world.on_core(workspace.worktrees.create("Dev Backend")).info.path)
     w.git.set_identity()
