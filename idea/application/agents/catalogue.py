@@ -146,8 +146,7 @@ class AgentCatalogue:
         """A new agent, from scratch (`persona`) or from a template (its current body), in its own worktree
         when one is given (made beforehand, `application/git/agent_worktrees.py`)."""
         name = name.strip()
-        validate_agent_name(name, self._manifest)
-        self._profiles.profile(profile_id)
+        self.check_new(name, profile_id)
         body = self._templates.body(template.id) if template is not None else persona
         entry = AgentEntry(
             agent_id=self._ids.new_id(),
@@ -163,6 +162,11 @@ class AgentCatalogue:
         self._store(lambda manifest: manifest.with_agent(entry))
         self._diagnostics.beacon(f"[agents] created {entry.name} id={entry.agent_id}")
         return entry
+
+    def check_new(self, name: str, profile_id: str) -> None:
+        """AppError unless an agent of that name and profile can be created now."""
+        validate_agent_name(name.strip(), self._manifest)
+        self._profiles.profile(profile_id)
 
     async def rename(self, agent_id: AgentId, name: str) -> None:
         self._store(lambda manifest: manifest.renamed(agent_id, name.strip()))

@@ -152,13 +152,14 @@ class AgentRunner:
         name = entry.name
         profile = self.profile_of(agent_id)
         program = self._program(profile)
-        work_root = self._work_root(entry)
+        worktree = self._worktree_root(entry)  # None: it works in the main tree
+        work_root = worktree or project.root
         token = self._deps.new_token()
         permissions = self._deps.permissions.for_launch(  # fail-closed
-            project.root, agent_id, name, profile, work_root=work_root if entry.worktree else None,
-            shared_git_dir=self._shared_git_dir() if entry.worktree else None,
+            project.root, agent_id, name, profile, work_root=worktree,
+            shared_git_dir=self._shared_git_dir() if worktree else None,
         )
-        prepared = self._prepare_run_dir(entry, profile, token, permissions, work_root)
+        prepared = self._prepare_run_dir(entry, profile, token, permissions, worktree)
         conversation = conversation_id or conversation_for_pair(agent_id, None)
         plan = self._session_plan(profile, conversation)
         argv = permissions.wrap((program, *profile.args, *prepared.extra_args, *session_args(profile, plan)))
@@ -195,18 +196,18 @@ class AgentRunner:
             )
         return program
 
-    def _work_root(self, entry: AgentEntry) -> str:
-        """The agent's project root: its own worktree when it runs in one (spec 07 §2), which must still be
-        there (WorktreeMissing otherwise, before anything is written), else the project root."""
+    def _worktree_root(self, entry: AgentEntry) -> str | None:
+        """The agent's own worktree when it runs in one (spec 07 §2): its project root, which must still be
+        there (WorktreeMissing otherwise, before anything is written)."""
         worktree = entry.worktree
         if worktree is None:
-            return self._project.root
+            return None
         if not self._project.host.is_dir(worktree.path):
             raise WorktreeMissing(entry.agent_id, entry.name, worktree.path, worktree.branch)
         return worktree.path
 
     def _prepare_run_dir(
-        self, entry: AgentEntry, profile: Profile, token: str, permissions: LaunchPermissions, work_root: str
+        self, entry: AgentEntry, profile: Profile, token: str, permissions: LaunchPermissions, worktree: str | None
     ) -> PreparedRunDir:
         """Write `.ideai/run/<agentId>/` (always in the main project, like the MCP endpoint): the convention
         file, the MCP declaration and hooks with this launch's secret, what the CLI's settings need."""
@@ -220,13 +221,13 @@ class AgentRunner:
                 project_id=project.id,
                 agent_id=agent_id,
                 profile=profile,
-                convention_text=self._convention_text(entry, profile, permissions.summary, work_root),
+                convention_text=self._convention_text(entry, profile, permissions.summary, worktree),
                 bridge=bridge,
                 tool_timeout_ms=rendezvous_tool_timeout_ms(
                     self._deps.rendezvous_window_ms, self._deps.rendezvous_ceiling_ms
                 ),
                 trust_run_dir=project.settings().trust_run_dirs_automatically,
-                work_root=work_root if entry.worktree else None,
+                work_root=worktree,
                 **permissions.run_dir_fields(),
             )
         )
@@ -301,15 +302,15 @@ class AgentRunner:
         return plan_session(profile, engine, assign_id=self._project.ids.new_id())
 
     def _convention_text(
-        self, entry: AgentEntry, profile: Profile, permission_summary: str | None, work_root: str
+        self, entry: AgentEntry, profile: Profile, permission_summary: str | None, worktree: str | None
     ) -> str:
         agent_id = entry.agent_id
         requests_dir = f"{self._project.root}/.ideai/requests/{agent_id}"
         return compose_convention_file(
             ComposeInputs(
-                project_root=work_root,
-                main_root=self._project.root if entry.worktree else "",
-                worktree_branch=entry.worktree.branch if entry.worktree else "",
+                project_root=worktree or self._project.root,
+                main_root=self._project.root if worktree else "",
+                worktree_branch=entry.worktree.branch if worktree and entry.worktree else "",
                 agent_id=agent_id,
                 agent_name=entry.name,
                 uses_mcp=profile.materializes_idea_bridge(),

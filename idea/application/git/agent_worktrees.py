@@ -14,7 +14,7 @@ from idea.application.agents.catalogue import AgentCatalogue
 from idea.application.agents.ports import AgentProject
 from idea.application.git.setup_shell import run_setup_in_cell
 from idea.application.git.worktrees import WorktreeService, manifest_worktree
-from idea.domain.agent import AgentEntry, Worktree, validate_agent_name
+from idea.domain.agent import AgentEntry, AgentManifest, Worktree
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.git.worktrees import (
     RemovalReport,
@@ -79,7 +79,7 @@ class AgentWorktrees:
                 name, profile_id, persona, template=template, synchronized=synchronized
             )
             return CreatedAgent(entry, None)
-        validate_agent_name(name.strip(), self._catalogue.manifest())
+        self._catalogue.check_new(name, profile_id)  # before the worktree is made
         await self._refuse_shared(name.strip(), None)
         created = await self._service().create(name.strip())
         entry = await self._catalogue.create(
@@ -187,6 +187,11 @@ class AgentWorktrees:
         view = next((v for v in await service.views() if _same_path(v.info.path, worktree.path)), None)
         if view is not None:
             await service.remove(view.info.name, confirmed)
+
+
+def agent_in(manifest: AgentManifest, path: str) -> AgentEntry | None:
+    """The agent of the team that runs in the worktree at `path`, if any."""
+    return next((a for a in manifest.agents if a.worktree is not None and _same_path(a.worktree.path, path)), None)
 
 
 def _same(a: Worktree, b: Worktree) -> bool:

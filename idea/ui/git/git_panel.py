@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from idea.application.git.agent_worktrees import agent_in
 from idea.application.git.service import GitSnapshot
 from idea.application.projects import ProjectRuntime
 from idea.domain.events import ProjectClosed
@@ -239,7 +240,7 @@ class GitPanel(QWidget):
         self.unstage_all.setEnabled(stage_refused is None and bool(staged))
         for button in (self.stage_all, self.unstage_all):
             button.setToolTip(stage_refused or "")
-        self.worktrees.show_views(snapshot.worktrees, worktree_owners(git.runtime))
+        self.worktrees.show_views(snapshot.worktrees, worktree_owners(git.runtime, snapshot))
         count = len(snapshot.worktrees)
         self.tabs.setTabText(TAB_WORKTREES, f"Worktrees ({count})" if count else "Worktrees")
         if facts.head.oid != self.history.loaded_head:
@@ -297,13 +298,11 @@ class GitPanel(QWidget):
             self.diff_windows.remove(window)
 
 
-def worktree_owners(runtime: ProjectRuntime) -> dict[str, str]:
+def worktree_owners(runtime: ProjectRuntime, snapshot: GitSnapshot) -> dict[str, str]:
     """Worktree folder → the agent of the project that works there."""
-    return {
-        agent.worktree.path.rstrip("/\\"): agent.name
-        for agent in runtime.agents.manifest().agents
-        if agent.worktree is not None
-    }
+    manifest = runtime.agents.manifest()
+    owners = ((view.info.path, agent_in(manifest, view.info.path)) for view in snapshot.worktrees)
+    return {path: agent.name for path, agent in owners if agent is not None}
 
 
 def _top(*widgets: QWidget) -> QWidget:

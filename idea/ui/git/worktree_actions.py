@@ -6,6 +6,7 @@ command for new agent worktrees."""
 from __future__ import annotations
 
 from idea.application.git.access import MISSING_IDENTITY
+from idea.application.git.agent_worktrees import agent_in
 from idea.application.git.worktrees import RemovalNeedsConfirmation, spec_for
 from idea.domain.errors import AppError
 from idea.domain.git.worktrees import MergeKind, MergeOutcome, RemovalReport, WorktreeView
@@ -138,11 +139,5 @@ class WorktreeActions:
 
     def _owner_id(self, view: WorktreeView) -> str | None:
         git = self._ctx.git()
-        if git is None:
-            return None
-        path = view.info.path.rstrip("/\\")
-        return next(
-            (a.agent_id for a in git.runtime.agents.manifest().agents
-             if a.worktree is not None and a.worktree.path.rstrip("/\\") == path),
-            None,
-        )
+        agent = agent_in(git.runtime.agents.manifest(), view.info.path) if git is not None else None
+        return agent.agent_id if agent is not None else None

@@ -78,7 +78,7 @@ class WorktreeList(QWidget):
         self._update()
 
     def owner(self, view: WorktreeView) -> str | None:
-        return self.owners.get(view.info.path.rstrip("/\\"))
+        return self.owners.get(view.info.path)
 
     def selected(self) -> WorktreeView | None:
         item = self.list.currentItem()

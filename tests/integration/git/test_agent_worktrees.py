@@ -138,6 +138,16 @@ async def test_git_refusing_the_worktree_creates_no_agent(team: Team, tmp_path: 
     assert not (t.root.parent / "shop.worktrees").exists()
 
 
+async def test_an_agent_the_team_would_refuse_gets_no_worktree(team: Team) -> None:
+    t = await opened(team)
+    with pytest.raises(AppError, match="profile"):
+        await t.runtime.worktrees.create_agent("QA", "no-such-profile", "", own_worktree=True)
+    with pytest.raises(AppError, match="'/'"):
+        await t.runtime.worktrees.create_agent("QA/bot", CLAUDE, "", own_worktree=True)
+    assert t.runtime.agents.manifest().agents == () and "idea/qa" not in t.branches()
+    assert not (t.root.parent / "shop.worktrees").exists()
+
+
 async def test_two_agents_whose_names_give_one_slug_never_share_a_worktree(team: Team) -> None:
     t = await opened(team)
     await t.runtime.worktrees.create_agent("Dev Backend", CLAUDE, "", own_worktree=True)
