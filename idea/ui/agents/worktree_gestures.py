@@ -144,10 +144,15 @@ class WorktreeGestures:
         cancel = box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(recreate)
         box.setEscapeButton(cancel)
+
+        def recreated(_outcome: AgentWorktree) -> None:
+            self._ctx.status(f"{row.name}'s worktree recreated at {error.path}")
+            retry()
+
         recreate.clicked.connect(lambda: self._ctx.run(
             f"Cannot recreate {row.name}'s worktree",
             runtime.worktrees.recreate(row.agent_id, self._ctx.model.active_cell()),
-            lambda outcome: (self._ctx.status(f"{row.name}'s worktree recreated at {error.path}"), retry()),
+            recreated,
         ))
         main_tree.clicked.connect(lambda: self._ctx.run(
             f"Cannot run {row.name} in the main tree", runtime.worktrees.use_main_tree(row.agent_id),
