@@ -16,6 +16,8 @@ from idea.application.agents.ports import ManifestStore, PersonaStore
 from idea.application.agents.retarget import retarget_run_dirs
 from idea.application.agents.runner import AgentLaunchDeps, AgentRunner
 from idea.application.agents.templates import TemplateCatalogue
+from idea.application.git.agent_worktrees import AgentWorktrees
+from idea.application.git.projects import GitProjects
 from idea.application.named_layouts import NamedLayouts
 from idea.application.orchestrator.ports import OrchestrationAdapters, PortalProvider, ProcessCpuProbe, Timer
 from idea.application.orchestrator.service import OrchestratorService
@@ -63,6 +65,7 @@ class ProjectDeps:
     templates: TemplateCatalogue
     launching: AgentLaunchDeps
     orchestration: OrchestrationDeps
+    git: GitProjects | None = None  # None: projects without git (tests of other features)
 
 
 @dataclass(frozen=True)
@@ -100,8 +103,10 @@ class ProjectRuntime:
             diagnostics=deps.diagnostics,
             is_live=lambda agent_id: self.sessions.live_agent_session(agent_id) is not None,
         )
-        self.runner = AgentRunner(self, self.agents, deps.launching)
+        self.git = deps.git.workspace(record.id, record.root) if deps.git is not None else None
+        self.runner = AgentRunner(self, self.agents, deps.launching, shared_git_dir=self._git_dir)
         self.placement = AgentPlacement(self, self.agents, self.runner)
+        self.worktrees = AgentWorktrees(self, self.agents, self.git.worktrees if self.git is not None else None)
         orchestration = deps.orchestration
         self.orchestrator = OrchestratorService(
             project_id=record.id,
@@ -145,6 +150,10 @@ class ProjectRuntime:
     @property
     def name(self) -> str:
         return self.record.name
+
+    def _git_dir(self) -> str | None:
+        repository = self.git.access.repository if self.git is not None else None
+        return repository.git_dir if repository is not None else None
 
     def _cli_family(self, agent_id: str) -> str | None:
         try:
@@ -289,8 +298,12 @@ class ProjectRuntime:
         await self.agents.sync_templates()
         await self.layouts.show(lambda document: document, new_cells=new_cells)
         self.orchestrator.reconcile_at_open()  # before any launch: a crash never ran close
+        if self.git is not None:
+            self.schedule(self.git.open())  # best effort, on the worker pool: the project does not wait
 
     async def close(self) -> None:
+        if self.git is not None:
+            self.git.close()
         await self.orchestrator.close()
         await self.doors.close()
         await self.runner.stop_all_for_close()

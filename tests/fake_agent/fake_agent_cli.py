@@ -25,6 +25,8 @@ acted on according to the first line of the task:
     die <code>                        exit at once with <code>
     ask <agent> <task…>               idea_ask_agent(target=<agent>, task=<task…>), then reply "relay:<answer>"
     list                              reply with the text of idea_list_agents
+    write <path> <text…>              write <text> to <path> under the project root its context file names
+                                      (the line after `# Project root`), then reply "wrote <absolute path>"
 
 Headers with `· no reply expected` (launch tasks) and `late reply from` are acknowledged and end the turn;
 any other prompt is echoed as `ok: <prompt>`. Every turn ends with the `Stop` hook.
@@ -62,6 +64,19 @@ HEADER = re.compile(
 )
 INSTRUCTION = re.compile(r"\s*IdeA: when you are done you MUST")
 HOOK_TIMEOUT_S = 5.0
+
+
+def project_root_of(run_dir: Path) -> str | None:
+    """What a model reads in its context file (CLAUDE.md, AGENTS.md…): the project root it works on."""
+    for name in ("CLAUDE.md", "AGENTS.md", "GEMINI.md"):
+        try:
+            lines = (run_dir / name).read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            continue
+        for index, line in enumerate(lines):
+            if line.strip() == "# Project root":
+                return next((rest.strip() for rest in lines[index + 1 :] if rest.strip()), None)
+    return None
 
 
 def encode_cwd(path: str) -> str:
@@ -283,6 +298,15 @@ class FakeAgent:
             self.say(f"Claude usage limit reached ∙ resets {task[len('limit') :].strip()}")
         elif verb == "list":
             await self.reply(await self.call_tool("idea_list_agents", {}), ticket)
+        elif verb == "write" and len(words) >= 3:
+            root = project_root_of(Path(self.cwd))
+            if root is None:
+                self.say("no context file names the project root")
+                return
+            target = Path(root) / words[1]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(" ".join(words[2:]) + "\n", encoding="utf-8")
+            await self.reply(f"wrote {target}", ticket)
         else:
             self.say(f"unknown directive: {task}")
 

@@ -23,7 +23,7 @@ from idea.application.agents.agent_activity import (
 from idea.application.agents.profile_descriptions import delegation_label
 from idea.application.agents.templates import TemplateLink, TemplateStatus
 from idea.domain import layout as lay
-from idea.domain.agent import AgentEntry, AgentManifest
+from idea.domain.agent import AgentEntry, AgentManifest, Worktree
 from idea.domain.attention import AttentionReason, attention_title
 from idea.domain.ids import AgentId, NodeId, SessionId
 from idea.domain.profile import ProfileBook
@@ -68,6 +68,7 @@ class AgentRow:
     started_at_ms: int | None  # of the latest session
     uses_bridge: bool  # its CLI reaches IdeA over the MCP bridge
     activity: AgentActivity
+    worktree: Worktree | None = None  # it runs in its own worktree (spec 07 §2)
 
     @property
     def is_live(self) -> bool:
@@ -176,9 +177,11 @@ class AgentRow:
         return max(self.activity.idle_since_ms or 0, self.started_at_ms or 0)
 
     def details(self) -> str:
-        """The panel's second line: profile · place · bridge · template link (the state is shown beside
-        the name)."""
+        """The panel's second line: profile · its worktree's branch · place · bridge · template link (the state
+        is shown beside the name)."""
         parts = [self.profile_name]
+        if self.worktree is not None:
+            parts.append(f"⎇ {self.worktree.branch}")
         if self.is_live or self.cell_number is not None:
             parts.append(self.place_text)
         if self.bridge_text:
@@ -282,6 +285,7 @@ def _row(
         started_at_ms=session.started_at_ms if session is not None else None,
         uses_bridge=profile is not None and profile.materializes_idea_bridge(),
         activity=activity,
+        worktree=agent.worktree,
     )
 
 

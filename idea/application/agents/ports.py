@@ -200,7 +200,7 @@ class BridgeEndpoint:
 
 @dataclass(frozen=True)
 class RunDirRequest:
-    project_root: str
+    project_root: str  # where `.ideai/` is: the run dir goes under it
     project_id: str
     agent_id: str
     profile: Profile
@@ -213,6 +213,7 @@ class RunDirRequest:
     codex_approval_policy: str | None = None
     sandbox_plan: Mapping[str, Any] | None = None  # `sandbox-plan.json` for `idea sandbox-exec` (spec 06 §8)
     permission_args: tuple[str, ...] = ()  # the CLI's own permission arguments (spec 06 §6)
+    work_root: str | None = None  # the agent's own worktree, its project root (spec 07 §2); None: project_root
 
 
 @dataclass(frozen=True)

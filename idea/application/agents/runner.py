@@ -29,16 +29,17 @@ from idea.application.permissions.service import LaunchPermissions, NoPermission
 from idea.application.ports import Unsubscribe
 from idea.application.sessions import LaunchRequest
 from idea.application.sign_in import SignInChecker
-from idea.domain.resume_offer import native_resume
 from idea.domain import layout as lay
-from idea.domain.agent import AgentManifest
+from idea.domain.agent import AgentEntry, AgentManifest
 from idea.domain.errors import AppError, ErrorCode
+from idea.domain.git.worktrees import WorktreeMissing
 from idea.domain.ids import AgentId, ConversationId, NodeId, conversation_for_pair
 from idea.domain.launch_secret import TOKEN_ENV_VAR
 from idea.domain.mcp_wiring import rendezvous_tool_timeout_ms
 from idea.domain.orchestration import Human, Source, SubmitHumanInput
 from idea.domain.profile import Assign, Profile, SessionPlan, plan_session, resolve_cwd, session_args
 from idea.domain.providers import RunningAgent
+from idea.domain.resume_offer import native_resume
 from idea.domain.session import SessionInfo, SessionKind
 
 ExitListener = Callable[[AgentId, "int | None"], None]
@@ -79,10 +80,17 @@ class ResumeCandidate:
 
 
 class AgentRunner:
-    def __init__(self, project: AgentProject, catalogue: AgentCatalogue, deps: AgentLaunchDeps) -> None:
+    def __init__(
+        self,
+        project: AgentProject,
+        catalogue: AgentCatalogue,
+        deps: AgentLaunchDeps,
+        shared_git_dir: Callable[[], str | None] = lambda: None,
+    ) -> None:
         self._project = project
         self._catalogue = catalogue
         self._deps = deps
+        self._shared_git_dir = shared_git_dir  # the repository's git folder, which a worktree's commits go to
         self._tokens: dict[AgentId, str] = {}
         self._conversations: dict[AgentId, ConversationId] = {}  # the conversation each running CLI carries
         self._exit_listeners: list[ExitListener] = []
@@ -186,21 +194,27 @@ class AgentRunner:
         """Start the agent's CLI in a new terminal session (no cell). A program that cannot start gives a
         FAILED session; a CLI missing from PATH raises AppError PROCESS before anything is written."""
         project = self._project
-        name = self._catalogue.agent(agent_id).name
+        entry = self._catalogue.agent(agent_id)
+        name = entry.name
         profile = self.profile_of(agent_id)
         program = self._program(profile)
         self._check_sign_in(name, profile, reason)
+        worktree = self._worktree_root(entry)  # None: it works in the main tree
+        work_root = worktree or project.root
         token = self._deps.new_token()
-        permissions = self._deps.permissions.for_launch(project.root, agent_id, name, profile)  # fail-closed
-        prepared = self._prepare_run_dir(agent_id, name, profile, token, permissions)
+        permissions = self._deps.permissions.for_launch(  # fail-closed
+            project.root, agent_id, name, profile, work_root=worktree,
+            shared_git_dir=self._shared_git_dir() if worktree else None,
+        )
+        prepared = self._prepare_run_dir(entry, profile, token, permissions, worktree)
         conversation = conversation_id or conversation_for_pair(agent_id, None)
         plan = self._session_plan(profile, conversation, fresh=fresh)
         argv = permissions.wrap((program, *profile.args, *prepared.extra_args, *session_args(profile, plan)))
         self._tokens[agent_id] = token
         self._conversations[agent_id] = conversation
-        cwd = resolve_cwd(profile, prepared.run_dir, project.root)
+        cwd = resolve_cwd(profile, prepared.run_dir, work_root)
         project.orchestrator.agent_launching(agent_id)
-        env = self._environment(agent_id, profile, prepared, token)
+        env = self._environment(agent_id, profile, prepared, token, work_root)
         info = await project.sessions.start(
             LaunchRequest(argv=argv, cwd=cwd, kind=SessionKind.AGENT, label=name, env=env, agent_id=agent_id)
         )
@@ -244,12 +258,23 @@ class AgentRunner:
             raise AppError(ErrorCode.PROCESS, message, data={"signIn": check.cli})
         self._project.report_problem(message)
 
+    def _worktree_root(self, entry: AgentEntry) -> str | None:
+        """The agent's own worktree when it runs in one (spec 07 §2): its project root, which must still be
+        there (WorktreeMissing otherwise, before anything is written)."""
+        worktree = entry.worktree
+        if worktree is None:
+            return None
+        if not self._project.host.is_dir(worktree.path):
+            raise WorktreeMissing(entry.agent_id, entry.name, worktree.path, worktree.branch)
+        return worktree.path
+
     def _prepare_run_dir(
-        self, agent_id: AgentId, name: str, profile: Profile, token: str, permissions: LaunchPermissions
+        self, entry: AgentEntry, profile: Profile, token: str, permissions: LaunchPermissions, worktree: str | None
     ) -> PreparedRunDir:
-        """Write `.ideai/run/<agentId>/`: the convention file, the MCP declaration and hooks with this
-        launch's secret, what the CLI's settings need."""
+        """Write `.ideai/run/<agentId>/` (always in the main project, like the MCP endpoint): the convention
+        file, the MCP declaration and hooks with this launch's secret, what the CLI's settings need."""
         project = self._project
+        agent_id, name = entry.agent_id, entry.name
         uses_bridge = profile.materializes_idea_bridge() or profile.hooks is not None
         bridge = BridgeEndpoint(self._deps.endpoint_for(project.id), token) if uses_bridge else None
         prepared = self._deps.run_dirs.prepare(
@@ -258,12 +283,13 @@ class AgentRunner:
                 project_id=project.id,
                 agent_id=agent_id,
                 profile=profile,
-                convention_text=self._convention_text(agent_id, name, profile, permissions.summary),
+                convention_text=self._convention_text(entry, profile, permissions.summary, worktree),
                 bridge=bridge,
                 tool_timeout_ms=rendezvous_tool_timeout_ms(
                     self._deps.rendezvous_window_ms, self._deps.rendezvous_ceiling_ms
                 ),
                 trust_run_dir=project.settings().trust_run_dirs_automatically,
+                work_root=worktree,
                 **permissions.run_dir_fields(),
             )
         )
@@ -272,11 +298,12 @@ class AgentRunner:
         return prepared
 
     def _environment(
-        self, agent_id: AgentId, profile: Profile, prepared: PreparedRunDir, token: str
+        self, agent_id: AgentId, profile: Profile, prepared: PreparedRunDir, token: str, work_root: str
     ) -> dict[str, str]:
-        """The profile's variables (placeholders replaced), the run dir's, and the agent's identity."""
+        """The profile's variables (placeholders replaced; `{projectRoot}` is the agent's own worktree when it
+        runs in one), the run dir's, and the agent's identity."""
         project = self._project
-        placeholders = {"{agentRunDir}": prepared.run_dir, "{projectRoot}": project.root}
+        placeholders = {"{agentRunDir}": prepared.run_dir, "{projectRoot}": work_root}
         env = {key: _substitute(value, placeholders) for key, value in profile.env.items()}
         env.update(prepared.extra_env)
         env.update(
@@ -348,14 +375,17 @@ class AgentRunner:
         return plan_session(profile, engine, assign_id=self._project.ids.new_id())
 
     def _convention_text(
-        self, agent_id: AgentId, name: str, profile: Profile, permission_summary: str | None
+        self, entry: AgentEntry, profile: Profile, permission_summary: str | None, worktree: str | None
     ) -> str:
+        agent_id = entry.agent_id
         requests_dir = f"{self._project.root}/.ideai/requests/{agent_id}"
         return compose_convention_file(
             ComposeInputs(
-                project_root=self._project.root,
+                project_root=worktree or self._project.root,
+                main_root=self._project.root if worktree else "",
+                worktree_branch=entry.worktree.branch if worktree and entry.worktree else "",
                 agent_id=agent_id,
-                agent_name=name,
+                agent_name=entry.name,
                 uses_mcp=profile.materializes_idea_bridge(),
                 orchestration=self._deps.prompts.orchestration_texts(),
                 requests_dir="" if profile.materializes_idea_bridge() else requests_dir,

@@ -102,7 +102,8 @@ class LocalRunDirWriter:
         root = Path(request.project_root).resolve()
         run_dir = root / IDEAI_DIR / RUN_DIR / _checked_agent_id(request.agent_id)
         _make_private_dir(run_dir)
-        cwd = Path(resolve_cwd(profile, str(run_dir), str(root)))
+        work_root = Path(request.work_root).resolve() if request.work_root else root  # the agent's project root
+        cwd = Path(resolve_cwd(profile, str(run_dir), str(work_root)))
         launch = _LaunchAdditions()
 
         context_path = self._write_context(profile, request.convention_text, run_dir, cwd, launch)
@@ -110,7 +111,7 @@ class LocalRunDirWriter:
             for box in ("in", "out"):
                 (root / IDEAI_DIR / REQUESTS_DIR / request.agent_id / box).mkdir(parents=True, exist_ok=True)
         else:
-            self._write_mcp_declaration(request, profile.mcp.config, root, run_dir, launch)
+            self._write_mcp_declaration(request, profile.mcp.config, work_root, run_dir, launch)
         if profile.structured_adapter == "claude" or profile.hooks == "claude":
             self._write_claude_settings(request, run_dir, launch)
         else:

@@ -16,6 +16,7 @@ from idea.ui import icons
 from idea.ui.agents.run_gestures import RunGestures
 from idea.ui.agents.team_gestures import TeamGestures
 from idea.ui.agents.team_model import TeamModel
+from idea.ui.agents.worktree_gestures import WorktreeGestures
 
 
 class AgentActions:
@@ -27,8 +28,10 @@ class AgentActions:
         run: RunGestures,
         team: TeamGestures,
         profiles: ProfileCatalogue,
+        worktrees: WorktreeGestures,
     ) -> None:
         self._panel = panel
+        self._worktrees = worktrees
         self._model = model
         self._selected = selected
         self._run = run
@@ -101,6 +104,11 @@ class AgentActions:
         self.update_template_action = action("Update from template…", team.update_from_template)
         self.orchestrator_action = action("Set as orchestrator", team.set_as_orchestrator)
         self.run_dir_action = action("Open run dir", team.open_run_dir, tip="Open the agent's private run directory")
+        self.worktree_action = action(
+            "Run in its own worktree", self._worktrees.toggle,
+            tip="Work on its own branch (idea/<name>) in its own folder beside the repository",
+        )
+        self.worktree_action.setCheckable(True)
         self.delete_action = action("Delete…", team.delete, shortcut="Delete")
 
     def toolbar(self, activate_selected: Callable[[], None]) -> QToolBar:
@@ -156,6 +164,7 @@ class AgentActions:
         menu.addAction(self.persona_action)
         menu.addMenu(self.change_profile_menu)
         menu.addAction(self.rename_action)
+        menu.addAction(self.worktree_action)
         menu.addSeparator()
         menu.addActions([self.save_template_action, self.update_template_action])
         menu.addAction(self.orchestrator_action)
@@ -206,8 +215,21 @@ class AgentActions:
         self.update_template_action.setEnabled(row is not None and row.has_template_update)
         self.orchestrator_action.setEnabled(row is not None and not row.is_orchestrator)
         self.run_dir_action.setEnabled(row is not None and os.path.isdir(model.run_dir(row.agent_id)))
+        self._update_worktree_action(row)
         self.delete_action.setEnabled(selected and not live)
         self.delete_action.setToolTip("Delete the agent" if not live else "Stop the agent before deleting it")
+
+    def _update_worktree_action(self, row: AgentRow | None) -> None:
+        runtime = self._model.runtime
+        worktree = self._worktrees.worktree_of(runtime, row)
+        self.worktree_action.setChecked(worktree is not None)
+        self.worktree_action.setEnabled(row is not None and runtime is not None and runtime.worktrees.available)
+        if worktree is not None:
+            self.worktree_action.setToolTip(f"Works on {worktree.branch} in {worktree.path}; uncheck to work in "
+                                            "the main tree (the worktree is removed, the branch stays)")
+        else:
+            self.worktree_action.setToolTip("Work on its own branch (idea/<name>) in its own folder beside the "
+                                            "repository; IdeA's shared files stay in the main project")
 
     def _icon(self, name: str) -> QIcon:
         palette = self._panel.palette()

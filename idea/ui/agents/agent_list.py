@@ -180,6 +180,8 @@ def _tooltip(row: AgentRow, now_ms: int) -> str:
     if row.late_reply_text:
         lines.append(f"Late replies to its asks: {row.activity.late_replies} (shown to it as tasks when it runs)")
     lines.append(f"Where: {row.place_text}")
+    if row.worktree is not None:
+        lines.append(f"Works in its own worktree: {row.worktree.path} (branch {row.worktree.branch})")
     if row.bridge_text:
         lines.append(f"Bridge: {row.bridge_text.removeprefix('bridge ')}")
     template = row.template.template

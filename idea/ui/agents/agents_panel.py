@@ -39,6 +39,7 @@ from idea.ui.agents.run_gestures import RunGestures
 from idea.ui.agents.team_feed import TeamFeed
 from idea.ui.agents.team_gestures import TeamGestures
 from idea.ui.agents.team_model import AgentsPanelHost, TeamModel
+from idea.ui.agents.worktree_gestures import WorktreeGestures
 from idea.ui.core_client import CoreClient
 
 CLOCK_TICK_MS = 15_000  # "busy 3m" stays true to the minute
@@ -67,10 +68,13 @@ class AgentsPanel(QWidget):
             client, self.model, host, self, self.selected_agent, self.statusMessage.emit, self._render,
             self.agent_focused,
         )
-        self.run_gestures = RunGestures(context)
-        self.team_gestures = TeamGestures(context, profiles, templates, created=self._created)
+        self.worktree_gestures = WorktreeGestures(context)
+        self.run_gestures = RunGestures(context, self.worktree_gestures)
+        self.team_gestures = TeamGestures(context, profiles, templates, created=self._created,
+                                          worktrees=self.worktree_gestures)
         self.agent_actions = AgentActions(
-            self, self.model, self._selected_row, self.run_gestures, self.team_gestures, profiles
+            self, self.model, self._selected_row, self.run_gestures, self.team_gestures, profiles,
+            self.worktree_gestures,
         )
         self.team = AgentList(self.agent_actions.send_task_action, self.agent_actions.interrupt_action)
         self.team.activated.connect(self.run_gestures.activate)

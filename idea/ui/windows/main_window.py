@@ -25,6 +25,8 @@ from idea import __version__
 from idea.domain import layout as lay
 from idea.domain.ids import NodeId, SessionId
 from idea.domain.project import ProjectRecord
+from idea.ui.core_client import CoreClient
+from idea.ui.git.git_panel import git_dock
 from idea.ui.windows.agent_screens import AgentScreens
 from idea.ui.windows.desktop_menu import add_menu_entry_action
 from idea.ui.windows.layout_bar import LayoutBar
@@ -97,6 +99,11 @@ class WindowHost(Protocol):
 
     def diagnostics_path(self) -> str: ...
 
+    @property
+    def client(self) -> CoreClient:
+        """How the window's screens submit their use cases to the core."""
+        ...
+
 
 class WelcomePage(QWidget):
     def __init__(self, manager: WindowHost, window: MainWindow) -> None:
@@ -160,6 +167,8 @@ class MainWindow(QMainWindow):
         self.agents_dock.setWidget(self.agents_panel)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.agents_dock)
         self.resizeDocks([self.agents_dock], [300], Qt.Orientation.Horizontal)
+        self.git_panel, self.git_dock = git_dock(self, manager.client, beside=self.agents_dock)
+        self.git_panel.statusMessage.connect(self.show_message)
         self._build_menus()
         self._refresh_stack()
 
@@ -214,6 +223,7 @@ class MainWindow(QMainWindow):
         self._update_title()
         tab = self.current_tab()
         self.agents_panel.set_project(tab.runtime if tab else None)
+        self.git_panel.set_project(tab.runtime if tab else None)
         if tab is not None:
             tab.focus_active()
         self._manager.workspace_changed()
@@ -271,6 +281,7 @@ class MainWindow(QMainWindow):
         self._build_layout_menu(self.menuBar().addMenu("&Layout"))
         self._build_agents_menu(self.menuBar().addMenu("&Agents"))
         view_menu = self.menuBar().addMenu("&View")
+        view_menu.addAction(self.git_dock.toggleViewAction())
         self._action(view_menu, "Dark theme", None, lambda: self._manager.set_color_scheme("dark"))
         self._action(view_menu, "Light theme", None, lambda: self._manager.set_color_scheme("light"))
         view_menu.addSeparator()

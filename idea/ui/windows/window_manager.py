@@ -260,6 +260,7 @@ class WindowManager:
                 tab.on_event(event)
             for window in self.windows:
                 window.agents_panel.on_event(event)
+                window.git_panel.on_event(event)
         elif isinstance(event, ProjectProblem):
             window = self.active_window()
             window.show_message(event.message)
