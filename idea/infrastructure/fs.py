@@ -12,8 +12,14 @@ from typing import Any
 from idea.domain.errors import CorruptFileError
 
 
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, mode: int | None = None) -> None:
-    """Write to a temporary file beside the target, fsync it, rename it over the target, fsync the dir."""
+def atomic_write_bytes(
+    path: str | os.PathLike[str], data: bytes, mode: int | None = None, *, durable: bool = True
+) -> None:
+    """Write to a temporary file beside the target, fsync it, rename it over the target, fsync the dir.
+
+    `durable=False` skips both fsyncs for files derived from a durable source or rebuilt at start (a
+    handoff, the live-state): the write stays atomic (a reader sees the old file or the new one), only a
+    power loss may bring back the previous version."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.tmp-", dir=target.parent)
@@ -21,7 +27,8 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, mode: int | No
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
         elif target.exists():
@@ -35,11 +42,14 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, mode: int | No
         except FileNotFoundError:
             pass
         raise
-    _fsync_dir(target.parent)
+    if durable:
+        _fsync_dir(target.parent)
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str, mode: int | None = None) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"), mode)
+def atomic_write_text(
+    path: str | os.PathLike[str], text: str, mode: int | None = None, *, durable: bool = True
+) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), mode, durable=durable)
 
 
 def dump_json(document: Any) -> str:
