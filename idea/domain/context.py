@@ -116,8 +116,8 @@ class DiffLine:
 def context_diff(current: str, proposed: str, context_lines: int = 3) -> tuple[DiffLine, ...]:
     """Line diff of the current context against a proposal, with `context_lines` unchanged lines around
     each change (a GAP line stands for the ones left out)."""
-    old = current.replace("\r\n", "\n").split("\n")
-    new = proposed.replace("\r\n", "\n").split("\n")
+    old = current.replace("\r\n", "\n").rstrip("\n").split("\n")
+    new = proposed.replace("\r\n", "\n").rstrip("\n").split("\n")
     matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
     lines: list[DiffLine] = []
     for group in matcher.get_grouped_opcodes(context_lines):

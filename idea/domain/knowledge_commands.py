@@ -23,7 +23,7 @@ class WriteMemory:
     slug: str
     content: str
     description: str | None = None
-    type: MemoryType = MemoryType.PROJECT
+    type: MemoryType | None = None  # None: the content's front matter decides, else "project"
 
 
 @dataclass(frozen=True)

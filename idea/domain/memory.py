@@ -104,7 +104,7 @@ def read_note(slug: str, text: str) -> ReadNote:
     """The note a file holds. Stacked front-matter blocks are merged (first block first); a file without
     front matter is all body; what cannot be read is reported with its line."""
     document = split_front_matter(text)
-    merged = _merged_blocks(block.values for block in document.blocks)
+    merged = _merged_blocks((block.values for block in document.blocks), slug)
     problems = list(document.problems)
     note_type = parse_type(merged.get("type"))
     if merged.get("type") is not None and note_type is None:
@@ -129,9 +129,9 @@ def read_note(slug: str, text: str) -> ReadNote:
     )
 
 
-def _merged_blocks(blocks: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    """Recognised keys from the first block that has them; `metadata.type` counts as `type`; every other
-    key ends up under `metadata`, first occurrence kept."""
+def _merged_blocks(blocks: Iterable[Mapping[str, Any]], slug: str) -> dict[str, Any]:
+    """Recognised keys from the first block that has them (a placeholder description does not count);
+    `metadata.type` counts as `type`; every other key ends up under `metadata`, first occurrence kept."""
     merged: dict[str, Any] = {}
     metadata: dict[str, Any] = {}
     for values in blocks:
@@ -143,7 +143,8 @@ def _merged_blocks(blocks: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
                     else:
                         metadata.setdefault(str(meta_key), meta_value)
             elif key in ("name", "description", "type", "title"):
-                if value is not None and key not in merged:
+                placeholder = key == "description" and isinstance(value, str) and _is_placeholder(value, slug)
+                if value is not None and not placeholder and key not in merged:
                     merged[key] = value
             else:
                 metadata.setdefault(str(key), value)
@@ -184,6 +185,14 @@ def derived_description(body: str, title: str | None, slug: str) -> str:
     return slug_in_words(slug)
 
 
+def index_description(read: ReadNote) -> str:
+    """The description a note's index line shows: its own, else one derived like `write_note` does."""
+    note = read.note
+    if _is_placeholder(note.description, note.slug):
+        return derived_description(note.body, read.title, note.slug)
+    return note.description
+
+
 def _is_placeholder(description: str, slug: str) -> bool:
     return not description.strip() or description.strip() == placeholder_description(slug)
 
@@ -208,18 +217,22 @@ def write_note(
     explicit arguments first, markup leftovers stripped, a real description, the title as first heading."""
     require_slug(slug)
     document = split_front_matter(content)
-    merged = _merged_blocks(block.values for block in document.blocks)
+    merged = _merged_blocks((block.values for block in document.blocks), slug)
     body = _clean_body(document.body)
     title = title if title and title.strip() else merged.get("title")
     title = _flat(title) if isinstance(title, str) and title.strip() else None
-    if title and _first_heading(body) != title:
+    metadata = dict(merged["metadata"])
+    heading = _first_heading(body)
+    if title and heading is None:
         body = f"# {title}\n\n{body}" if body else f"# {title}"
+    elif title and heading != title:  # the body has its own heading: the title is kept, not stacked on it
+        metadata.setdefault("title", title)
     chosen = description if description and description.strip() else merged.get("description")
     chosen = _flat(chosen) if isinstance(chosen, str) else ""
     if _is_placeholder(chosen, slug):
         chosen = derived_description(body, title, slug)
     kind = note_type or parse_type(merged.get("type")) or MemoryType.PROJECT
-    return MemoryNote(slug=slug, description=chosen, type=kind, body=body, metadata=tuple(merged["metadata"].items()))
+    return MemoryNote(slug=slug, description=chosen, type=kind, body=body, metadata=tuple(metadata.items()))
 
 
 # --------------------------------------------------------------------------------------------- the index

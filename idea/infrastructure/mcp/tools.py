@@ -8,6 +8,7 @@ told and what IdeA enforces cannot drift apart. Identity is never an argument; i
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -180,10 +181,23 @@ def parse_tool_call(
     let another door word those messages in its own vocabulary (a request type, `targetAgent` for
     `target`).
     """
-    words = _Wording(label or name, field_names or {})
     schema = _SCHEMAS.get(name)
     if schema is None:
-        raise words.invalid(f"unknown tool {name}")
+        raise _Wording(label or name, field_names or {}).invalid(f"unknown tool {name}")
+    return _COMMANDS[name](checked_arguments(name, schema, arguments, label=label, field_names=field_names))
+
+
+def checked_arguments(
+    name: str,
+    schema: dict[str, Any],
+    arguments: Mapping[str, Any] | None,
+    *,
+    label: str | None = None,
+    field_names: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """The arguments of tool `name` checked against `schema` (string properties only), trimmed, defaults
+    filled in; AppError(INVALID_ARGUMENTS) naming the field otherwise."""
+    words = _Wording(label or name, field_names or {})
     arguments = {} if arguments is None else arguments
     if not isinstance(arguments, Mapping):
         raise words.invalid("the arguments must be a JSON object")
@@ -193,7 +207,7 @@ def parse_tool_call(
             f"the arguments take {size} bytes, more than the limit of {MAX_ARGUMENTS_BYTES} bytes; write the "
             "material to a file of the project and refer to its path instead"
         )
-    return _COMMANDS[name](_checked(schema, arguments, words))
+    return _checked(schema, arguments, words)
 
 
 class _Wording:
@@ -251,6 +265,9 @@ def _conforming(text: str, rules: dict[str, Any], field: str, words: _Wording) -
             f"{field} has {len(text)} characters, more than the limit of {limit}; shorten it or write the "
             "material to a file of the project and refer to its path"
         )
+    pattern = rules.get("pattern")
+    if pattern is not None and re.fullmatch(pattern, text) is None:
+        raise words.invalid(f'{field} "{text[:60]}" does not match the pattern {pattern}')
     if rules.get("format") == "uuid":
         try:
             return str(uuid.UUID(text))
