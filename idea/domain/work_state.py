@@ -110,7 +110,7 @@ def ticket_json(ticket: QueuedTicketView) -> dict[str, Any]:
         "phase": ticket.phase.value,
         "source": source_to_json(ticket.source),
         "requesterLabel": ticket.requester_label,
-        "taskPreview": collapse_preview(ticket.task_preview, TASK_PREVIEW_CHARS),
+        "taskPreview": ticket.task_preview[:TASK_PREVIEW_CHARS],  # already collapsed by the orchestration core
         "taskLen": ticket.task_len,
     }
 
