@@ -177,7 +177,7 @@ def derived_description(body: str, title: str | None, slug: str) -> str:
     """The first non-empty, non-heading body line, flattened, at most 160 characters; else the title, else
     the slug in words."""
     for line in body.split("\n"):
-        stripped = line.strip()
+        stripped = _without_list_marker(line.strip())
         if stripped and not stripped.startswith("#") and stripped != "---" and not stripped.startswith("```"):
             return _flat(stripped)[:DESCRIPTION_MAX_CHARS]
     if title:
@@ -191,6 +191,15 @@ def index_description(read: ReadNote) -> str:
     if _is_placeholder(note.description, note.slug):
         return derived_description(note.body, read.title, note.slug)
     return note.description
+
+
+def _without_list_marker(line: str) -> str:
+    """`- item`, `* item`, `1. item` -> `item`."""
+    for marker in ("- ", "* ", "+ "):
+        if line.startswith(marker):
+            return line[len(marker) :].strip()
+    number, dot, rest = line.partition(". ")
+    return rest.strip() if dot and number.isdigit() else line
 
 
 def _is_placeholder(description: str, slug: str) -> bool:

@@ -14,7 +14,7 @@ from typing import Any
 
 from idea.domain.conversation_log import ConversationTurn, TurnId
 from idea.domain.handoff import Handoff
-from idea.domain.ids import AgentId, ConversationId, NodeId, SessionId
+from idea.domain.ids import AgentId, ConversationId, NodeId, SessionId, conversation_for_pair
 from idea.domain.orchestration_events import AgentQueueSnapshot, QueuedTicketView
 from idea.domain.tickets import source_to_json
 from idea.domain.tickets import preview as collapse_preview
@@ -212,3 +212,15 @@ class ProjectWorkState:
             "agents": [agent.to_json() for agent in self.agents],
             "conversations": [conversation.to_json() for conversation in self.conversations],
         }
+
+
+def conversation_parties(conversation: ConversationId, agents: Sequence[AgentId]) -> tuple[AgentId, AgentId | None] | None:
+    """Who a conversation is between: (agent, None) for the person and that agent, (a, b) for two agents
+    (ids are symmetric, `a` comes first in `agents`); None when no pair of these agents gives that id."""
+    for position, first in enumerate(agents):
+        if conversation_for_pair(first, None) == conversation:
+            return first, None
+        for second in agents[position + 1 :]:
+            if conversation_for_pair(first, second) == conversation:
+                return first, second
+    return None

@@ -1,0 +1,93 @@
+"""What the knowledge views share: how they reach the core, the theme colours, times, and a message line."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import datetime
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol, TypeVar
+
+import shiboken6
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QLabel, QWidget
+
+from idea.domain.errors import AppError
+from idea.domain.events import OrchestrationNews
+from idea.domain.workspace import ColorScheme
+from idea.ui.theme import Colors, colors
+
+T = TypeVar("T")
+
+
+class Caller(Protocol):
+    """`CoreClient`: run a coroutine on the core loop, get its result (or error) back on the GUI thread."""
+
+    def call(
+        self,
+        coro: Coroutine[Any, Any, T],
+        on_done: Callable[[T], None] | None = None,
+        on_error: Callable[[BaseException], None] | None = None,
+    ) -> concurrent.futures.Future[T]: ...
+
+
+def call_for(
+    widget: QWidget,
+    caller: Caller,
+    coro: Coroutine[Any, Any, T],
+    on_done: Callable[[T], object],
+    on_error: Callable[[BaseException], object],
+) -> None:
+    """`caller.call` whose callbacks are dropped when `widget` was destroyed meanwhile (a closed tab)."""
+
+    def done(value: T) -> None:
+        if shiboken6.isValid(widget):
+            on_done(value)
+
+    def failed(error: BaseException) -> None:
+        if shiboken6.isValid(widget):
+            on_error(error)
+
+    caller.call(coro, done, failed)
+
+
+def theme_of(widget: QWidget) -> Colors:
+    dark = widget.palette().color(QPalette.ColorRole.Window).lightness() < 128
+    return colors(ColorScheme.DARK if dark else ColorScheme.LIGHT)
+
+
+def message_of(error: BaseException) -> str:
+    return error.message if isinstance(error, AppError) else f"Unexpected error: {error}"
+
+
+def clock_time(at_ms: int, now_ms: int | None = None) -> str:
+    """`14:03` today, `12 Jun 14:03` on another day (local time)."""
+    moment = datetime.datetime.fromtimestamp(at_ms / 1000)
+    today = datetime.datetime.fromtimestamp(now_ms / 1000) if now_ms is not None else datetime.datetime.now()
+    return moment.strftime("%H:%M") if moment.date() == today.date() else moment.strftime("%d %b %H:%M")
+
+
+def unwrapped(event: object) -> object:
+    """The orchestration core's events travel inside OrchestrationNews."""
+    return event.event if isinstance(event, OrchestrationNews) else event
+
+
+class StatusLine(QLabel):
+    """One line under a view: what just happened, or what went wrong (in the theme's error colour)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setContentsMargins(8, 2, 8, 4)
+        self.hide()
+
+    def say(self, text: str) -> None:
+        self.setStyleSheet(f"color: {theme_of(self).muted};")
+        self._show(text)
+
+    def fail(self, error: BaseException | str) -> None:
+        self.setStyleSheet(f"color: {theme_of(self).error};")
+        self._show(error if isinstance(error, str) else message_of(error))
+
+    def _show(self, text: str) -> None:
+        self.setText(text)
+        self.setVisible(bool(text))

@@ -1,0 +1,311 @@
+"""The work panel (spec 04 §15): what every agent is doing, its queue, and the conversations of that work with
+a bounded preview each. It only shows and asks: actions are signals the window connects to the use cases;
+it never launches an agent by itself.
+
+It recomputes the read model when a project event says something changed (debounced), when shown, and on
+the Refresh button; it never polls the disk. A part that cannot be read shows a placeholder; the rest of
+the panel stays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from PySide6.QtCore import QTimer, Qt, Signal
+from PySide6.QtGui import QGuiApplication, QPalette, QShowEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from idea.application.knowledge.work_state import REFRESHING_EVENTS
+from idea.domain.ids import ConversationId
+from idea.domain.orchestration_events import QueuedTicketView
+from idea.domain.tickets import AgentSource, TicketPhase
+from idea.domain.work_state import AgentWork, ConversationWork, ProjectWorkState, SummaryStatus, conversation_parties
+from idea.ui.knowledge.common import Caller, StatusLine, call_for, clock_time, theme_of, unwrapped
+
+REFRESH_DEBOUNCE_MS = 250
+PHASES = {
+    TicketPhase.QUEUED: "queued",
+    TicketPhase.DELIVERING: "waiting to be typed",
+    TicketPhase.DELIVERED: "delivered",
+    TicketPhase.AWAITING_REPLY: "awaiting reply",
+}
+STATUS_TEXT = {
+    SummaryStatus.READY: "summary",
+    SummaryStatus.MISSING: "no summary yet",
+    SummaryStatus.PARTIAL: "summary unreadable",
+    SummaryStatus.UNAVAILABLE: "unavailable",
+}
+
+
+def readable_summary(preview: str, objective: str | None) -> str:
+    """The summary preview (one collapsed line of the handoff's Markdown) as a person reads it: without the
+    objective shown above it, each turn introduced by who spoke."""
+    text = preview
+    for header in ("**Objective:**", "**Objectif :**"):
+        if text.startswith(header):
+            text = text[len(header) :].lstrip()
+            if objective and text.startswith(objective):
+                text = text[len(objective) :].lstrip()
+    for marker, shown in (("- **Prompt:**", "▸ asked:"), ("- **Response:**", "▸ answered:"), ("- **Tool:**", "▸ tool:")):
+        text = text.replace(marker, shown)
+    return text
+
+
+def _button(text: str, tip: str, slot: Callable[[], object]) -> QToolButton:
+    button = QToolButton()
+    button.setText(text)
+    button.setToolTip(tip)
+    button.setAutoRaise(True)
+    button.clicked.connect(slot)
+    return button
+
+
+def _muted(text: str, wrap: bool = False) -> QLabel:
+    label = QLabel(text)
+    label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+    label.setWordWrap(wrap)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+class Card(QFrame):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.column = QVBoxLayout(self)
+        self.column.setContentsMargins(10, 6, 6, 6)
+        self.column.setSpacing(3)
+
+
+class AgentCard(Card):
+    def __init__(self, agent: AgentWork, panel: WorkPanel) -> None:
+        super().__init__()
+        self.agent_id = agent.agent_id
+        theme = theme_of(panel)
+        header = QHBoxLayout()
+        name = QLabel(f"<b>{agent.name}</b>")
+        header.addWidget(name)
+        where = "stopped" if agent.live is None else ("in a cell" if agent.live.node_id else "in the background")
+        busy = agent.queue.busy if agent.queue is not None else None
+        state = "idle" if busy is None else f"busy since {clock_time(busy.since_ms)}"
+        self.state = _muted(f"{where} · {state}" if agent.live is not None else where)
+        header.addWidget(self.state, 1)
+        if agent.live is not None and agent.queue is not None and agent.queue.bridge_connected:
+            bridge = QLabel("● bridge connected")
+            bridge.setStyleSheet(f"color: {theme.ok};")
+            header.addWidget(bridge)
+        if agent.live is not None:
+            if agent.live.node_id:
+                header.addWidget(_button("Open", "Focus its cell", lambda: panel.openAgentRequested.emit(self.agent_id)))
+            else:
+                header.addWidget(
+                    _button("Attach", "Show it in an empty cell (nothing restarts)", lambda: panel.attachRequested.emit(self.agent_id))
+                )
+            header.addWidget(
+                _button("Stop", "Stop its process; its history and handoffs stay", lambda: panel.stopRequested.emit(self.agent_id))
+            )
+        self.column.addLayout(header)
+        if agent.attention is not None:
+            attention = QLabel(f"Waiting for you ({agent.attention.reason})" + (f": {agent.attention.message}" if agent.attention.message else ""))
+            attention.setWordWrap(True)
+            attention.setStyleSheet(f"color: {theme.warn};")
+            self.column.addWidget(attention)
+        late = agent.queue.late_replies if agent.queue is not None else 0
+        if late:
+            self.column.addWidget(_muted(f"{late} late repl{'ies' if late > 1 else 'y'} available"))
+        self.tickets = [TicketLine(ticket, panel) for ticket in agent.tickets]
+        for line in self.tickets:
+            self.column.addWidget(line)
+
+
+class TicketLine(QWidget):
+    def __init__(self, ticket: QueuedTicketView, panel: WorkPanel) -> None:
+        super().__init__()
+        self.ticket_id = ticket.ticket_id
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setHorizontalSpacing(6)
+        grid.addWidget(_muted(str(ticket.position + 1)), 0, 0)
+        grid.addWidget(QLabel(f"from <b>{ticket.requester_label}</b> · {PHASES.get(ticket.phase, ticket.phase.value)}"), 0, 1)
+        if ticket.phase is TicketPhase.DELIVERING:
+            grid.addWidget(
+                _button("Deliver now", "Clear the agent's input line and type the task now", lambda: panel.deliverNowRequested.emit(self.ticket_id)),
+                0, 2,
+            )
+        grid.addWidget(
+            _button("Cancel", "Stop waiting for this ticket", lambda: panel.cancelTicketRequested.emit(self.ticket_id)), 0, 3
+        )
+        more = f" ({ticket.task_len:,} characters)" if ticket.task_len > len(ticket.task_preview) else ""
+        self.preview = _muted(ticket.task_preview + more, wrap=True)
+        grid.addWidget(self.preview, 1, 1, 1, 3)
+        grid.setColumnStretch(1, 1)
+
+
+class ConversationCard(Card):
+    def __init__(self, conversation: ConversationWork, title: str, panel: WorkPanel) -> None:
+        super().__init__()
+        self.conversation_id = conversation.conversation_id
+        self.title = title
+        theme = theme_of(panel)
+        header = QHBoxLayout()
+        header.addWidget(QLabel(f"<b>{title}</b>"))
+        status = QLabel(STATUS_TEXT[conversation.status])
+        color = {
+            SummaryStatus.READY: theme.ok,
+            SummaryStatus.MISSING: theme.muted,
+            SummaryStatus.PARTIAL: theme.warn,
+            SummaryStatus.UNAVAILABLE: theme.error,
+        }[conversation.status]
+        status.setStyleSheet(f"color: {color};")
+        header.addWidget(status, 1)
+        header.addWidget(
+            _button("View conversation", "Read the whole conversation", lambda: panel.viewConversationRequested.emit(self.conversation_id, self.title))
+        )
+        if conversation.summary_preview:
+            self.copy_button = _button("Copy summary", "Copy the summary preview (never the transcript)", self._copy)
+            header.addWidget(self.copy_button)
+        self.column.addLayout(header)
+        self._summary = conversation.summary_preview or ""
+        if conversation.objective_preview:
+            objective = QLabel(conversation.objective_preview)
+            objective.setWordWrap(True)
+            self.column.addWidget(objective)
+        if conversation.summary_preview:
+            self.column.addWidget(_muted(readable_summary(conversation.summary_preview, conversation.objective_preview), wrap=True))
+        for recent in conversation.recent_turns:
+            who = "You" if not isinstance(recent.turn.source, AgentSource) else panel.agent_name(recent.turn.source.agent_id)
+            self.column.addWidget(_muted(f"{who} · {clock_time(recent.turn.at_ms)}: {recent.text_preview}", wrap=True))
+        if conversation.status is SummaryStatus.UNAVAILABLE:
+            self.column.addWidget(_muted("Neither its summary nor its log could be read; see the diagnostics log."))
+
+    def _copy(self) -> None:
+        QGuiApplication.clipboard().setText(self._summary)
+
+
+class WorkPanel(QWidget):
+    openAgentRequested = Signal(str)
+    attachRequested = Signal(str)
+    stopRequested = Signal(str)
+    cancelTicketRequested = Signal(str)
+    deliverNowRequested = Signal(str)
+    viewConversationRequested = Signal(str, str)  # conversation id, title
+    rendered = Signal()
+
+    def __init__(
+        self,
+        caller: Caller,
+        read: Callable[[], Coroutine[Any, Any, ProjectWorkState]],
+        *,
+        agent_name: Callable[[str], str],
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._caller = caller
+        self._read = read
+        self.agent_name = agent_name
+        self.state: ProjectWorkState | None = None
+        self._reading = False
+        self._again = False
+        title = QLabel("<b>Work</b>")
+        self.refresh_button = _button("Refresh", "Read the team's state again", self.refresh)
+        header = QHBoxLayout()
+        header.setContentsMargins(8, 4, 4, 4)
+        header.addWidget(title, 1)
+        header.addWidget(self.refresh_button)
+        self.status = StatusLine()
+        self._body = QWidget()
+        self._column = QVBoxLayout(self._body)
+        self._column.setContentsMargins(6, 0, 6, 6)
+        self._column.setSpacing(6)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(self._body)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(header)
+        layout.addWidget(self.status)
+        layout.addWidget(scroll, 1)
+        self.agent_cards: list[AgentCard] = []
+        self.conversation_cards: list[ConversationCard] = []
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(REFRESH_DEBOUNCE_MS)
+        self._timer.timeout.connect(self.refresh)
+
+    def on_event(self, event: object) -> None:
+        if isinstance(unwrapped(event), REFRESHING_EVENTS):
+            self._timer.start()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.refresh()
+
+    def refresh(self) -> None:
+        if self._reading:
+            self._again = True
+            return
+        self._reading = True
+        call_for(self, self._caller, self._read(), self._show, self._failed)
+
+    def _failed(self, error: BaseException) -> None:
+        self._finish()
+        self.status.fail(error)  # the last state stays on screen
+
+    def _finish(self) -> None:
+        self._reading = False
+        if self._again:
+            self._again = False
+            self.refresh()
+
+    def _show(self, state: ProjectWorkState) -> None:
+        self.state = state
+        while (item := self._column.takeAt(0)) is not None:
+            widget = item.widget()
+            if widget is not None:
+                widget.deleteLater()
+        self._column.addWidget(QLabel("<b>Agents</b>"))
+        self.agent_cards = [AgentCard(agent, self) for agent in state.agents]
+        for card in self.agent_cards:
+            self._column.addWidget(card)
+        if not self.agent_cards:
+            self._column.addWidget(_muted("No agent in this project yet, or the team could not be read."))
+        self._column.addWidget(QLabel("<b>Conversations</b>"))
+        titles = self._titles(state)
+        self.conversation_cards = [
+            ConversationCard(c, titles.get(c.conversation_id, f"Conversation {c.conversation_id[:8]}"), self)
+            for c in state.conversations
+        ]
+        for card in self.conversation_cards:
+            self._column.addWidget(card)
+        if not self.conversation_cards:
+            self._column.addWidget(_muted("No delegation in progress or recently ended."))
+        self._column.addStretch(1)
+        if state.problems:
+            self.status.fail("Some parts could not be read: " + "; ".join(state.problems))
+        else:
+            self.status.say("")
+        self._finish()
+        self.rendered.emit()
+
+    def _titles(self, state: ProjectWorkState) -> dict[ConversationId, str]:
+        names = {agent.agent_id: agent.name for agent in state.agents}
+        titles: dict[ConversationId, str] = {}
+        for conversation in state.conversations:
+            parties = conversation_parties(conversation.conversation_id, list(names))
+            if parties is not None:
+                first, second = parties
+                titles[conversation.conversation_id] = (
+                    f"You ↔ {names[first]}" if second is None else f"{names[first]} ↔ {names[second]}"
+                )
+        return titles
