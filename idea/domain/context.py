@@ -36,6 +36,12 @@ def may_write_directly(requester_agent_id: str | None, manifest: AgentManifest) 
     return orchestrator is not None and orchestrator.agent_id == requester_agent_id
 
 
+def may_replace_persona(requester_agent_id: str | None, target_agent_id: str, manifest: AgentManifest) -> bool:
+    """`idea_update_context` and `idea_context_propose` with a target: an agent replaces its own persona;
+    the orchestrator and the person replace anyone's."""
+    return requester_agent_id in (None, target_agent_id) or may_write_directly(requester_agent_id, manifest)
+
+
 @dataclass(frozen=True)
 class Proposal:
     file_name: str  # `<atMs>-<agentSlug>.md`, its id

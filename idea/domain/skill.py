@@ -15,6 +15,7 @@ from typing import Any
 from idea.domain.agent import AgentManifest, SkillRef, SkillScope
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.front_matter import Problem
+from idea.domain.ids import is_uuid
 from idea.domain.template import content_hash
 
 SKILLS_DIR = "skills"
@@ -138,7 +139,7 @@ def _record(raw: Any) -> tuple[SkillRecord | None, str | None]:
     if not isinstance(raw, Mapping):
         return None, "not an object"
     skill_id, name = raw.get("id"), raw.get("name")
-    if not isinstance(skill_id, str) or not _is_uuid(skill_id):
+    if not isinstance(skill_id, str) or not is_uuid(skill_id):
         return None, "`id` is not a UUID"
     if not isinstance(name, str) or not name.strip():
         return None, "`name` is missing"
@@ -155,14 +156,6 @@ def _record(raw: Any) -> tuple[SkillRecord | None, str | None]:
         ),
         None,
     )
-
-
-def _is_uuid(text: str) -> bool:
-    try:
-        uuid.UUID(text)
-    except ValueError:
-        return False
-    return True
 
 
 def body_hash(body: str) -> str:

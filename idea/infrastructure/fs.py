@@ -57,8 +57,10 @@ def dump_json(document: Any) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-def atomic_write_json(path: str | os.PathLike[str], document: Any, mode: int | None = None) -> None:
-    atomic_write_text(path, dump_json(document), mode)
+def atomic_write_json(
+    path: str | os.PathLike[str], document: Any, mode: int | None = None, *, durable: bool = True
+) -> None:
+    atomic_write_text(path, dump_json(document), mode, durable=durable)
 
 
 def read_json(path: str | os.PathLike[str]) -> Any | None:
@@ -91,6 +93,15 @@ def read_text(path: str | os.PathLike[str]) -> str | None:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise quarantine(source, f"not UTF-8 text: {exc.reason}") from exc
+
+
+def remove_if_present(path: str | os.PathLike[str]) -> bool:
+    """Delete a file; False when there was none."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return False
+    return True
 
 
 def quarantine(path: str | os.PathLike[str], reason: str) -> CorruptFileError:

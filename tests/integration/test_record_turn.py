@@ -40,8 +40,8 @@ class Files:
         self.handoffs = MarkdownHandoffStore(str(root))
         self.diagnostics = RecordingDiagnostics()
 
-    def recorder(self) -> RecordTurn:
-        return RecordTurn(self.log, self.handoffs, self.diagnostics)
+    def recorder(self, save_delay_s: float = 0) -> RecordTurn:
+        return RecordTurn(self.log, self.handoffs, self.diagnostics, save_delay_s=save_delay_s)
 
     def handoff_file(self) -> Path:
         return self.handoffs.path(CONVERSATION)
@@ -212,3 +212,39 @@ async def test_resume_text_is_the_bounded_handoff_and_a_failing_summariser_falls
     assert await heuristic.resume_section(CONVERSATION) == f"# Conversation resume\n\n{expected}"
     assert await heuristic.resume_text(None) == ""
     assert await heuristic.resume_text("0f3c2a9e-6b1d-4c1e-9d0a-2f6f1f7b8c11") == ""
+
+
+async def test_the_handoff_is_written_behind_once_per_burst_and_flushed_on_demand(
+    files: Files, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    saves: list[str] = []
+    save = files.handoffs.save
+
+    def counted(conversation: str, handoff: Handoff) -> None:
+        saves.append(handoff.up_to)
+        save(conversation, handoff)
+
+    monkeypatch.setattr(files.handoffs, "save", counted)
+    recorder = files.recorder(save_delay_s=0.05)
+    for index in range(1, 6):
+        await recorder.append(make_turn(index))
+    assert saves == [] and recorder.current(CONVERSATION).up_to == make_turn(5).id
+    service = HandoffService(files.handoffs, files.log, files.diagnostics, current=recorder.current)
+    assert (await service.resume_text(CONVERSATION)).endswith(turn_line(make_turn(5)))  # fresher than the file
+
+    await asyncio.sleep(0.15)
+    assert saves == [make_turn(5).id]  # one write for the burst
+    await recorder.append(make_turn(6))
+    recorder.flush()
+    assert saves[-1] == make_turn(6).id and files.stored().up_to == make_turn(6).id
+
+
+async def test_turns_whose_handoff_was_never_written_are_caught_up_after_a_crash(files: Files) -> None:
+    before = files.recorder(save_delay_s=60)
+    for index in range(1, 4):
+        await before.append(make_turn(index))  # the process dies before the delayed save
+
+    await files.recorder().append(make_turn(4))
+
+    bullets = [line for line in files.stored().summary.split("\n") if line.startswith("- ")]
+    assert len(bullets) == 4

@@ -7,7 +7,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
 
-from idea.domain.conversation_log import ConversationTurn, TurnRole
 from idea.domain.events import OrchestrationNews
 from idea.domain.ids import conversation_for_pair
 from idea.domain.knowledge_events import MemorySaved

@@ -9,6 +9,7 @@ time limit; any failure falls back to the heuristic handoff. None is configured 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from idea.application.conversation.ports import HandoffStore, ResumeSummarizer, TurnLog
 from idea.application.ports import Diagnostics
@@ -28,7 +29,9 @@ class HandoffService:
         diagnostics: Diagnostics,
         refiner: ResumeSummarizer | None = None,
         refine_timeout_s: float = REFINE_TIMEOUT_S,
+        current: Callable[[ConversationId], Handoff | None] | None = None,
     ) -> None:
+        self._current = current  # the handoff folded in this process, fresher than the file
         self._handoffs = handoffs
         self._log = log
         self._diagnostics = diagnostics
@@ -36,7 +39,10 @@ class HandoffService:
         self._refine_timeout_s = refine_timeout_s
 
     async def handoff(self, conversation: ConversationId) -> Handoff | None:
-        """The stored handoff, bounded; None when there is none or it cannot be read (logged)."""
+        """The current handoff, bounded; None when there is none or it cannot be read (logged)."""
+        known = self._current(conversation) if self._current is not None else None
+        if known is not None:
+            return bound_handoff_summary(known)
         try:
             stored = await asyncio.to_thread(self._handoffs.load, conversation)
         except AppError as exc:

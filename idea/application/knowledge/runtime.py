@@ -85,7 +85,9 @@ class ProjectKnowledge:
         self._diagnostics = diagnostics
         self.guard = FileGuard()
         self.record = RecordTurn(stores.conversations, stores.handoffs, diagnostics, summarizer)
-        self.handoffs = HandoffService(stores.handoffs, stores.conversations, diagnostics, resume_summarizer)
+        self.handoffs = HandoffService(
+            stores.handoffs, stores.conversations, diagnostics, resume_summarizer, current=self.record.current
+        )
         self.rotate = RotateConversationLog(stores.conversations, stores.handoffs, diagnostics)
         self.pages = ConversationPages(stores.conversations, self.rotate)
         self.memory = MemoryService(stores.memory, self.guard, events, diagnostics)
@@ -94,7 +96,9 @@ class ProjectKnowledge:
         self.context = ContextService(stores.context, team, self.guard, clock, events, diagnostics)
         self.tools = KnowledgeTools(self.memory, self.skills, self.context, team, self.guard)
         self.signals = WorkSignals()
-        self.work = WorkStateReader(team_view, queues, stores.handoffs, stores.conversations, self.signals, diagnostics)
+        self.work = WorkStateReader(
+            team_view, queues, stores.handoffs, stores.conversations, self.signals, diagnostics, self.record.current
+        )
 
     async def open(self) -> None:
         """At project open: `MEMORY.md` reconciled with the notes (best-effort)."""
@@ -102,6 +106,10 @@ class ProjectKnowledge:
             await self.memory.reconcile()
         except Exception as exc:  # noqa: BLE001 - opening a project never fails on its memory
             self._diagnostics.beacon(f"[memory] reconciliation at open failed: {exc!r}")
+
+    def close(self) -> None:
+        """At project close: the handoffs folded but not yet written are written."""
+        self.record.flush()
 
     async def injection(self, agent_id: AgentId, conversation: ConversationId | None) -> Injection:
         """Gathered at each launch; each part falls back to nothing when it cannot be read (logged)."""

@@ -14,7 +14,7 @@ from idea.application.knowledge.memory import MemoryService
 from idea.application.knowledge.ports import Team
 from idea.application.knowledge.skills import SkillService
 from idea.domain.agent import AgentEntry, AgentManifest
-from idea.domain.context import CONTEXT_MAX_CHARS
+from idea.domain.context import CONTEXT_MAX_CHARS, may_replace_persona
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.knowledge_commands import (
     CreateSkill,
@@ -106,13 +106,11 @@ class KnowledgeTools:
             return Outcome(detail="wrote project context")
         manifest = self._team.manifest()
         target = _resolve(manifest, command.target)
-        if caller is not None and caller.agent_id != target.agent_id:
-            orchestrator = manifest.effective_orchestrator()
-            if orchestrator is None or orchestrator.agent_id != caller.agent_id:
-                raise AppError(
-                    ErrorCode.PERMISSION_DENIED,
-                    f"{caller.name} may update only its own context; the orchestrator may update any",
-                )
+        if caller is not None and not may_replace_persona(caller.agent_id, target.agent_id, manifest):
+            raise AppError(
+                ErrorCode.PERMISSION_DENIED,
+                f"{caller.name} may update only its own context; the orchestrator may update any",
+            )
         if not command.content.strip():
             raise AppError(ErrorCode.INVALID_ARGUMENTS, "`content` must not be empty")
         if len(command.content) > CONTEXT_MAX_CHARS:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from idea.application.conversation.ports import HandoffStore, TurnLog
@@ -121,7 +121,9 @@ class WorkStateReader:
         log: TurnLog,
         signals: WorkSignals,
         diagnostics: Diagnostics,
+        current: Callable[[ConversationId], Handoff | None] | None = None,
     ) -> None:
+        self._current = current  # handoffs folded in this process, fresher than their files
         self._team = team
         self._queues = queues
         self._handoffs = handoffs
@@ -172,6 +174,9 @@ class WorkStateReader:
         return conversation_work(conversation, handoff, recent)
 
     async def _handoff(self, conversation: ConversationId) -> Handoff | None | Failed:
+        known = self._current(conversation) if self._current is not None else None
+        if known is not None:
+            return known
         try:
             return await asyncio.to_thread(self._handoffs.load, conversation)
         except (AppError, OSError) as exc:

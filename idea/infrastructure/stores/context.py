@@ -10,7 +10,7 @@ from pathlib import Path
 from idea.domain.context import CONTEXT_FILE, PROPOSALS_DIR, ParsedProposal, Proposal, is_proposal_file_name, parse_proposal
 from idea.domain.errors import CorruptFileError, invalid
 from idea.domain.project import IDEAI_DIR
-from idea.infrastructure.fs import atomic_write_text, read_text
+from idea.infrastructure.fs import atomic_write_text, read_text, remove_if_present
 from idea.infrastructure.stores.document_file import path_lock
 
 
@@ -69,11 +69,7 @@ class MarkdownContextStore:
     def delete_proposal(self, file_name: str) -> bool:
         path = self._proposal_path(file_name)
         with path_lock(path):
-            try:
-                path.unlink()
-            except FileNotFoundError:
-                return False
-            return True
+            return remove_if_present(path)
 
     def _proposal_path(self, file_name: str) -> Path:
         if not is_proposal_file_name(file_name):

@@ -20,6 +20,7 @@ from typing import TypeVar
 from idea.domain.conversation_log import ConversationTurn, TurnId
 from idea.domain.conversation_pages import PageCursor, TurnSlice
 from idea.domain.errors import AppError, ErrorCode
+from idea.domain.ids import is_uuid
 from idea.domain.log_rotation import ACTIVE_SEGMENT, RotationReport, RotationThresholds
 from idea.domain.project import IDEAI_DIR
 from idea.infrastructure.stores.conversation_archive import FolderReader, ReadCache
@@ -90,7 +91,7 @@ class JsonlConversationLog:
             names = os.listdir(self._root)
         except FileNotFoundError:
             return []
-        return sorted(name for name in names if _is_uuid(name))
+        return sorted(name for name in names if is_uuid(name))
 
     async def _read(self, folder: Path, read: Callable[[FolderReader], T]) -> T:
         def work() -> T:
@@ -149,14 +150,6 @@ def _read_since(path: Path, up_to: TurnId) -> list[ConversationTurn] | None:
                 return after
             after.append(turn)
         return None
-
-
-def _is_uuid(text: str) -> bool:
-    try:
-        uuid.UUID(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _no_fault(step: str) -> None:

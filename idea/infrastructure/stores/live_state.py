@@ -1,5 +1,9 @@
 """`.ideai/live-state.json` (spec 03 §10.1): written atomically, optional fields as explicit nulls, a broken
-file moved aside (`live-state.json.corrupt-<ms>`) rather than overwritten."""
+file moved aside (`live-state.json.corrupt-<ms>`) rather than overwritten.
+
+Written without fsync: the board is volatile coordination, reconciled at every project open, and its
+automatic updates are on the hot path of every recorded turn (spec 04 §1); a power loss may bring back the
+previous version of the file, never a torn one."""
 
 from __future__ import annotations
 
@@ -30,4 +34,4 @@ class JsonLiveStateStore:
 
     def save(self, state: LiveState) -> None:
         with path_lock(self.path):
-            atomic_write_json(self.path, state.to_json())
+            atomic_write_json(self.path, state.to_json(), durable=False)

@@ -19,7 +19,7 @@ from idea.domain.memory import INDEX_FILE, MEMORY_DIR, NOTE_SUFFIX, MemoryIndex,
 from idea.domain.memory import parse_index as parse_index_text
 from idea.domain.memory import read_note as parse_note
 from idea.domain.project import IDEAI_DIR
-from idea.infrastructure.fs import atomic_write_text, read_text
+from idea.infrastructure.fs import atomic_write_text, read_text, remove_if_present
 from idea.infrastructure.stores.document_file import path_lock
 
 
@@ -88,11 +88,7 @@ class MarkdownMemoryStore:
     def delete_note(self, slug: str) -> bool:
         path = self.note_path(slug)
         with path_lock(path):
-            try:
-                path.unlink()
-            except FileNotFoundError:
-                return False
-            return True
+            return remove_if_present(path)
 
     def read_index(self) -> MemoryIndex | None:
         """None when `MEMORY.md` does not exist; CorruptFileError (file kept aside) when not UTF-8."""

@@ -8,7 +8,6 @@ its body is corrected silently (the original's values cannot be verified).
 
 from __future__ import annotations
 
-import os
 import threading
 import uuid
 from contextlib import AbstractContextManager
@@ -18,7 +17,7 @@ from pathlib import Path
 from idea.domain.errors import CorruptFileError
 from idea.domain.skill import BODIES_DIR, INDEX_FILE, SKILLS_DIR, SkillIndex, body_hash, parse_index
 from idea.domain.project import IDEAI_DIR
-from idea.infrastructure.fs import atomic_write_json, atomic_write_text, quarantine, read_json, read_text
+from idea.infrastructure.fs import atomic_write_json, atomic_write_text, quarantine, read_json, read_text, remove_if_present
 from idea.infrastructure.stores.document_file import path_lock
 
 
@@ -102,7 +101,4 @@ class JsonSkillStore:
     def delete_body(self, skill_id: str) -> None:
         path = self.body_path(skill_id)
         with path_lock(path):
-            try:
-                os.unlink(path)
-            except FileNotFoundError:
-                pass
+            remove_if_present(path)

@@ -8,8 +8,19 @@ from collections.abc import Callable, Coroutine
 from typing import Any, Protocol, TypeVar
 
 import shiboken6
+from PySide6.QtCore import QTimer, Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import (
+    QBoxLayout,
+    QLabel,
+    QListWidget,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from idea.domain.errors import AppError
 from idea.domain.events import OrchestrationNews
@@ -91,3 +102,63 @@ class StatusLine(QLabel):
     def _show(self, text: str) -> None:
         self.setText(text)
         self.setVisible(bool(text))
+
+
+def tool_button(text: str, tip: str, slot: Callable[[], object]) -> QToolButton:
+    button = QToolButton()
+    button.setText(text)
+    button.setToolTip(tip)
+    button.setAutoRaise(True)
+    button.clicked.connect(slot)
+    return button
+
+
+def debouncer(parent: QWidget, ms: int, slot: Callable[[], object]) -> QTimer:
+    """A single-shot timer: `start()` it on every event; `slot` runs once the events pause for `ms`."""
+    timer = QTimer(parent)
+    timer.setSingleShot(True)
+    timer.setInterval(ms)
+    timer.timeout.connect(slot)
+    return timer
+
+
+def column(*parts: QWidget | QBoxLayout | tuple[QWidget, int]) -> QWidget:
+    """A widget stacking `parts` (a widget, a layout, or a widget with its stretch), without margins."""
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(0, 0, 0, 0)
+    for part in parts:
+        if isinstance(part, tuple):
+            layout.addWidget(part[0], part[1])
+        elif isinstance(part, QBoxLayout):
+            layout.addLayout(part)
+        else:
+            layout.addWidget(part)
+    return box
+
+
+def list_and_editor(owner: QWidget, heading: str, items: QListWidget, new_button: QPushButton, editor: QWidget) -> StatusLine:
+    """The layout of the Memory and Skills views: a heading, the list (with its "New" button) beside the
+    editor, a status line under both; returns the status line."""
+    items.setWordWrap(True)
+    items.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    split = QSplitter()
+    split.addWidget(column((items, 1), new_button))
+    split.addWidget(editor)
+    split.setStretchFactor(1, 3)
+    status = StatusLine()
+    layout = QVBoxLayout(owner)
+    layout.setContentsMargins(6, 6, 6, 6)
+    layout.addWidget(QLabel(heading))
+    layout.addWidget(split, 1)
+    layout.addWidget(status)
+    return status
+
+
+def confirm(parent: QWidget, title: str, text: str, action: str, on_accept: Callable[[], object]) -> QMessageBox:
+    """A question opened without a nested event loop (the core may be waiting on the GUI thread)."""
+    box = QMessageBox(QMessageBox.Icon.Question, title, text, QMessageBox.StandardButton.Cancel, parent)
+    box.addButton(action, QMessageBox.ButtonRole.DestructiveRole).clicked.connect(on_accept)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    box.open()
+    return box

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
-from PySide6.QtCore import QItemSelectionModel, QTimer, QUrl, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, QUrl, Qt, Signal
 from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListView,
     QMenu,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -37,7 +36,7 @@ from idea.domain.orchestration_events import (
     RendezvousEnded,
 )
 from idea.domain.tickets import AgentSource
-from idea.ui.knowledge.common import Caller, StatusLine, call_for, clock_time, unwrapped
+from idea.ui.knowledge.common import Caller, StatusLine, call_for, clock_time, debouncer, tool_button, unwrapped
 from idea.ui.knowledge.turn_list import TurnDelegate, TurnListModel
 
 REFRESH_DEBOUNCE_MS = 500
@@ -89,7 +88,7 @@ class ConversationViewer(QWidget):
         self._generation = 0  # pages of a conversation closed meanwhile are dropped
         self._search_budget = 0
 
-        self.back_button = self._button("← Back", "Back to the terminals (Esc)", self.backRequested.emit)
+        self.back_button = tool_button("← Back", "Back to the terminals (Esc)", self.backRequested.emit)
         self.title = QLabel()
         title_font = self.title.font()
         title_font.setBold(True)
@@ -99,8 +98,8 @@ class ConversationViewer(QWidget):
         self.find_field.setClearButtonEnabled(True)
         self.find_field.returnPressed.connect(self.find_next)
         self.find_field.textChanged.connect(self._search_changed)
-        self.refresh_button = self._button("Refresh", "Load turns recorded since", self.refresh)
-        self.raw_button = self._button("Open raw log", "Open log.jsonl, the active segment of the transcript", self.open_raw_log)
+        self.refresh_button = tool_button("Refresh", "Load turns recorded since", self.refresh)
+        self.raw_button = tool_button("Open raw log", "Open log.jsonl, the active segment of the transcript", self.open_raw_log)
         header = QHBoxLayout()
         header.setContentsMargins(6, 4, 6, 4)
         header.addWidget(self.back_button)
@@ -135,10 +134,7 @@ class ConversationViewer(QWidget):
         column.addWidget(self.view, 1)
         column.addWidget(self.status)
 
-        self._refresh_timer = QTimer(self)
-        self._refresh_timer.setSingleShot(True)
-        self._refresh_timer.setInterval(REFRESH_DEBOUNCE_MS)
-        self._refresh_timer.timeout.connect(self.refresh)
+        self._refresh_timer = debouncer(self, REFRESH_DEBOUNCE_MS, self.refresh)
         for text, keys, slot in (
             ("Copy turn", QKeySequence.StandardKey.Copy, self.copy_selected),
             ("Find", QKeySequence.StandardKey.Find, self.find_field.setFocus),
@@ -149,14 +145,6 @@ class ConversationViewer(QWidget):
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             action.triggered.connect(slot)
             self.addAction(action)
-
-    def _button(self, text: str, tip: str, slot: Callable[[], object]) -> QToolButton:
-        button = QToolButton()
-        button.setText(text)
-        button.setToolTip(tip)
-        button.setAutoRaise(True)
-        button.clicked.connect(slot)
-        return button
 
     # ------------------------------------------------------------------ opening and paging
 

@@ -16,20 +16,17 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
-    QMessageBox,
     QPlainTextEdit,
     QPushButton,
-    QSplitter,
     QTabWidget,
     QTextBrowser,
-    QVBoxLayout,
     QWidget,
 )
 
 from idea.application.knowledge.memory import MemoryListing
 from idea.domain.knowledge_events import MemoryDeleted, MemorySaved
 from idea.domain.memory import MemoryNote, MemoryType, is_valid_slug
-from idea.ui.knowledge.common import Caller, StatusLine, call_for, theme_of, unwrapped
+from idea.ui.knowledge.common import Caller, call_for, column, confirm, list_and_editor, theme_of, unwrapped
 
 LINK_SCHEME = "idea-memory"
 
@@ -69,17 +66,9 @@ class MemoryView(QWidget):
         self.current: str | None = None  # slug shown; None: a new note
 
         self.notes = QListWidget()
-        self.notes.setWordWrap(True)
-        self.notes.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.notes.currentItemChanged.connect(self._selected)
         self.new_button = QPushButton("New note")
         self.new_button.clicked.connect(self.new_note)
-        left = QVBoxLayout()
-        left.setContentsMargins(0, 0, 0, 0)
-        left.addWidget(self.notes, 1)
-        left.addWidget(self.new_button)
-        left_box = QWidget()
-        left_box.setLayout(left)
 
         self.slug = QLineEdit()
         self.slug.setPlaceholderText("short-kebab-case-id")
@@ -112,24 +101,13 @@ class MemoryView(QWidget):
         buttons.addWidget(self.links, 1)
         buttons.addWidget(self.delete_button)
         buttons.addWidget(self.save_button)
-        right = QVBoxLayout()
-        right.setContentsMargins(0, 0, 0, 0)
-        right.addLayout(form)
-        right.addWidget(self.tabs, 1)
-        right.addLayout(buttons)
-        right_box = QWidget()
-        right_box.setLayout(right)
-
-        split = QSplitter()
-        split.addWidget(left_box)
-        split.addWidget(right_box)
-        split.setStretchFactor(1, 3)
-        self.status = StatusLine()
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
-        layout.addWidget(QLabel("<b>Project memory</b> — durable notes shared by the team; agents see the index and read notes on demand."))
-        layout.addWidget(split, 1)
-        layout.addWidget(self.status)
+        self.status = list_and_editor(
+            self,
+            "<b>Project memory</b> — durable notes shared by the team; agents see the index and read notes on demand.",
+            self.notes,
+            self.new_button,
+            column(form, (self.tabs, 1), buttons),
+        )
         self._show_note(None)
 
     # ------------------------------------------------------------------ loading
@@ -237,16 +215,8 @@ class MemoryView(QWidget):
         if self.current is None:
             return
         slug = self.current
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
-            "Delete memory note",
-            f"Delete the note “{slug}” and its line in MEMORY.md? Agents will no longer see it.",
-            QMessageBox.StandardButton.Cancel,
-            self,
-        )
-        box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole).clicked.connect(lambda: self.delete(slug))
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.open()
+        text = f"Delete the note “{slug}” and its line in MEMORY.md? Agents will no longer see it."
+        confirm(self, "Delete memory note", text, "Delete", lambda: self.delete(slug))
 
     def delete(self, slug: str) -> None:
         self.current = None

@@ -16,11 +16,8 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
-    QMessageBox,
     QPlainTextEdit,
     QPushButton,
-    QSplitter,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -28,7 +25,7 @@ from idea.application.knowledge.skills import SkillCatalogue
 from idea.domain.agent import AgentManifest, SkillScope
 from idea.domain.knowledge_events import SkillsChanged
 from idea.domain.skill import GLOBAL, PROJECT, Skill, is_valid_name
-from idea.ui.knowledge.common import Caller, StatusLine, call_for, unwrapped
+from idea.ui.knowledge.common import Caller, call_for, column, confirm, list_and_editor, unwrapped
 
 RESTART_NOTE = "An agent sees a newly assigned skill after its next launch; any skill can be read by name at any time."
 
@@ -59,17 +56,9 @@ class SkillsView(QWidget):
         self.current: Skill | None = None
 
         self.list = QListWidget()
-        self.list.setWordWrap(True)
-        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.currentItemChanged.connect(self._selected)
         self.new_button = QPushButton("New skill")
         self.new_button.clicked.connect(self.new_skill)
-        left = QVBoxLayout()
-        left.setContentsMargins(0, 0, 0, 0)
-        left.addWidget(self.list, 1)
-        left.addWidget(self.new_button)
-        left_box = QWidget()
-        left_box.setLayout(left)
 
         self.name = QLineEdit()
         self.name.setPlaceholderText("build-appimage")
@@ -98,27 +87,13 @@ class SkillsView(QWidget):
         note = QLabel(RESTART_NOTE)
         note.setWordWrap(True)
         note.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-        right = QVBoxLayout()
-        right.setContentsMargins(0, 0, 0, 0)
-        right.addLayout(form)
-        right.addWidget(self.body, 1)
-        right.addWidget(QLabel("Assigned to"))
-        right.addWidget(self.agents)
-        right.addWidget(note)
-        right.addLayout(buttons)
-        right_box = QWidget()
-        right_box.setLayout(right)
-
-        split = QSplitter()
-        split.addWidget(left_box)
-        split.addWidget(right_box)
-        split.setStretchFactor(1, 3)
-        self.status = StatusLine()
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
-        layout.addWidget(QLabel("<b>Skills</b> — reusable procedures agents load by name before applying them."))
-        layout.addWidget(split, 1)
-        layout.addWidget(self.status)
+        self.status = list_and_editor(
+            self,
+            "<b>Skills</b> — reusable procedures agents load by name before applying them.",
+            self.list,
+            self.new_button,
+            column(form, (self.body, 1), QLabel("Assigned to"), self.agents, note, buttons),
+        )
         self._show(None)
 
     def reload(self) -> None:
@@ -210,16 +185,8 @@ class SkillsView(QWidget):
         skill = self.current
         if skill is None:
             return
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
-            "Delete skill",
-            f"Delete the {skill.scope} skill “{skill.name}”? It is also removed from every agent it is assigned to.",
-            QMessageBox.StandardButton.Cancel,
-            self,
-        )
-        box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole).clicked.connect(lambda: self.delete(skill))
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.open()
+        text = f"Delete the {skill.scope} skill “{skill.name}”? It is also removed from every agent it is assigned to."
+        confirm(self, "Delete skill", text, "Delete", lambda: self.delete(skill))
 
     def delete(self, skill: Skill) -> None:
         self.current = None

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from PySide6.QtCore import QTimer, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication, QPalette, QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QScrollArea,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -30,7 +29,7 @@ from idea.domain.ids import ConversationId
 from idea.domain.orchestration_events import QueuedTicketView
 from idea.domain.tickets import AgentSource, TicketPhase
 from idea.domain.work_state import AgentWork, ConversationWork, ProjectWorkState, SummaryStatus, conversation_parties
-from idea.ui.knowledge.common import Caller, StatusLine, call_for, clock_time, theme_of, unwrapped
+from idea.ui.knowledge.common import Caller, StatusLine, call_for, clock_time, debouncer, theme_of, tool_button, unwrapped
 
 REFRESH_DEBOUNCE_MS = 250
 PHASES = {
@@ -59,15 +58,6 @@ def readable_summary(preview: str, objective: str | None) -> str:
     for marker, shown in (("- **Prompt:**", "▸ asked:"), ("- **Response:**", "▸ answered:"), ("- **Tool:**", "▸ tool:")):
         text = text.replace(marker, shown)
     return text
-
-
-def _button(text: str, tip: str, slot: Callable[[], object]) -> QToolButton:
-    button = QToolButton()
-    button.setText(text)
-    button.setToolTip(tip)
-    button.setAutoRaise(True)
-    button.clicked.connect(slot)
-    return button
 
 
 def _muted(text: str, wrap: bool = False) -> QLabel:
@@ -106,13 +96,13 @@ class AgentCard(Card):
             header.addWidget(bridge)
         if agent.live is not None:
             if agent.live.node_id:
-                header.addWidget(_button("Open", "Focus its cell", lambda: panel.openAgentRequested.emit(self.agent_id)))
+                header.addWidget(tool_button("Open", "Focus its cell", lambda: panel.openAgentRequested.emit(self.agent_id)))
             else:
                 header.addWidget(
-                    _button("Attach", "Show it in an empty cell (nothing restarts)", lambda: panel.attachRequested.emit(self.agent_id))
+                    tool_button("Attach", "Show it in an empty cell (nothing restarts)", lambda: panel.attachRequested.emit(self.agent_id))
                 )
             header.addWidget(
-                _button("Stop", "Stop its process; its history and handoffs stay", lambda: panel.stopRequested.emit(self.agent_id))
+                tool_button("Stop", "Stop its process; its history and handoffs stay", lambda: panel.stopRequested.emit(self.agent_id))
             )
         self.column.addLayout(header)
         if agent.attention is not None:
@@ -139,11 +129,11 @@ class TicketLine(QWidget):
         grid.addWidget(QLabel(f"from <b>{ticket.requester_label}</b> · {PHASES.get(ticket.phase, ticket.phase.value)}"), 0, 1)
         if ticket.phase is TicketPhase.DELIVERING:
             grid.addWidget(
-                _button("Deliver now", "Clear the agent's input line and type the task now", lambda: panel.deliverNowRequested.emit(self.ticket_id)),
+                tool_button("Deliver now", "Clear the agent's input line and type the task now", lambda: panel.deliverNowRequested.emit(self.ticket_id)),
                 0, 2,
             )
         grid.addWidget(
-            _button("Cancel", "Stop waiting for this ticket", lambda: panel.cancelTicketRequested.emit(self.ticket_id)), 0, 3
+            tool_button("Cancel", "Stop waiting for this ticket", lambda: panel.cancelTicketRequested.emit(self.ticket_id)), 0, 3
         )
         more = f" ({ticket.task_len:,} characters)" if ticket.task_len > len(ticket.task_preview) else ""
         self.preview = _muted(ticket.task_preview + more, wrap=True)
@@ -169,10 +159,10 @@ class ConversationCard(Card):
         status.setStyleSheet(f"color: {color};")
         header.addWidget(status, 1)
         header.addWidget(
-            _button("View conversation", "Read the whole conversation", lambda: panel.viewConversationRequested.emit(self.conversation_id, self.title))
+            tool_button("View conversation", "Read the whole conversation", lambda: panel.viewConversationRequested.emit(self.conversation_id, self.title))
         )
         if conversation.summary_preview:
-            self.copy_button = _button("Copy summary", "Copy the summary preview (never the transcript)", self._copy)
+            self.copy_button = tool_button("Copy summary", "Copy the summary preview (never the transcript)", self._copy)
             header.addWidget(self.copy_button)
         self.column.addLayout(header)
         self._summary = conversation.summary_preview or ""
@@ -217,7 +207,7 @@ class WorkPanel(QWidget):
         self._reading = False
         self._again = False
         title = QLabel("<b>Work</b>")
-        self.refresh_button = _button("Refresh", "Read the team's state again", self.refresh)
+        self.refresh_button = tool_button("Refresh", "Read the team's state again", self.refresh)
         header = QHBoxLayout()
         header.setContentsMargins(8, 4, 4, 4)
         header.addWidget(title, 1)
@@ -238,10 +228,7 @@ class WorkPanel(QWidget):
         layout.addWidget(scroll, 1)
         self.agent_cards: list[AgentCard] = []
         self.conversation_cards: list[ConversationCard] = []
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(REFRESH_DEBOUNCE_MS)
-        self._timer.timeout.connect(self.refresh)
+        self._timer = debouncer(self, REFRESH_DEBOUNCE_MS, self.refresh)
 
     def on_event(self, event: object) -> None:
         if isinstance(unwrapped(event), REFRESHING_EVENTS):
