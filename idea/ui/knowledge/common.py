@@ -11,8 +11,8 @@ import shiboken6
 from PySide6.QtCore import QTimer, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
-    QBoxLayout,
     QLabel,
+    QLayout,
     QListWidget,
     QMessageBox,
     QPushButton,
@@ -122,7 +122,7 @@ def debouncer(parent: QWidget, ms: int, slot: Callable[[], object]) -> QTimer:
     return timer
 
 
-def column(*parts: QWidget | QBoxLayout | tuple[QWidget, int]) -> QWidget:
+def column(*parts: QWidget | QLayout | tuple[QWidget, int]) -> QWidget:
     """A widget stacking `parts` (a widget, a layout, or a widget with its stretch), without margins."""
     box = QWidget()
     layout = QVBoxLayout(box)
@@ -130,7 +130,7 @@ def column(*parts: QWidget | QBoxLayout | tuple[QWidget, int]) -> QWidget:
     for part in parts:
         if isinstance(part, tuple):
             layout.addWidget(part[0], part[1])
-        elif isinstance(part, QBoxLayout):
+        elif isinstance(part, QLayout):
             layout.addLayout(part)
         else:
             layout.addWidget(part)

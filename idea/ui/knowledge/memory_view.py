@@ -164,13 +164,12 @@ class MemoryView(QWidget):
         self.body.setPlainText(note.body if note else "")
         self.delete_button.setEnabled(note is not None)
         known = {n.slug for n in self.listing.notes} if self.listing is not None else set()
-        accent = theme_of(self).accent
-        self.preview.document().setDefaultStyleSheet(f"a {{ color: {accent}; }}")
         self.preview.setMarkdown(linked_markdown(note.body, known) if note else "")
         self.tabs.setCurrentWidget(self.preview if note else self.body)
         if note is None or self.listing is None:
             self.links.setText("")
             return
+        accent = theme_of(self).accent
         report = self.listing.links(note.slug)
         parts = []
         if report.backlinks:
