@@ -13,6 +13,7 @@ the same turn) and skipped, so each turn is read once.
 from __future__ import annotations
 
 import mmap
+import threading
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -45,30 +46,35 @@ class _Hint:
 
 class ReadCache:
     """What reads of one project's conversations remember between pages: where served turns are, and where
-    a duplicated copy ends. Thread-safe enough for its use: single writes of whole entries."""
+    a duplicated copy ends. Pages are read on worker threads: one lock guards both tables."""
 
     def __init__(self, hints_kept: int = HINTS_KEPT) -> None:
+        self._lock = threading.Lock()
         self._hints: OrderedDict[tuple[str, TurnId], _Hint] = OrderedDict()
         self._hints_kept = hints_kept
         self._skips: dict[tuple[tuple[int, int], tuple[int, int]], int] = {}
 
     def hint(self, folder: str, turn_id: TurnId) -> _Hint | None:
-        return self._hints.get((folder, turn_id))
+        with self._lock:
+            return self._hints.get((folder, turn_id))
 
     def remember(self, folder: str, turn_id: TurnId, hint: _Hint) -> None:
         key = (folder, turn_id)
-        self._hints[key] = hint
-        self._hints.move_to_end(key)
-        while len(self._hints) > self._hints_kept:
-            self._hints.popitem(last=False)
+        with self._lock:
+            self._hints[key] = hint
+            self._hints.move_to_end(key)
+            while len(self._hints) > self._hints_kept:
+                self._hints.popitem(last=False)
 
     def skip(self, key: tuple[tuple[int, int], tuple[int, int]]) -> int | None:
-        return self._skips.get(key)
+        with self._lock:
+            return self._skips.get(key)
 
     def remember_skip(self, key: tuple[tuple[int, int], tuple[int, int]], offset: int) -> None:
-        if len(self._skips) > 1024:
-            self._skips.clear()
-        self._skips[key] = offset
+        with self._lock:
+            if len(self._skips) > 1024:
+                self._skips.clear()
+            self._skips[key] = offset
 
 
 @dataclass(frozen=True)
