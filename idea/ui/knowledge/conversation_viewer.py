@@ -118,6 +118,8 @@ class ConversationViewer(QWidget):
         self.view.setItemDelegate(self.delegate)
         self.view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # A scroll bar that appears would change the width and lay every loaded turn out again.
+        self.view.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.view.setResizeMode(QListView.ResizeMode.Adjust)
         self.view.setWordWrap(True)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
