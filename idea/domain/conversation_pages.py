@@ -3,7 +3,7 @@ chronological order, and the page a person's viewer receives (full texts, never 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -55,20 +55,9 @@ def cursor_from(anchor: str | None, direction: str | None) -> PageCursor:
     return PageCursor(normalised_turn_id(anchor), parse_direction(direction))
 
 
-def deduplicated(turns: Iterable[ConversationTurn]) -> list[ConversationTurn]:
-    """Each turn id once, at its first occurrence (a crash during rotation can leave a turn in two segments)."""
-    seen: set[TurnId] = set()
-    unique: list[ConversationTurn] = []
-    for turn in turns:
-        if turn.id not in seen:
-            seen.add(turn.id)
-            unique.append(turn)
-    return unique
-
-
 def page_of(turns: Sequence[ConversationTurn], cursor: PageCursor, limit: int | None) -> TurnSlice:
-    """The page of a whole, de-duplicated, chronological sequence of turns (the reference the file-backed
-    archive must agree with)."""
+    """The page of a whole chronological sequence of turns, each once: the rule the file-backed archive
+    follows without reading the whole sequence (its tests compare against this)."""
     size = clamp_limit(limit)
     position = None
     if cursor.anchor is not None:

@@ -9,7 +9,7 @@ harvest all go through it. Reading is tolerant: a hand-edited note is read as fa
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -417,11 +417,3 @@ def link_report(slug: str, bodies: Mapping[str, str]) -> LinkReport:
         broken=tuple(link for link in links if link not in bodies),
         backlinks=tuple(sorted(other for other, body in bodies.items() if other != slug and slug in wiki_links(body))),
     )
-
-
-@dataclass
-class NoteListing:
-    """The notes of a project as a view shows them: by slug, with what could not be read."""
-
-    notes: dict[str, MemoryNote] = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)

@@ -138,3 +138,17 @@ def test_an_empty_conversation_says_so(qtbot: QtBot, core: Core, knowledge_world
         viewer.show_conversation(PAIR, "Main ↔ Architect")
     assert viewer.beginning.text() == "No turn recorded in this conversation yet."
 
+
+
+def test_short_turns_that_do_not_fill_the_view_bring_older_pages_by_themselves(
+    qtbot: QtBot, core: Core, knowledge_world: KnowledgeWorld
+) -> None:
+    record(core, knowledge_world, 0, 400, "ok")
+    viewer = make_viewer(qtbot, core, knowledge_world)
+    viewer.resize(900, 4000)  # taller than 50 one-line turns
+
+    viewer.show_conversation(PAIR, "Main ↔ Architect")
+
+    qtbot.waitUntil(lambda: viewer.view.verticalScrollBar().maximum() > 0, timeout=WAIT_MS)
+    qtbot.wait(200)
+    assert 100 <= len(viewer.model.turns) < 400 and viewer.has_older  # filled, then the rest waits for a scroll

@@ -20,7 +20,6 @@ from typing import TypeVar
 from idea.domain.conversation_log import ConversationTurn, TurnId
 from idea.domain.conversation_pages import PageCursor, TurnSlice
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.ids import is_uuid
 from idea.domain.log_rotation import ACTIVE_SEGMENT, RotationReport, RotationThresholds
 from idea.domain.project import IDEAI_DIR
 from idea.infrastructure.stores.conversation_archive import FolderReader, ReadCache
@@ -84,14 +83,6 @@ class JsonlConversationLog:
         folder = self.folder(conversation)
         async with self.lock(conversation):
             return await asyncio.to_thread(rotate_folder, folder, up_to, thresholds, self._fault or _no_fault)
-
-    def conversations(self) -> list[str]:
-        """The ids of the conversations that have a folder."""
-        try:
-            names = os.listdir(self._root)
-        except FileNotFoundError:
-            return []
-        return sorted(name for name in names if is_uuid(name))
 
     async def _read(self, folder: Path, read: Callable[[FolderReader], T]) -> T:
         def work() -> T:

@@ -126,24 +126,3 @@ def turn_of(line: Line) -> ConversationTurn | None:
         return parse_turn(line.raw)
     except UnreadableTurn:
         return None
-
-
-def find_turn_line(handle: BinaryIO, turn_id: str, start: int = 0) -> Line | None:
-    """The line of turn `turn_id` at or after byte `start`, by a byte search for its `"id":"…"` key (turn ids
-    are written first on their line; escaped quotes inside texts never match), checked by parsing."""
-    needle = TURN_ID_KEY + turn_id.encode("ascii") + b'"'
-    handle.seek(start)
-    data = handle.read()
-    cursor = 0
-    while True:
-        hit = data.find(needle, cursor)
-        if hit < 0:
-            return None
-        line_start = data.rfind(b"\n", 0, hit) + 1
-        newline = data.find(b"\n", hit)
-        line_end = len(data) if newline < 0 else newline
-        line = Line(start + line_start, start + line_end + (0 if newline < 0 else 1), data[line_start:line_end])
-        turn = turn_of(line)
-        if turn is not None and turn.id == turn_id:
-            return line
-        cursor = hit + len(needle)

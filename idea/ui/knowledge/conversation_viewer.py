@@ -169,6 +169,12 @@ class ConversationViewer(QWidget):
         self.view.doItemsLayout()
         self.view.scrollToBottom()
         self.pageShown.emit()
+        self._fill_view()
+
+    def _fill_view(self) -> None:
+        """Short turns that do not fill the view leave nothing to scroll: older pages come by themselves."""
+        if self.has_older and self.view.verticalScrollBar().maximum() <= 0:
+            self.load_older()
 
     def load_older(self) -> None:
         if self.conversation is None or self._loading or not self.has_older or not self.model.turns:
@@ -187,6 +193,8 @@ class ConversationViewer(QWidget):
         self.pageShown.emit()
         if self._search_budget > 0:
             self._continue_search(added)
+        else:
+            self._fill_view()
 
     def refresh(self) -> None:
         """Turns recorded since the newest loaded one (a forward page)."""

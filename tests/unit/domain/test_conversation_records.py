@@ -15,7 +15,6 @@ from idea.domain.conversation_pages import (
     TurnPage,
     clamp_limit,
     cursor_from,
-    deduplicated,
     page_of,
     parse_direction,
 )
@@ -117,11 +116,6 @@ def test_the_page_a_viewer_receives_carries_full_texts_and_the_last_turn_as_next
     assert page["turns"][0]["text"] == "é" * 40_000 and page["turns"][0]["textLen"] == 40_000
     assert page["nextAnchor"] == "a" and page["hasMore"] is False
     assert TurnPage((), False).to_json() == {"turns": [], "hasMore": False, "nextAnchor": None}
-
-
-def test_duplicates_keep_their_first_occurrence() -> None:
-    a, b, c = turns(3)
-    assert deduplicated([a, b, a, c, b]) == [a, b, c]
 
 
 THRESHOLDS = RotationThresholds()
