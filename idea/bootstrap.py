@@ -16,6 +16,7 @@ from pathlib import Path
 from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.agents.runner import AgentLaunchDeps
 from idea.application.agents.templates import TemplateCatalogue
+from idea.application.permissions.service import PermissionService
 from idea.application.orchestrator.ports import PortalProvider
 from idea.application.orchestrator.timing import OrchestratorTimings
 from idea.application.ports import Clock, Host, IdGenerator, TerminalFactory
@@ -34,8 +35,10 @@ from idea.infrastructure.orchestration_adapters import LocalOrchestrationAdapter
 from idea.infrastructure.paths import user_data_dir
 from idea.infrastructure.project_folder import LocalProjectFolder
 from idea.infrastructure.resources import ResourcePromptLibrary
+from idea.infrastructure.sandbox.enforcer import platform_sandbox
 from idea.infrastructure.stores.layouts import JsonLayoutStore
 from idea.infrastructure.stores.manifest import JsonManifestStore
+from idea.infrastructure.stores.permissions import JsonPermissionStore
 from idea.infrastructure.stores.personas import MarkdownPersonaStore
 from idea.infrastructure.stores.profiles import JsonProfileStore
 from idea.infrastructure.stores.providers import JsonProviderSessionStore
@@ -59,6 +62,7 @@ class App:
     profiles: ProfileCatalogue
     templates: TemplateCatalogue
     projects: ProjectService
+    permissions: PermissionService
 
     def shutdown(self, wait: Callable[[concurrent.futures.Future[None]], None] | None = None) -> None:
         """Stop every project's processes, then the core loop. `wait` waits for the closing; the GUI passes
@@ -107,6 +111,7 @@ def bootstrap(
     profiles = ProfileCatalogue(JsonProfileStore(data_dir), SubprocessCliDetector(), preferences, host)
     templates = TemplateCatalogue(JsonTemplateStore(data_dir, clock=clock), clock, ids)
     timings = OrchestratorTimings.from_env(host.environ())
+    permissions = PermissionService(JsonPermissionStore(), platform_sandbox(), host)
     core = CoreLoop().start()
     terminal_factory = terminals(core.loop)
     # A backend whose terminals people type in also provides their input portals.
@@ -134,6 +139,7 @@ def bootstrap(
             new_token=lambda: secrets.token_hex(32),
             rendezvous_window_ms=timings.window_ms,
             rendezvous_ceiling_ms=timings.ceiling_ms,
+            permissions=permissions,
         ),
         orchestration=OrchestrationDeps(
             adapters=LocalOrchestrationAdapters(diagnostics, timings.mcp_safety_net_ms()),
@@ -152,4 +158,5 @@ def bootstrap(
         profiles=profiles,
         templates=templates,
         projects=ProjectService(deps, user_data),
+        permissions=permissions,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from idea.application.agents.compose import OrchestrationTexts
+from idea.application.agents.convention_file import OrchestrationTexts
 
 
 def resources_dir() -> Path:

@@ -20,7 +20,7 @@ from idea.infrastructure.agents.executable import idea_command
 from idea.infrastructure.mcp.endpoint import mcp_endpoint
 from idea.infrastructure.mcp.server import McpSocketServer
 from tests.fakes import RecordingDiagnostics
-from tests.fakes_orchestration import MAIN, PROJECT_ID, TOKENS, FakeGateway
+from tests.fakes_gateway import MAIN, PROJECT_ID, TOKENS, FakeGateway
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 PROJECT_HEX = simple_hex(PROJECT_ID)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from idea.infrastructure.mcp.bridge import CONNECT_TIMEOUT_S
-from tests.fakes_orchestration import MAIN, TOKENS
+from tests.fakes_gateway import MAIN, TOKENS
 from tests.integration.mcp_support import (
     PROJECT_HEX,
     REPO_ROOT,

@@ -12,7 +12,7 @@ import pytest
 
 from idea.infrastructure.agents.executable import idea_command
 from idea.infrastructure.hooks.relay import PAYLOAD_LIMIT, TRUNCATION_MARK
-from tests.fakes_orchestration import ARCHITECT, MAIN, TOKENS
+from tests.fakes_gateway import ARCHITECT, MAIN, TOKENS
 from tests.integration.mcp_support import REPO_ROOT, Served, bridge_env, hook_command, project_endpoint, serving
 
 CLAUDE_STOP = {

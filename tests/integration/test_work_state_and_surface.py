@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from idea.application.agents.compose import ComposeInputs, MemoryPointer, SkillBrief, compose_convention_file
+from idea.application.agents.convention_file import ComposeInputs, MemoryPointer, SkillBrief, compose_convention_file
 from idea.domain.conversation_log import ConversationTurn, TurnRole
 from idea.domain.handoff import HANDOFF_SUMMARY_MAX_CHARS, turn_line
 from idea.domain.ids import conversation_for_pair

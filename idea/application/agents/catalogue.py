@@ -4,16 +4,45 @@ designation, and keeping personas in sync with their templates."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 from idea.application.agents.ports import ManifestStore, PersonaStore
 from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.agents.templates import TemplateCatalogue, TemplateLink, TemplateStatus
 from idea.application.ports import Clock, Diagnostics, EventPublisher, IdGenerator
-from idea.domain.agent import AgentEntry, AgentManifest, unique_md_path, validate_agent_name
+from idea.domain.agent import AGENT_NAME_MAX_CHARS, AgentEntry, AgentManifest, unique_md_path, validate_agent_name
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode
 from idea.domain.events import AgentsChanged
 from idea.domain.ids import AgentId, ProjectId
 from idea.domain.template import TemplateRecord
+
+BLANK_PERSONA = """# Role
+
+In a few sentences: what this agent is for.
+
+## Responsibilities
+
+- What it owns and decides.
+
+## Must not
+
+- Act outside the project, or push or publish anything, without asking the user.
+
+## How it reports
+
+- What changed, what was checked, what is left to do.
+"""
+
+
+class ProjectTeam(Protocol):
+    """An open project as the screens shared by every project see it (profiles, templates): its name and
+    its team. `ProjectRuntime` is one."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def agents(self) -> AgentCatalogue: ...
 
 
 class AgentCatalogue:
@@ -78,6 +107,22 @@ class AgentCatalogue:
     def template_status(self, agent_id: AgentId) -> TemplateStatus:
         agent = self.agent(agent_id)
         return self._templates.status(agent, self.persona(agent_id))
+
+    # -- what the agent screens read (files, hence on the core loop) --
+
+    async def read_persona(self, agent_id: AgentId) -> str:
+        return self.persona(agent_id)
+
+    async def template_statuses(self) -> dict[AgentId, TemplateStatus]:
+        """Every agent's template link."""
+        return {agent.agent_id: self.template_status(agent.agent_id) for agent in self._manifest.agents}
+
+    async def template_comparison(self, agent_id: AgentId) -> tuple[str, str]:
+        """The agent's persona and its template's current body, for the diff."""
+        status = self.template_status(agent_id)
+        if status.template is None:
+            raise AppError(ErrorCode.INVALID, "this agent's template no longer exists")
+        return self.persona(agent_id), self._templates.body(status.template.id)
 
     # -- the team --
 
@@ -150,6 +195,13 @@ class AgentCatalogue:
         self._personas.write(self._root, self.agent(agent_id).md_path, self._templates.body(template.id))
         self._store(lambda manifest: manifest.with_template_version(agent_id, template.version))
 
+    async def keep_persona(self, agent_id: AgentId) -> None:
+        """"Keep mine": the persona stays as edited and the template's current version counts as seen, so the
+        update is not offered again until the template changes once more."""
+        persona = self.persona(agent_id)
+        await self.pull_template(agent_id)
+        await self.update_persona(agent_id, persona)
+
     async def sync_templates(self) -> list[str]:
         """Give synchronized agents without local edits their template's new body (at project open and
         after a template is saved). Returns the names of the agents updated."""
@@ -172,3 +224,15 @@ class AgentCatalogue:
 
     def _publish(self) -> None:
         self._events.publish(AgentsChanged(self._project_id, self._manifest))
+
+
+def free_agent_name(base: str, manifest: AgentManifest) -> str:
+    """A valid, unused name derived from a template name ("Reviewer / QA" -> "Reviewer QA", then "… 2")."""
+    cleaned = " ".join("".join(ch if ch.isalnum() or ch in "-_" else " " for ch in base).split())
+    cleaned = cleaned[: AGENT_NAME_MAX_CHARS - 4] or "Agent"
+    if manifest.by_name(cleaned) is None:
+        return cleaned
+    number = 2
+    while manifest.by_name(f"{cleaned} {number}") is not None:
+        number += 1
+    return f"{cleaned} {number}"

@@ -48,6 +48,7 @@ from idea.domain.project import IDEAI_DIR
 from idea.infrastructure.agents.cli_trust import trust_for_claude, trust_for_gemini
 from idea.infrastructure.agents.codex_auth import link_codex_auth, user_codex_home
 from idea.infrastructure.agents.executable import idea_command
+from idea.infrastructure.agents.sandbox_plan_file import write_sandbox_plan
 from idea.infrastructure.fs import atomic_write_json, atomic_write_text, quarantine, read_json
 
 RUN_DIR = "run"
@@ -95,6 +96,10 @@ class LocalRunDirWriter:
             self._write_mcp_declaration(request, profile.mcp.config, root, run_dir, launch)
         if profile.structured_adapter == "claude" or profile.hooks == "claude":
             self._write_claude_settings(request, run_dir, launch)
+        else:
+            (run_dir / CLAUDE_SETTINGS).unlink(missing_ok=True)  # a swapped-away CLI's permissions must not linger
+        write_sandbox_plan(run_dir, request.sandbox_plan)
+        launch.args.extend(request.permission_args)
         if request.trust_run_dir:
             self._trust(profile, cwd, launch)
 

@@ -21,9 +21,9 @@ from PySide6.QtWidgets import (
 from idea.application.agents.runner import ResumeCandidate
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
-from idea.ui.agents import agent_tasks
-from idea.ui.agents.widgets import HintLabel, show_error
 from idea.ui.core_client import CoreClient
+from idea.ui.widgets.labels import HintLabel
+from idea.ui.widgets.messages import show_error
 
 CANDIDATE_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -119,7 +119,7 @@ class ResumeDialog(QDialog):
         if chosen:
             self.status.show_hint(f"Resuming {len(chosen)} agent{'s' if len(chosen) != 1 else ''}…")
         self._client.call(
-            agent_tasks.resume(self._runtime, chosen, declined), on_done=self._finished, on_error=self._failed
+            self._runtime.placement.resume(chosen, declined), on_done=self._finished, on_error=self._failed
         )
 
     def _finished(self, failures: list[str]) -> None:
@@ -156,4 +156,4 @@ def offer_resume(
         if on_shown is not None:
             on_shown(dialog)
 
-    client.call(agent_tasks.resumable(runtime), on_done=show, on_error=lambda error: show_error(parent, "Resume", error))
+    client.call(runtime.placement.resumable(), on_done=show, on_error=lambda error: show_error(parent, "Resume", error))

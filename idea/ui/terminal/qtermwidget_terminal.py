@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import logging
 import os
 import shutil
 from collections.abc import Callable, Mapping, Sequence
@@ -26,10 +25,8 @@ from idea.application.ports import Unsubscribe
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import ProjectId, SessionId
 from idea.domain.terminal import SpawnSpec
-from idea.infrastructure.process_tree import (
-    AGENT_MARKER_VARIABLE,
-    terminate_terminal_program,
-)
+from idea.infrastructure.process_tree import AGENT_MARKER_VARIABLE
+from idea.infrastructure.terminal_program import TerminalProgram
 from idea.infrastructure.terminal_start import executable_for
 from idea.infrastructure.terminal_stream import (
     BracketedPasteTracker,
@@ -41,10 +38,6 @@ from idea.ui.terminal.appearance import TerminalAppearance
 from idea.ui.terminal.terminal_view import TerminalView
 from idea.ui.terminal.write_portal import WritePortal
 
-_log = logging.getLogger(__name__)
-
-# How long the widget gets to notice an exit once terminate_terminal_program has ended the program.
-_EXIT_REPORT_TIMEOUT_S = 2.0
 # Set by the widget itself and not wanted: WINDOWID=0 names no window, LANGUAGE is set empty. (COLORFGBG,
 # "15;0" on a dark scheme, is kept: it tells programs that do not ask by OSC 11 what they draw on.)
 _ADDED_BY_WIDGET = frozenset({"WINDOWID", "LANGUAGE"})
@@ -70,16 +63,12 @@ class QTermWidgetTerminal:
         self._appearance = appearance
         self._parking_lot = parking_lot
         self._started = False
-        self._pid: int | None = None
-        self._agent_marker: str | None = None
         colors = appearance.colors()
         self._bracketed_paste = BracketedPasteTracker()
         self._color_queries = ColorQueryResponder(colors.foreground, colors.background, list(colors.palette))
-        # Core-loop state: the exit as the application sees it.
-        self._exited = asyncio.Event()
-        self._exit_code: int | None = None
+        # The program as the application sees it: its pid, its exit (recorded on the core loop).
+        self._program = TerminalProgram(session_id, loop)
         self._output_subscribers: Subscribers[bytes] = Subscribers()
-        self._exit_subscribers: Subscribers[int | None] = Subscribers()
         self._title_subscribers: Subscribers[str] = Subscribers()
         # GUI-thread state: the view and when it may go.
         self._view: TerminalView | None = None
@@ -102,7 +91,6 @@ class QTermWidgetTerminal:
         self._started = True
         program, *arguments = spec.argv
         executable = executable_for(program, spec.cwd, spec.env.get("PATH", os.defpath))
-        self._agent_marker = spec.env.get(AGENT_MARKER_VARIABLE)
         return await self._gui.call(lambda: self._start_view(executable, arguments, spec))
 
     async def write_text(self, text: str) -> None:
@@ -121,39 +109,30 @@ class QTermWidgetTerminal:
 
     def pid(self) -> int | None:
         """The pid of the program started, also after it exited."""
-        return self._pid
+        return self._program.pid
 
     def foreground_pid(self) -> int | None:
-        if self._pid is None or self._exited.is_set():
+        pid = self._program.pid
+        if pid is None or self._program.has_exited():
             return None
-        return _terminal_foreground_group(self._pid)
+        return _terminal_foreground_group(pid)
 
     def exit_code(self) -> int | None:
-        return self._exit_code if self._exited.is_set() else None
+        return self._program.exit_code()
 
     def has_exited(self) -> bool:
-        return self._exited.is_set()
+        return self._program.has_exited()
 
     async def terminate(self, grace_ms: int = 3000) -> None:
         """End the program and its descendants, and what the agent left behind (IDEA_AGENT_ID)."""
-        if self._pid is None:
-            return
-        await terminate_terminal_program(
-            self._pid, grace_ms, has_exited=self._exited.is_set(), agent_marker=self._agent_marker
-        )
-        try:
-            await asyncio.wait_for(self._exited.wait(), _EXIT_REPORT_TIMEOUT_S)
-        except TimeoutError:
-            _log.warning("terminal %s: the exit of pid %s was not reported", self._session_id, self._pid)
+        await self._program.terminate(grace_ms)
 
     def on_output(self, callback: Callable[[bytes], None]) -> Unsubscribe:
         return self._output_subscribers.add(callback)
 
     def on_exit(self, callback: Callable[[int | None], None]) -> Unsubscribe:
         """Called once with the exit code; a subscriber that comes after the exit is called soon after."""
-        if self._exited.is_set():
-            return self._loop.call_soon_threadsafe(callback, self._exit_code).cancel
-        return self._exit_subscribers.add(callback)
+        return self._program.on_exit(callback)
 
     def on_title(self, callback: Callable[[str], None]) -> Unsubscribe:
         return self._title_subscribers.add(callback)
@@ -186,7 +165,7 @@ class QTermWidgetTerminal:
         except AppError:
             view.deleteLater()
             raise
-        self._pid = pid
+        self._program.started(pid, spec.env.get(AGENT_MARKER_VARIABLE))
         self._view = view
         self.portal = WritePortal(view, self._gui)
         return pid
@@ -218,7 +197,7 @@ class QTermWidgetTerminal:
 
     def _on_exited(self, code: int | None) -> None:
         self._view_exited = True
-        self._to_core(self._record_exit, code)
+        self._to_core(self._program.exited, code)
         if self._released:
             self._discard_view()
 
@@ -237,16 +216,6 @@ class QTermWidgetTerminal:
             self._loop.call_soon_threadsafe(callback, *args)
         except RuntimeError:
             pass  # the core loop has stopped: nobody is left to tell
-
-    # Core loop
-
-    def _record_exit(self, code: int | None) -> None:
-        if self._exited.is_set():
-            return
-        self._exit_code = code
-        self._exited.set()
-        self._exit_subscribers.notify(code)
-        self._exit_subscribers.clear()
 
 
 class QtTerminalFactory:

@@ -25,6 +25,7 @@ from idea.ui.agents.resume_dialog import offer_resume
 from idea.ui.core_client import CoreClient
 from idea.ui.event_relay import EventRelay
 from idea.ui.terminal.qtermwidget_terminal import QtTerminalFactory
+from idea.ui.windows.agent_screens import AgentScreens
 from idea.ui.windows.main_window import MainWindow
 from idea.ui.windows.project_tab import ProjectTab
 from idea.ui.windows.tab_bar import ProjectTabBar
@@ -46,6 +47,10 @@ class WindowManager:
         self._terminals = terminals
         self._theme_changed = theme_changed
         self.windows: list[MainWindow] = []
+        self._screens = AgentScreens(
+            client, app.profiles, app.templates, app.preferences, app.permissions, app.projects.open_runtimes,
+            self.profiles_changed,
+        )
         self.tabs: dict[str, ProjectTab] = {}
         self._quitting = False
         self._save_timer = QTimer()
@@ -69,11 +74,17 @@ class WindowManager:
     # -- windows --
 
     def new_window(self, window_id: str | None = None) -> MainWindow:
-        window = MainWindow(self, window_id or str(uuid.uuid4()))
+        window = MainWindow(self, self._screens, window_id or str(uuid.uuid4()))
         window.closing.connect(self._window_closed)
         self.windows.append(window)
         self.workspace_changed()
         return window
+
+    def open_new_window(self) -> None:
+        self.new_window().show()
+
+    def move_targets(self, window: MainWindow) -> list[tuple[str, ProjectTabBar]]:
+        return [(other.windowTitle(), other.tab_bar) for other in self.windows if other is not window]
 
     def active_window(self) -> MainWindow:
         active = QApplication.activeWindow()
@@ -254,9 +265,6 @@ class WindowManager:
 
     # -- appearance --
 
-    def set_trust_run_dirs(self, enabled: bool) -> None:
-        self._app.preferences.update_settings(trust_run_dirs_automatically=enabled)
-
     def set_color_scheme(self, scheme: str) -> None:
         self._app.preferences.update_settings(color_scheme=ColorScheme(scheme))
         self._theme_changed()
@@ -301,7 +309,7 @@ class WindowManager:
         if not self.windows:
             self.new_window().show()
         if self._app.profiles.needs_setup():
-            self.windows[0].open_setup_wizard()
+            self._screens.open_setup_wizard(self.windows[0])
         for path in extra_paths:
             self.open_project(path, self.windows[0])
         if missing:

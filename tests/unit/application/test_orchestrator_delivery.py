@@ -15,7 +15,8 @@ from idea.domain.orchestration_events import (
     DeliveryMayBeStuck,
     DeliveryWaiting,
 )
-from tests.orchestration_fakes import FakePortal, Harness, claude_profile, file_protocol_profile, make_harness, settle
+from tests.fakes_orchestration import FakePortal, settle
+from tests.world import Harness, claude_profile, file_protocol_profile, make_harness
 
 
 def pair(target_profile=None) -> Harness:  # type: ignore[no-untyped-def]

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from mcp import types
 
-from idea.application.agents.compose import ComposeInputs, MemoryPointer, SkillBrief, compose_convention_file
+from idea.application.agents.convention_file import ComposeInputs, MemoryPointer, SkillBrief, compose_convention_file
 from idea.domain.delivery import FileReplyChannel, compose_delivery
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.knowledge_commands import (
