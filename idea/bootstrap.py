@@ -31,6 +31,7 @@ from idea.infrastructure.event_bus import EventBus
 from idea.infrastructure.host import LocalHost
 from idea.infrastructure.inspect.process_cpu import DescendantCpuProbe
 from idea.infrastructure.mcp.endpoint import mcp_endpoint
+from idea.infrastructure.knowledge_adapters import LocalKnowledgeAdapters
 from idea.infrastructure.orchestration_adapters import LocalOrchestrationAdapters
 from idea.infrastructure.paths import user_data_dir
 from idea.infrastructure.project_folder import LocalProjectFolder
@@ -148,6 +149,7 @@ def bootstrap(
             timings=timings,
             cpu=DescendantCpuProbe(),
         ),
+        knowledge=LocalKnowledgeAdapters(data_dir),
     )
     return App(
         data_dir=data_dir,

@@ -6,7 +6,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from idea.application.knowledge.runtime import ProjectKnowledge
+from idea.application.orchestrator.dispatch import CommandDispatch
+from idea.application.orchestrator.handlers.knowledge import KnowledgeCommands
 from idea.domain.agent import AgentEntry, AgentManifest
+from idea.domain.orchestration import Outcome, Requester, Source
 from idea.domain.orchestration_events import AgentQueueSnapshot
 from idea.domain.work_state import LiveSession
 from idea.infrastructure.knowledge_adapters import LocalKnowledgeAdapters
@@ -49,6 +52,17 @@ class FakeTeam:
         return self.queues
 
 
+class KnowledgeTools:
+    """The knowledge family registered on a dispatch of its own, called as the MCP door calls it."""
+
+    def __init__(self, family: KnowledgeCommands) -> None:
+        self.dispatch = CommandDispatch()
+        family.register(self.dispatch)
+
+    async def handle(self, requester: Requester, command: object) -> Outcome:
+        return await self.dispatch.dispatch(requester, command, Source.MCP)  # type: ignore[arg-type]
+
+
 class KnowledgeWorld:
     def __init__(self, root: Path, data_dir: Path) -> None:
         self.root = root
@@ -67,6 +81,10 @@ class KnowledgeWorld:
             ids=SequentialIds(),
             events=self.events,
             diagnostics=self.diagnostics,
+        )
+        knowledge = self.knowledge
+        self.tools = KnowledgeTools(
+            KnowledgeCommands(knowledge.memory, knowledge.skills, knowledge.context, self.team, knowledge.guard)
         )
 
     @property

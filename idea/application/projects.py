@@ -15,10 +15,12 @@ from idea.application.agents.placement_rules import InCell
 from idea.application.agents.ports import ManifestStore, PersonaStore
 from idea.application.agents.runner import AgentLaunchDeps, AgentRunner
 from idea.application.agents.templates import TemplateCatalogue
+from idea.application.knowledge.runtime import KnowledgeAdapters
 from idea.application.named_layouts import NamedLayouts
 from idea.application.orchestrator.ports import OrchestrationAdapters, PortalProvider, ProcessCpuProbe, Timer
 from idea.application.orchestrator.service import OrchestratorService
 from idea.application.orchestrator.timing import OrchestratorTimings
+from idea.application.project_knowledge import compose_project_knowledge
 from idea.application.ports import (
     Clock,
     Diagnostics,
@@ -58,6 +60,7 @@ class ProjectDeps:
     templates: TemplateCatalogue
     launching: AgentLaunchDeps
     orchestration: OrchestrationDeps
+    knowledge: KnowledgeAdapters  # conversations, handoffs, memory, skills, the shared context
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,14 @@ class ProjectRuntime:
         )
         self.runner = AgentRunner(self, self.agents, deps.launching)
         self.placement = AgentPlacement(self, self.agents, self.runner)
+        self.knowledge, knowledge_commands = compose_project_knowledge(
+            self,
+            deps.knowledge.for_project(record.root),
+            clock=deps.clock,
+            ids=deps.ids,
+            events=_ProjectNews(record.id, deps.events),
+            diagnostics=deps.diagnostics,
+        )
         orchestration = deps.orchestration
         self.orchestrator = OrchestratorService(
             project_id=record.id,
@@ -104,14 +115,15 @@ class ProjectRuntime:
             portals=orchestration.portals,
             activity=orchestration.adapters.activity(record.root, self._cli_family),
             live_state=orchestration.adapters.live_state(record.root),
-            conversations=orchestration.adapters.conversations(record.root),
+            conversations=self.knowledge,  # every turn recorded is folded into its handoff
             clock=deps.clock,
             timer=orchestration.timer,
             ids=deps.ids,
-            events=_ProjectNews(record.id, deps.events),
+            events=_ProjectNews(record.id, deps.events, observe=self.knowledge.observe),
             diagnostics=deps.diagnostics,
             timings=orchestration.timings,
             cpu=orchestration.cpu,
+            families=(knowledge_commands,),
         )
         self.requests = HumanRequests(self.orchestrator)
         self.layouts = NamedLayouts(self)
@@ -270,12 +282,14 @@ class ProjectRuntime:
         await self.agents.sync_templates()
         await self.layouts.show(lambda document: document, new_cells=new_cells)
         self.orchestrator.reconcile_at_open()  # before any launch: a crash never ran close
+        await self.knowledge.open()
 
     async def close(self) -> None:
         await self.orchestrator.close()
         await self.doors.close()
         await self.runner.stop_all_for_close()
         await self.sessions.stop_all()
+        await self.knowledge.close()
 
     async def start_shells(self, count: int) -> list[SessionInfo]:
         """What new cells run: the user's shell, unless the user prefers empty cells."""
@@ -307,13 +321,19 @@ class ProjectRuntime:
 
 
 class _ProjectNews:
-    """Tags the orchestration core's events with their project, for subscribers of many projects."""
+    """Tags the orchestration core's and the knowledge's events with their project, for subscribers of many
+    projects; `observe` sees each event first, on the core loop (what the work panel learns from events)."""
 
-    def __init__(self, project_id: ProjectId, events: EventPublisher) -> None:
+    def __init__(
+        self, project_id: ProjectId, events: EventPublisher, observe: Callable[[object], None] | None = None
+    ) -> None:
         self._project_id = project_id
         self._events = events
+        self._observe = observe
 
     def publish(self, event: object) -> None:
+        if self._observe is not None:
+            self._observe(event)
         self._events.publish(OrchestrationNews(self._project_id, event))
 
 

@@ -67,6 +67,25 @@ class Attention:
         return {"reason": self.reason, "message": self.message}
 
 
+class NoticeLevel(StrEnum):
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class WorkNotice:
+    """One line another feature adds to an agent's entry in the work panel (a session limit, a stalled turn):
+    what the person should know, in their words."""
+
+    text: str
+    level: NoticeLevel = NoticeLevel.INFO
+    since_ms: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"text": self.text, "level": self.level.value, "sinceMs": self.since_ms}
+
+
 @dataclass(frozen=True)
 class AgentWork:
     agent_id: AgentId
@@ -77,6 +96,7 @@ class AgentWork:
     liveness: Liveness | None = None
     attention: Attention | None = None
     rate_limit: RateLimit | None = None
+    notices: tuple[WorkNotice, ...] = ()
 
     @property
     def tickets(self) -> tuple[QueuedTicketView, ...]:
@@ -98,6 +118,7 @@ class AgentWork:
             "attention": self.attention.to_json() if self.attention is not None else None,
             "rateLimit": self.rate_limit.to_json() if self.rate_limit is not None else None,
             "lateReplies": self.queue.late_replies if self.queue is not None else 0,
+            "notices": [notice.to_json() for notice in self.notices],
         }
 
 

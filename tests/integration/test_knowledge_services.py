@@ -45,7 +45,7 @@ async def test_kn8_the_write_tool_leaves_one_front_matter_block_a_clean_body_and
     world: KnowledgeWorld,
 ) -> None:
     content = f"---\nname: x\ndescription: memory note git-owns-merges\n---\n---\ntitle: Git owns merges\ntype: feedback\n---\nNever ask the user whether to merge.\n\n{CLOSING}\n"
-    outcome = await world.knowledge.tools.handle(agent(QA), WriteMemory("git-owns-merges", content))
+    outcome = await world.tools.handle(agent(QA), WriteMemory("git-owns-merges", content))
 
     assert outcome.text == "saved memory note git-owns-merges"
     note = (world.memory_dir / "git-owns-merges.md").read_text()
@@ -57,9 +57,9 @@ async def test_kn8_the_write_tool_leaves_one_front_matter_block_a_clean_body_and
         "# Project memory\n\n- [git-owns-merges](git-owns-merges.md) — Never ask the user whether to merge.\n"
     )
     assert world.events.of_type(MemorySaved) == [MemorySaved("git-owns-merges")]
-    read = await world.knowledge.tools.handle(agent(MAIN), ReadMemory("git-owns-merges"))
+    read = await world.tools.handle(agent(MAIN), ReadMemory("git-owns-merges"))
     assert read.text == note
-    index = await world.knowledge.tools.handle(agent(MAIN), ReadMemory())
+    index = await world.tools.handle(agent(MAIN), ReadMemory())
     assert "[git-owns-merges](git-owns-merges.md)" in index.text
 
 
@@ -102,10 +102,10 @@ async def test_kn9_reconciliation_at_open_adds_files_and_removes_dangling_lines(
 
 async def test_unknown_notes_and_bad_slugs_are_tool_errors(world: KnowledgeWorld) -> None:
     with pytest.raises(AppError) as missing:
-        await world.knowledge.tools.handle(agent(QA), ReadMemory("absent"))
+        await world.tools.handle(agent(QA), ReadMemory("absent"))
     assert missing.value.code is ErrorCode.NOT_FOUND
     with pytest.raises(AppError) as bad:
-        await world.knowledge.tools.handle(agent(QA), ReadMemory("../etc/passwd"))
+        await world.tools.handle(agent(QA), ReadMemory("../etc/passwd"))
     assert bad.value.code is ErrorCode.INVALID_ARGUMENTS and "`slug`" in bad.value.message
 
 
@@ -178,7 +178,7 @@ async def test_kn10_a_failing_store_never_makes_the_harvest_raise(
 
 
 async def test_skills_are_created_in_both_scopes_and_read_by_name_project_first(world: KnowledgeWorld) -> None:
-    tools = world.knowledge.tools
+    tools = world.tools
     created = await tools.handle(agent(QA), CreateSkill("Deploy", "# Deploy globally\nsteps", scope="global"))
     await tools.handle(agent(QA), CreateSkill("lint", "# Lint\nrun ruff", description="Run the linters"))
     await tools.handle(agent(QA), CreateSkill("deploy", "# Deploy this project\nsteps"))
@@ -211,7 +211,7 @@ async def test_kn11_a_hand_edited_index_with_two_skills_of_one_name_is_ambiguous
     await world.knowledge.skills.create("deploy", "global body", scope="global")
 
     with pytest.raises(AppError) as ambiguous:
-        await world.knowledge.tools.handle(agent(QA), ReadSkill("deploy"))
+        await world.tools.handle(agent(QA), ReadSkill("deploy"))
     assert ambiguous.value.message == "skill name `deploy` is ambiguous in project scope"
     hashes = [s["contentHash"] for s in json.loads((skills / "index.json").read_text())["skills"]]
     assert hashes == [body_hash("body 1"), body_hash("body 2")]  # corrected silently
@@ -259,7 +259,7 @@ async def test_a_dangling_assignment_is_ignored_with_a_warning(world: KnowledgeW
 
 
 async def test_the_orchestrator_writes_the_context_and_others_file_proposals(world: KnowledgeWorld) -> None:
-    tools = world.knowledge.tools
+    tools = world.tools
     written = await tools.handle(agent(MAIN), ProposeContext("# Context\n\nUse Python 3.11.\n"))
     proposed = await tools.handle(agent(QA), ProposeContext("# Context\n\nUse Python 3.12.\n"))
 
@@ -297,7 +297,7 @@ async def test_accepting_replaces_the_context_and_rejecting_deletes_the_proposal
 
 
 async def test_a_target_reads_and_replaces_a_persona_with_the_update_context_rules(world: KnowledgeWorld) -> None:
-    tools = world.knowledge.tools
+    tools = world.tools
     assert (await tools.handle(agent(QA), ReadContext("architect"))).text == "# Architect\n"
     own = await tools.handle(agent(QA), ProposeContext("# QA, renewed\n", target="qa"))
     by_orchestrator = await tools.handle(agent(MAIN), ProposeContext("# Architect v2\n", target="Architect"))
@@ -315,9 +315,9 @@ async def test_a_target_reads_and_replaces_a_persona_with_the_update_context_rul
 
 async def test_a_caller_outside_the_team_is_refused_and_the_person_may_do_everything(world: KnowledgeWorld) -> None:
     with pytest.raises(AppError) as refused:
-        await world.knowledge.tools.handle(AgentCaller("ffffffff-0000-4000-8000-000000000000"), ReadMemory())
+        await world.tools.handle(AgentCaller("ffffffff-0000-4000-8000-000000000000"), ReadMemory())
     assert refused.value.code is ErrorCode.PERMISSION_DENIED
-    assert (await world.knowledge.tools.handle(Human(), ProposeContext("by the person\n"))).text == "wrote project context"
+    assert (await world.tools.handle(Human(), ProposeContext("by the person\n"))).text == "wrote project context"
 
 
 async def test_injection_gathers_context_memory_skills_and_the_handoff(world: KnowledgeWorld) -> None:

@@ -102,7 +102,7 @@ async def test_kn13_work_panel_json_is_camel_case_with_nulls_and_every_status(wo
     assert [a["name"] for a in document["agents"]] == ["Main", "Architect", "QA"]  # manifest order
     assert main == {
         "agentId": MAIN, "name": "Main", "profileId": "p", "live": None, "busy": {"state": "idle"}, "tickets": [],
-        "bridgeConnected": False, "liveness": None, "attention": None, "rateLimit": None, "lateReplies": 0,
+        "bridgeConnected": False, "liveness": None, "attention": None, "rateLimit": None, "lateReplies": 0, "notices": [],
     }
     assert architect["live"] == {"nodeId": "5b0c7f3e-2a41-4d8e-9c1b-6e7f8a9b0c1d", "sessionId": "s-1", "kind": "pty"}
     assert architect["busy"] == {"state": "busy", "ticket": "10000000-0000-4000-8000-000000000000", "sinceMs": 1234}

@@ -17,6 +17,7 @@ from idea.ui.knowledge.context_view import ContextView
 from idea.ui.knowledge.memory_view import MemoryView
 from idea.ui.knowledge.skills_view import SkillsView
 from idea.ui.knowledge.work_panel import WorkPanel
+from idea.ui.widgets.list_row_delegate import ListRowDelegate
 from tests.knowledge_support import ARCHITECT, MAIN, QA, KnowledgeWorld
 from tests.ui.knowledge_support import WAIT_MS, Core, conversation_turn, core, knowledge_world  # noqa: F401
 
@@ -37,7 +38,9 @@ def make_panel(qtbot: QtBot, core: Core, world: KnowledgeWorld, reads: list[int]
             reads.append(1)
         return await world.knowledge.work.read()
 
-    panel = WorkPanel(core.client, read, agent_name=lambda agent_id: NAMES.get(agent_id, "?"))
+    panel = WorkPanel(
+        core.client, read, agent_name=lambda agent_id: NAMES.get(agent_id, "?"), refreshes_on=world.knowledge.work.refreshes_on
+    )
     qtbot.addWidget(panel)
     panel.resize(520, 700)
     return panel
@@ -178,7 +181,9 @@ def test_the_skills_view_creates_edits_assigns_and_deletes(
     with qtbot.waitSignal(view.loaded, timeout=WAIT_MS):
         view.save()
     assert view.current is not None and view.current.scope == "global"
-    assert view.list.item(0).text().startswith("build-appimage  ·  global\nBuild the AppImage")
+    first = view.list.item(0)
+    assert first.text() == "build-appimage" and first.data(ListRowDelegate.NOTE_ROLE) == "global"
+    assert first.data(ListRowDelegate.SUBTITLE_ROLE).startswith("Build the AppImage")
 
     qa_item = next(view.agents.item(r) for r in range(view.agents.count()) if view.agents.item(r).text() == "QA")
     qa_item.setCheckState(Qt.CheckState.Checked)
@@ -188,7 +193,7 @@ def test_the_skills_view_creates_edits_assigns_and_deletes(
     view.description.setText("Package IdeA for Linux")
     with qtbot.waitSignal(view.loaded, timeout=WAIT_MS):
         view.save()
-    assert view.list.item(0).text().endswith("Package IdeA for Linux")
+    assert view.list.item(0).data(ListRowDelegate.SUBTITLE_ROLE) == "Package IdeA for Linux"
     with qtbot.waitSignal(view.loaded, timeout=WAIT_MS):
         view.delete(view.current)
     assert view.list.count() == 0 and world.team.manifest().by_id(QA).skills == ()
@@ -206,7 +211,7 @@ def test_the_context_view_saves_and_reviews_proposals(
     with qtbot.waitSignal(view.loaded, timeout=WAIT_MS):
         view.reload()
 
-    assert view.proposals.count() == 1 and view.proposals.item(0).text().startswith("QA · ")
+    assert view.proposals.count() == 1 and view.proposals.item(0).text() == "QA"
     assert "Python 3.12" in view.diff.toPlainText() and view.accept_button.isEnabled()
     assert view.warning.text() == ""
     view.editor.setPlainText("# Context\n\nPython 3.11, typed.\n")
@@ -216,7 +221,7 @@ def test_the_context_view_saves_and_reviews_proposals(
     qtbot.waitUntil(lambda: not view.save_button.isEnabled(), timeout=WAIT_MS)
     with qtbot.waitSignal(view.loaded, timeout=WAIT_MS):
         view.reload()
-    assert "outdated" in view.proposals.item(0).text() and "accepting it undoes" in view.warning.text()
+    assert "outdated" in view.proposals.item(0).data(ListRowDelegate.SUBTITLE_ROLE) and "accepting it undoes" in view.warning.text()
 
     with qtbot.waitSignal(view.loaded, timeout=WAIT_MS):
         view.accept_selected()

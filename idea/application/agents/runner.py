@@ -11,10 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from idea.application.agents.catalogue import AgentCatalogue
-from idea.application.agents.convention_file import ComposeInputs, compose_convention_file
+from idea.application.agents.convention_file import ComposeInputs, SkillBrief, compose_convention_file
 from idea.application.agents.ports import (
     AgentProject,
     BridgeEndpoint,
+    LaunchInjection,
     PreparedRunDir,
     PromptLibrary,
     ProviderSessionStore,
@@ -145,8 +146,9 @@ class AgentRunner:
         program = self._program(profile)
         token = self._deps.new_token()
         permissions = self._deps.permissions.for_launch(project.root, agent_id, name, profile)  # fail-closed
-        prepared = self._prepare_run_dir(agent_id, name, profile, token, permissions)
         conversation = conversation_id or conversation_for_pair(agent_id, None)
+        knowledge = await project.knowledge.injection(agent_id, conversation)
+        prepared = self._prepare_run_dir(agent_id, name, profile, token, permissions, knowledge)
         plan = self._session_plan(profile, conversation)
         argv = permissions.wrap((program, *profile.args, *prepared.extra_args, *session_args(profile, plan)))
         self._tokens[agent_id] = token
@@ -183,7 +185,13 @@ class AgentRunner:
         return program
 
     def _prepare_run_dir(
-        self, agent_id: AgentId, name: str, profile: Profile, token: str, permissions: LaunchPermissions
+        self,
+        agent_id: AgentId,
+        name: str,
+        profile: Profile,
+        token: str,
+        permissions: LaunchPermissions,
+        knowledge: LaunchInjection,
     ) -> PreparedRunDir:
         """Write `.ideai/run/<agentId>/`: the convention file, the MCP declaration and hooks with this
         launch's secret, what the CLI's settings need."""
@@ -196,7 +204,7 @@ class AgentRunner:
                 project_id=project.id,
                 agent_id=agent_id,
                 profile=profile,
-                convention_text=self._convention_text(agent_id, name, profile, permissions.summary),
+                convention_text=self._convention_text(agent_id, name, profile, permissions.summary, knowledge),
                 bridge=bridge,
                 tool_timeout_ms=rendezvous_tool_timeout_ms(
                     self._deps.rendezvous_window_ms, self._deps.rendezvous_ceiling_ms
@@ -275,7 +283,12 @@ class AgentRunner:
         return plan_session(profile, engine, assign_id=self._project.ids.new_id())
 
     def _convention_text(
-        self, agent_id: AgentId, name: str, profile: Profile, permission_summary: str | None
+        self,
+        agent_id: AgentId,
+        name: str,
+        profile: Profile,
+        permission_summary: str | None,
+        knowledge: LaunchInjection,
     ) -> str:
         requests_dir = f"{self._project.root}/.ideai/requests/{agent_id}"
         return compose_convention_file(
@@ -289,6 +302,10 @@ class AgentRunner:
                 persona=self._catalogue.persona(agent_id),
                 live_state=self._project.orchestrator.work_state_rows(excluding=agent_id),
                 permission_summary=permission_summary,
+                skills=tuple(SkillBrief(s.name, s.effective_description, s.body) for s in knowledge.skills),
+                project_context=knowledge.project_context,
+                memory=knowledge.memory,
+                handoff=knowledge.handoff,
             )
         )
 

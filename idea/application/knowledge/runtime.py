@@ -1,11 +1,13 @@
-"""One project's knowledge services, built together from its adapters: what the project runtime holds, the
-dispatch registers, the launch pipeline injects and the views read."""
+"""One project's knowledge services, built together from its adapters: what the project runtime holds and
+opens and closes with the project, what records the orchestration core's turns, what a launch injects and
+what the views read."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Coroutine
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from idea.application.conversation.handoff import HandoffService
 from idea.application.conversation.pages import ConversationPages
@@ -25,16 +27,22 @@ from idea.application.knowledge.harvest import HarvestMemory
 from idea.application.knowledge.memory import MemoryService
 from idea.application.knowledge.ports import ContextStore, MemoryStore, SkillStore, Team
 from idea.application.knowledge.skills import SkillService
-from idea.application.knowledge.tools import KnowledgeTools
-from idea.application.knowledge.work_state import QueueView, TeamView, WorkSignals, WorkStateReader
+from idea.application.knowledge.work_state import (
+    QueueView,
+    RecentConversations,
+    TeamView,
+    WorkSignals,
+    WorkStateReader,
+)
 from idea.application.ports import Clock, Diagnostics, EventPublisher, IdGenerator
+from idea.domain.conversation_log import ConversationTurn, TurnRole
 from idea.domain.ids import AgentId, ConversationId
 from idea.domain.memory import MemoryPointerLine
 from idea.domain.skill import Skill
 
 
-class ConversationFiles(TurnLog, ConversationArchive, LogRotation, Protocol):
-    """The conversation log adapter serves the three ports."""
+class ConversationFiles(TurnLog, ConversationArchive, LogRotation, RecentConversations, Protocol):
+    """The conversation log adapter serves the four ports."""
 
     def path(self, conversation: ConversationId) -> object:
         """The active segment's path (the "raw log" a person may open)."""
@@ -52,7 +60,10 @@ class KnowledgeStores:
 
 
 class KnowledgeAdapters(Protocol):
-    def for_project(self, root: str) -> KnowledgeStores: ...
+    def for_project(self, root: str) -> KnowledgeStores:
+        """The stores of one project; one conversation log instance per project, so its appends and its
+        rotations share one lock."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -83,6 +94,7 @@ class ProjectKnowledge:
     ) -> None:
         self.stores = stores
         self._diagnostics = diagnostics
+        self._tasks: set[asyncio.Task[Any]] = set()
         self.guard = FileGuard()
         self.record = RecordTurn(stores.conversations, stores.handoffs, diagnostics, summarizer)
         self.handoffs = HandoffService(
@@ -94,11 +106,19 @@ class ProjectKnowledge:
         self.harvest = HarvestMemory(self.memory, diagnostics)
         self.skills = SkillService(stores.project_skills, stores.global_skills, team, ids, events, diagnostics)
         self.context = ContextService(stores.context, team, self.guard, clock, events, diagnostics)
-        self.tools = KnowledgeTools(self.memory, self.skills, self.context, team, self.guard)
         self.signals = WorkSignals()
         self.work = WorkStateReader(
-            team_view, queues, stores.handoffs, stores.conversations, self.signals, diagnostics, self.record.current
+            team_view,
+            queues,
+            stores.handoffs,
+            stores.conversations,
+            stores.conversations,
+            self.signals,
+            diagnostics,
+            self.record.current,
         )
+
+    # ------------------------------------------------------------------ with the project
 
     async def open(self) -> None:
         """At project open: `MEMORY.md` reconciled with the notes (best-effort)."""
@@ -107,12 +127,39 @@ class ProjectKnowledge:
         except Exception as exc:  # noqa: BLE001 - opening a project never fails on its memory
             self._diagnostics.beacon(f"[memory] reconciliation at open failed: {exc!r}")
 
-    def close(self) -> None:
-        """At project close: the handoffs folded but not yet written are written."""
+    async def close(self) -> None:
+        """At project close: the harvests and rotations under way end, the handoffs folded but not yet
+        written are written."""
+        await self.settle()
         self.record.flush()
 
+    async def settle(self) -> None:
+        """Wait for the background work started so far (harvests, rotations)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        await self.pages.settle()
+
+    def observe(self, event: object) -> None:
+        """Every event of the orchestration core, on the core loop: what the work panel learns from events."""
+        self.work.observe(event)
+
+    # ------------------------------------------------------------------ the orchestration core's log
+
+    async def append(self, turn: ConversationTurn) -> None:
+        """The core's `ConversationLog`: record the turn (append, fold, bound), then harvest the memory blocks
+        of a reply in the background; only a failed append raises."""
+        await self.record.append(turn)
+        if turn.role is TurnRole.RESPONSE:
+            self._spawn(self.harvest(turn.role, turn.text))
+
+    # ------------------------------------------------------------------ at an agent's launch
+
     async def injection(self, agent_id: AgentId, conversation: ConversationId | None) -> Injection:
-        """Gathered at each launch; each part falls back to nothing when it cannot be read (logged)."""
+        """Gathered at each launch; each part falls back to nothing when it cannot be read (logged). The
+        launch conversation's rotation starts in the background."""
+        if conversation is not None:
+            self.record.flush(conversation)  # rotation reads the handoff's cursor from its file
+            self._spawn(self.rotate(conversation))
         context, memory, skills, handoff = await asyncio.gather(
             self.context.read(),
             self.memory.pointers(),
@@ -130,3 +177,8 @@ class ProjectKnowledge:
             skills=skills.skills if not isinstance(skills, BaseException) else (),
             handoff=handoff if isinstance(handoff, str) else "",
         )
+
+    def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)

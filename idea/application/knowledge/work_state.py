@@ -18,7 +18,7 @@ from idea.application.ports import Diagnostics
 from idea.domain.agent import AgentManifest
 from idea.domain.conversation_log import ConversationTurn
 from idea.domain.errors import AppError
-from idea.domain.events import AgentsChanged, SessionsChanged
+from idea.domain.events import AgentsChanged, OrchestrationNews, SessionsChanged
 from idea.domain.handoff import Handoff
 from idea.domain.ids import AgentId, ConversationId, conversation_for_pair
 from idea.domain.orchestration_events import (
@@ -73,10 +73,30 @@ class TeamView(Protocol):
         ...
 
 
+class RecentConversations(Protocol):
+    async def recent(self, limit: int) -> list[ConversationId]:
+        """The conversations whose logs were written last, newest first (at most `limit`)."""
+        ...
+
+
 class QueueView(Protocol):
     def queue_snapshots(self) -> tuple[AgentQueueSnapshot, ...]:
         """Every agent's mailbox, in manifest order (the orchestration core)."""
         ...
+
+
+class WorkContributor(Protocol):
+    """Another feature's part of the work panel (session limits, liveness). It learns from the events of the
+    project's orchestration core (`observe`, on the core loop) and adds what it knows to each agent's entry
+    when the panel reads the model (`annotate`: `dataclasses.replace` of the entry, with `liveness`,
+    `rate_limit`, `attention` or more `notices`). The panel reads the model again when one of its
+    `refreshing_events` arrives. Registered once per project with `WorkStateReader.add_contributor`."""
+
+    refreshing_events: tuple[type, ...]
+
+    def observe(self, event: object) -> None: ...
+
+    def annotate(self, agent: AgentWork) -> AgentWork: ...
 
 
 class WorkSignals:
@@ -119,6 +139,7 @@ class WorkStateReader:
         queues: QueueView,
         handoffs: HandoffStore,
         log: TurnLog,
+        recent: RecentConversations,
         signals: WorkSignals,
         diagnostics: Diagnostics,
         current: Callable[[ConversationId], Handoff | None] | None = None,
@@ -128,13 +149,40 @@ class WorkStateReader:
         self._queues = queues
         self._handoffs = handoffs
         self._log = log
+        self._recent_logs = recent
         self._signals = signals
         self._diagnostics = diagnostics
+        self._contributors: list[WorkContributor] = []
+        self._refreshing: tuple[type, ...] = REFRESHING_EVENTS
+
+    def add_contributor(self, contributor: WorkContributor) -> None:
+        """Before the project's windows show it (at composition)."""
+        self._contributors.append(contributor)
+        self._refreshing = (*self._refreshing, *contributor.refreshing_events)
+
+    def observe(self, event: object) -> None:
+        """Every event of the project's orchestration core, on the core loop."""
+        self._signals.observe(event)
+        for contributor in self._contributors:
+            try:
+                contributor.observe(event)
+            except Exception as exc:  # noqa: BLE001 - a contributor's failure never stops the events
+                self._diagnostics.beacon(f"[work] {type(contributor).__name__} failed on {type(event).__name__}: {exc!r}")
+
+    def refreshes_on(self, event: object) -> bool:
+        """Whether the panel should read the model again after `event` (any thread: a read of a tuple)."""
+        inner = event.event if isinstance(event, OrchestrationNews) else event
+        return isinstance(inner, self._refreshing) or isinstance(event, self._refreshing)
 
     async def read(self) -> ProjectWorkState:
         problems: list[str] = []
         agents = self._agents(problems)
-        conversations = conversations_in_view(agents, self._signals.recent_conversations())
+        recent = self._signals.recent_conversations()
+        try:  # after a restart, the conversations of the last days stay reachable too
+            recent += tuple(await self._recent_logs.recent(RECENT_RENDEZVOUS_KEPT))
+        except (AppError, OSError) as exc:
+            problems.append(f"recent conversations: {exc}")
+        conversations = conversations_in_view(agents, recent)[: max(RECENT_RENDEZVOUS_KEPT, _tickets_shown(agents))]
         summaries = await asyncio.gather(*(self._conversation(c) for c in conversations))
         problems.extend(f"conversation {c.conversation_id}: {c.status.value}" for c in summaries if c.status.value in ("partial", "unavailable"))
         return ProjectWorkState(tuple(agents), tuple(summaries), tuple(problems))
@@ -157,17 +205,24 @@ class WorkStateReader:
             except Exception as exc:  # noqa: BLE001
                 problems.append(f"{entry.name}: {exc}")
                 live = None
-            agents.append(
-                AgentWork(
-                    agent_id=entry.agent_id,
-                    name=entry.name,
-                    profile_id=entry.profile_id,
-                    live=live,
-                    queue=queues.get(entry.agent_id),
-                    attention=self._signals.attention(entry.agent_id),
-                )
+            agent = AgentWork(
+                agent_id=entry.agent_id,
+                name=entry.name,
+                profile_id=entry.profile_id,
+                live=live,
+                queue=queues.get(entry.agent_id),
+                attention=self._signals.attention(entry.agent_id),
             )
+            agents.append(self._annotated(agent, problems))
         return agents
+
+    def _annotated(self, agent: AgentWork, problems: list[str]) -> AgentWork:
+        for contributor in self._contributors:
+            try:
+                agent = contributor.annotate(agent)
+            except Exception as exc:  # noqa: BLE001 - the entry still shows without that part
+                problems.append(f"{agent.name}: {type(contributor).__name__}: {exc}")
+        return agent
 
     async def _conversation(self, conversation: ConversationId) -> ConversationWork:
         handoff, recent = await asyncio.gather(self._handoff(conversation), self._recent(conversation))
@@ -189,3 +244,7 @@ class WorkStateReader:
         except (AppError, OSError) as exc:
             self._diagnostics.beacon(f"[work] log of {conversation} unreadable: {exc}")
             return Failed(str(exc))
+
+
+def _tickets_shown(agents: Sequence[AgentWork]) -> int:
+    return sum(len(agent.tickets) for agent in agents)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import heapq
 import os
 import uuid
 from collections.abc import Callable
@@ -70,6 +71,10 @@ class JsonlConversationLog:
 
     async def first(self, conversation: str, count: int) -> list[ConversationTurn]:
         return await self._read(self.folder(conversation), lambda reader: reader.first_turns(count))
+
+    async def recent(self, limit: int) -> list[str]:
+        """The conversations whose active segment was written last, newest first."""
+        return await asyncio.to_thread(_recent_conversations, self._root, limit)
 
     async def read_since(self, conversation: str, up_to: TurnId) -> list[ConversationTurn] | None:
         """The turns after `up_to` in the active segment (the fold's cursor), None when the active segment
@@ -141,6 +146,22 @@ def _read_since(path: Path, up_to: TurnId) -> list[ConversationTurn] | None:
                 return after
             after.append(turn)
         return None
+
+
+def _recent_conversations(root: Path, limit: int) -> list[str]:
+    found: list[tuple[int, str]] = []
+    try:
+        entries = list(os.scandir(root))
+    except FileNotFoundError:
+        return []
+    for entry in entries:
+        try:
+            if str(uuid.UUID(entry.name)) != entry.name or not entry.is_dir(follow_symlinks=False):
+                continue
+            found.append((os.stat(Path(entry.path) / LOG_NAME).st_mtime_ns, entry.name))
+        except (ValueError, OSError):  # not a conversation folder, or no log in it (yet)
+            continue
+    return [name for _, name in heapq.nlargest(limit, found)]
 
 
 def _no_fault(step: str) -> None:

@@ -27,6 +27,7 @@ from idea.application.knowledge.context import ProposalReview
 from idea.domain.context import DiffKind
 from idea.domain.knowledge_events import ProjectContextChanged, ProposalFiled, ProposalResolved
 from idea.ui.knowledge.common import Caller, StatusLine, call_for, clock_time, theme_of, unwrapped
+from idea.ui.widgets.list_row_delegate import ListRowDelegate
 
 
 class ContextPort(Protocol):
@@ -70,6 +71,7 @@ class ContextView(QWidget):
         top_box.setLayout(top)
 
         self.proposals = QListWidget()
+        self.proposals.setItemDelegate(ListRowDelegate(self.proposals))
         self.proposals.currentRowChanged.connect(self._selected)
         self.diff = QTextBrowser()
         self.diff.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
@@ -133,8 +135,9 @@ class ContextView(QWidget):
         self.proposals.blockSignals(True)
         self.proposals.clear()
         for item in reviews:
-            stale = " · outdated" if item.stale else ""
-            entry = QListWidgetItem(f"{item.proposal.author} · {clock_time(item.proposal.at_ms)}{stale}")
+            entry = QListWidgetItem(item.proposal.author)
+            entry.setData(ListRowDelegate.NOTE_ROLE, clock_time(item.proposal.at_ms))
+            entry.setData(ListRowDelegate.SUBTITLE_ROLE, "outdated: the context changed since" if item.stale else "proposes a new context")
             entry.setToolTip(item.proposal.file_name)
             self.proposals.addItem(entry)
         self.proposals.blockSignals(False)

@@ -27,6 +27,7 @@ from idea.application.knowledge.memory import MemoryListing
 from idea.domain.knowledge_events import MemoryDeleted, MemorySaved
 from idea.domain.memory import MemoryNote, MemoryType, is_valid_slug
 from idea.ui.knowledge.common import Caller, call_for, column, confirm, list_and_editor, theme_of, unwrapped
+from idea.ui.widgets.list_row_delegate import ListRowDelegate
 
 LINK_SCHEME = "idea-memory"
 
@@ -66,6 +67,7 @@ class MemoryView(QWidget):
         self.current: str | None = None  # slug shown; None: a new note
 
         self.notes = QListWidget()
+        self.notes.setItemDelegate(ListRowDelegate(self.notes))
         self.notes.currentItemChanged.connect(self._selected)
         self.new_button = QPushButton("New note")
         self.new_button.clicked.connect(self.new_note)
@@ -125,7 +127,9 @@ class MemoryView(QWidget):
         self.notes.blockSignals(True)
         self.notes.clear()
         for note in listing.notes:
-            item = QListWidgetItem(f"{note.slug}\n{note.description}")
+            item = QListWidgetItem(note.slug)
+            item.setData(ListRowDelegate.SUBTITLE_ROLE, note.description)
+            item.setData(ListRowDelegate.NOTE_ROLE, note.type.value)
             item.setData(Qt.ItemDataRole.UserRole, note.slug)
             item.setToolTip(note.description)
             self.notes.addItem(item)

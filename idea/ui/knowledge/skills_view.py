@@ -26,6 +26,7 @@ from idea.domain.agent import AgentManifest, SkillScope
 from idea.domain.knowledge_events import SkillsChanged
 from idea.domain.skill import GLOBAL, PROJECT, Skill, is_valid_name
 from idea.ui.knowledge.common import Caller, call_for, column, confirm, list_and_editor, unwrapped
+from idea.ui.widgets.list_row_delegate import ListRowDelegate
 
 RESTART_NOTE = "An agent sees a newly assigned skill after its next launch; any skill can be read by name at any time."
 
@@ -56,6 +57,7 @@ class SkillsView(QWidget):
         self.current: Skill | None = None
 
         self.list = QListWidget()
+        self.list.setItemDelegate(ListRowDelegate(self.list))
         self.list.currentItemChanged.connect(self._selected)
         self.new_button = QPushButton("New skill")
         self.new_button.clicked.connect(self.new_skill)
@@ -110,7 +112,9 @@ class SkillsView(QWidget):
         self.list.clear()
         for skill in catalogue.skills:
             scope = "project" if skill.scope == PROJECT else "global"
-            item = QListWidgetItem(f"{skill.name}  ·  {scope}\n{skill.effective_description}")
+            item = QListWidgetItem(skill.name)
+            item.setData(ListRowDelegate.SUBTITLE_ROLE, skill.effective_description)
+            item.setData(ListRowDelegate.NOTE_ROLE, scope)
             item.setData(Qt.ItemDataRole.UserRole, (skill.scope, skill.record.id))
             self.list.addItem(item)
         self.list.blockSignals(False)

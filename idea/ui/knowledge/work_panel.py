@@ -9,6 +9,7 @@ the panel stays.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -16,7 +17,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication, QPalette, QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QScrollArea,
@@ -24,12 +24,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from idea.application.knowledge.work_state import REFRESHING_EVENTS
 from idea.domain.ids import ConversationId
 from idea.domain.orchestration_events import QueuedTicketView
 from idea.domain.tickets import AgentSource, TicketPhase
-from idea.domain.work_state import AgentWork, ConversationWork, ProjectWorkState, SummaryStatus, conversation_parties
-from idea.ui.knowledge.common import Caller, StatusLine, call_for, clock_time, debouncer, theme_of, tool_button, unwrapped
+from idea.domain.work_state import (
+    AgentWork,
+    ConversationWork,
+    Liveness,
+    NoticeLevel,
+    ProjectWorkState,
+    SummaryStatus,
+    conversation_parties,
+)
+from idea.ui.knowledge.common import Caller, StatusLine, call_for, clock_time, debouncer, theme_of, tool_button
+from idea.ui.theme import Colors
 
 REFRESH_DEBOUNCE_MS = 250
 PHASES = {
@@ -57,7 +65,36 @@ def readable_summary(preview: str, objective: str | None) -> str:
                 text = text[len(objective) :].lstrip()
     for marker, shown in (("- **Prompt:**", "▸ asked:"), ("- **Response:**", "▸ answered:"), ("- **Tool:**", "▸ tool:")):
         text = text.replace(marker, shown)
-    return text
+    return plain(text)
+
+
+def plain(text: str) -> str:
+    """A collapsed Markdown preview as plain words: without emphasis and code marks."""
+    return text.replace("**", "").replace("`", "")
+
+
+def _wrapped(rich: str) -> QLabel:
+    label = QLabel(rich)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.RichText)
+    label.setMinimumWidth(1)
+    return label
+
+
+def _colored(text: str, color: str) -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setStyleSheet(f"color: {color};")
+    return label
+
+
+def _actions() -> QHBoxLayout:
+    """The buttons under a card, right-aligned."""
+    row = QHBoxLayout()
+    row.setContentsMargins(0, 0, 0, 0)
+    row.setSpacing(2)
+    row.addStretch(1)
+    return row
 
 
 def _muted(text: str, wrap: bool = False) -> QLabel:
@@ -78,105 +115,127 @@ class Card(QFrame):
 
 
 class AgentCard(Card):
+    """An agent: where it runs and what it does, what other features say of it, its tickets; the actions on
+    a running agent under it (the panel never starts one)."""
+
     def __init__(self, agent: AgentWork, panel: WorkPanel) -> None:
         super().__init__()
         self.agent_id = agent.agent_id
         theme = theme_of(panel)
-        header = QHBoxLayout()
-        name = QLabel(f"<b>{agent.name}</b>")
-        header.addWidget(name)
         where = "stopped" if agent.live is None else ("in a cell" if agent.live.node_id else "in the background")
         busy = agent.queue.busy if agent.queue is not None else None
         state = "idle" if busy is None else f"busy since {clock_time(busy.since_ms)}"
-        self.state = _muted(f"{where} · {state}" if agent.live is not None else where)
-        header.addWidget(self.state, 1)
+        self.state = _wrapped(f"<b>{html.escape(agent.name)}</b> · {where}" + (f" · {state}" if agent.live else ""))
+        self.column.addWidget(self.state)
         if agent.live is not None and agent.queue is not None and agent.queue.bridge_connected:
-            bridge = QLabel("● bridge connected")
-            bridge.setStyleSheet(f"color: {theme.ok};")
-            header.addWidget(bridge)
-        if agent.live is not None:
-            if agent.live.node_id:
-                header.addWidget(tool_button("Open", "Focus its cell", lambda: panel.openAgentRequested.emit(self.agent_id)))
-            else:
-                header.addWidget(
-                    tool_button("Attach", "Show it in an empty cell (nothing restarts)", lambda: panel.attachRequested.emit(self.agent_id))
-                )
-            header.addWidget(
-                tool_button("Stop", "Stop its process; its history and handoffs stay", lambda: panel.stopRequested.emit(self.agent_id))
-            )
-        self.column.addLayout(header)
+            self.column.addWidget(_colored("● connected to IdeA", theme.ok))
         if agent.attention is not None:
-            attention = QLabel(f"Waiting for you ({agent.attention.reason})" + (f": {agent.attention.message}" if agent.attention.message else ""))
-            attention.setWordWrap(True)
-            attention.setStyleSheet(f"color: {theme.warn};")
-            self.column.addWidget(attention)
+            reason = agent.attention.reason
+            text = f"Waiting for you ({reason})" + (f": {agent.attention.message}" if agent.attention.message else "")
+            self.column.addWidget(_colored(text, theme.warn))
+        for text, color in _agent_notes(agent, theme):
+            self.column.addWidget(_colored(text, color))
         late = agent.queue.late_replies if agent.queue is not None else 0
         if late:
-            self.column.addWidget(_muted(f"{late} late repl{'ies' if late > 1 else 'y'} available"))
+            self.column.addWidget(_muted(f"{late} late repl{'ies' if late > 1 else 'y'} available", wrap=True))
         self.tickets = [TicketLine(ticket, panel) for ticket in agent.tickets]
         for line in self.tickets:
             self.column.addWidget(line)
+        if agent.live is not None:
+            actions = _actions()
+            if agent.live.node_id:
+                actions.addWidget(tool_button("Open", "Go to its cell", lambda: panel.openAgentRequested.emit(self.agent_id)))
+            else:
+                actions.addWidget(tool_button(
+                    "Attach", "Show it in a free cell (nothing restarts)", lambda: panel.attachRequested.emit(self.agent_id)
+                ))
+            actions.addWidget(tool_button(
+                "Stop", "Stop its process; its history and handoffs stay", lambda: panel.stopRequested.emit(self.agent_id)
+            ))
+            self.column.addLayout(actions)
+
+
+def _agent_notes(agent: AgentWork, theme: Colors) -> list[tuple[str, str]]:
+    """What other features say of the agent (liveness, session limit, notices), each with its colour."""
+    notes: list[tuple[str, str]] = []
+    if agent.liveness is Liveness.STALLED:
+        notes.append(("No sign of activity for a while: its turn may be stuck", theme.warn))
+    if agent.rate_limit is not None:
+        limit = agent.rate_limit
+        text = "Session limit reached"
+        if limit.resets_at_ms is not None:
+            text += f"; resets at {clock_time(limit.resets_at_ms)}"
+        if limit.resume_fire_at_ms is not None:
+            text += f"; IdeA resumes it at {clock_time(limit.resume_fire_at_ms)}"
+        notes.append((text, theme.warn))
+    colors = {NoticeLevel.INFO: theme.muted, NoticeLevel.WARNING: theme.warn, NoticeLevel.ERROR: theme.error}
+    notes.extend((notice.text, colors[notice.level]) for notice in agent.notices)
+    return notes
 
 
 class TicketLine(QWidget):
+    """A ticket of the agent's queue: who sent it and where it is, a preview of its task, and what the person
+    can do about it."""
+
     def __init__(self, ticket: QueuedTicketView, panel: WorkPanel) -> None:
         super().__init__()
         self.ticket_id = ticket.ticket_id
-        grid = QGridLayout(self)
-        grid.setContentsMargins(0, 0, 0, 0)
-        grid.setHorizontalSpacing(6)
-        grid.addWidget(_muted(str(ticket.position + 1)), 0, 0)
-        grid.addWidget(QLabel(f"from <b>{ticket.requester_label}</b> · {PHASES.get(ticket.phase, ticket.phase.value)}"), 0, 1)
-        if ticket.phase is TicketPhase.DELIVERING:
-            grid.addWidget(
-                tool_button("Deliver now", "Clear the agent's input line and type the task now", lambda: panel.deliverNowRequested.emit(self.ticket_id)),
-                0, 2,
-            )
-        grid.addWidget(
-            tool_button("Cancel", "Stop waiting for this ticket", lambda: panel.cancelTicketRequested.emit(self.ticket_id)), 0, 3
-        )
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 4, 0, 0)
+        column.setSpacing(1)
+        phase = PHASES.get(ticket.phase, ticket.phase.value)
+        column.addWidget(_wrapped(f"{ticket.position + 1}. from <b>{html.escape(ticket.requester_label)}</b> · {phase}"))
         more = f" ({ticket.task_len:,} characters)" if ticket.task_len > len(ticket.task_preview) else ""
         self.preview = _muted(ticket.task_preview + more, wrap=True)
-        grid.addWidget(self.preview, 1, 1, 1, 3)
-        grid.setColumnStretch(1, 1)
+        column.addWidget(self.preview)
+        actions = _actions()
+        if ticket.phase is TicketPhase.DELIVERING:
+            actions.addWidget(tool_button(
+                "Deliver now", "Clear the agent's input line and type the task now",
+                lambda: panel.deliverNowRequested.emit(self.ticket_id),
+            ))
+        actions.addWidget(tool_button(
+            "Cancel", "Stop waiting for this ticket", lambda: panel.cancelTicketRequested.emit(self.ticket_id)
+        ))
+        column.addLayout(actions)
 
 
 class ConversationCard(Card):
+    """A conversation of that work: its objective and the bounded summary (never the transcript), or its
+    last turns when it has no summary yet."""
+
     def __init__(self, conversation: ConversationWork, title: str, panel: WorkPanel) -> None:
         super().__init__()
         self.conversation_id = conversation.conversation_id
         self.title = title
         theme = theme_of(panel)
-        header = QHBoxLayout()
-        header.addWidget(QLabel(f"<b>{title}</b>"))
-        status = QLabel(STATUS_TEXT[conversation.status])
         color = {
-            SummaryStatus.READY: theme.ok,
+            SummaryStatus.READY: theme.muted,
             SummaryStatus.MISSING: theme.muted,
             SummaryStatus.PARTIAL: theme.warn,
             SummaryStatus.UNAVAILABLE: theme.error,
         }[conversation.status]
-        status.setStyleSheet(f"color: {color};")
-        header.addWidget(status, 1)
-        header.addWidget(
-            tool_button("View conversation", "Read the whole conversation", lambda: panel.viewConversationRequested.emit(self.conversation_id, self.title))
-        )
-        if conversation.summary_preview:
-            self.copy_button = tool_button("Copy summary", "Copy the summary preview (never the transcript)", self._copy)
-            header.addWidget(self.copy_button)
-        self.column.addLayout(header)
+        status = STATUS_TEXT[conversation.status]
+        self.column.addWidget(_wrapped(f'<b>{html.escape(title)}</b> <span style="color:{color}">· {status}</span>'))
         self._summary = conversation.summary_preview or ""
         if conversation.objective_preview:
-            objective = QLabel(conversation.objective_preview)
-            objective.setWordWrap(True)
-            self.column.addWidget(objective)
+            self.column.addWidget(_wrapped(html.escape(plain(conversation.objective_preview))))
         if conversation.summary_preview:
             self.column.addWidget(_muted(readable_summary(conversation.summary_preview, conversation.objective_preview), wrap=True))
         for recent in conversation.recent_turns:
             who = "You" if not isinstance(recent.turn.source, AgentSource) else panel.agent_name(recent.turn.source.agent_id)
             self.column.addWidget(_muted(f"{who} · {clock_time(recent.turn.at_ms)}: {recent.text_preview}", wrap=True))
         if conversation.status is SummaryStatus.UNAVAILABLE:
-            self.column.addWidget(_muted("Neither its summary nor its log could be read; see the diagnostics log."))
+            self.column.addWidget(_muted("Neither its summary nor its log could be read; see the diagnostics log.", wrap=True))
+        actions = _actions()
+        actions.addWidget(tool_button(
+            "View conversation", "Read the whole conversation",
+            lambda: panel.viewConversationRequested.emit(self.conversation_id, self.title),
+        ))
+        if conversation.summary_preview:
+            self.copy_button = tool_button("Copy summary", "Copy the summary preview (never the transcript)", self._copy)
+            actions.addWidget(self.copy_button)
+        self.column.addLayout(actions)
 
     def _copy(self) -> None:
         QGuiApplication.clipboard().setText(self._summary)
@@ -197,28 +256,30 @@ class WorkPanel(QWidget):
         read: Callable[[], Coroutine[Any, Any, ProjectWorkState]],
         *,
         agent_name: Callable[[str], str],
+        refreshes_on: Callable[[object], bool],
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self._caller = caller
         self._read = read
         self.agent_name = agent_name
+        self._refreshes_on = refreshes_on
         self.state: ProjectWorkState | None = None
         self._reading = False
         self._again = False
-        title = QLabel("<b>Work</b>")
         self.refresh_button = tool_button("Refresh", "Read the team's state again", self.refresh)
         header = QHBoxLayout()
-        header.setContentsMargins(8, 4, 4, 4)
-        header.addWidget(title, 1)
+        header.setContentsMargins(8, 2, 4, 0)
+        header.addWidget(_muted("What the team is doing, and the conversations of that work", wrap=True), 1)
         header.addWidget(self.refresh_button)
         self.status = StatusLine()
         self._body = QWidget()
         self._column = QVBoxLayout(self._body)
         self._column.setContentsMargins(6, 0, 6, 6)
         self._column.setSpacing(6)
-        scroll = QScrollArea()
+        self.scroll = scroll = QScrollArea()
         scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(self._body)
         layout = QVBoxLayout(self)
@@ -230,8 +291,18 @@ class WorkPanel(QWidget):
         self.conversation_cards: list[ConversationCard] = []
         self._timer = debouncer(self, REFRESH_DEBOUNCE_MS, self.refresh)
 
+    def reveal_ticket(self, ticket_id: str) -> bool:
+        """Scroll the ticket's line into view and select its preview; False when it is not listed."""
+        for card in self.agent_cards:
+            for line in card.tickets:
+                if line.ticket_id == ticket_id:
+                    self.scroll.ensureWidgetVisible(line)
+                    line.preview.setSelection(0, len(line.preview.text()))
+                    return True
+        return False
+
     def on_event(self, event: object) -> None:
-        if isinstance(unwrapped(event), REFRESHING_EVENTS):
+        if self._refreshes_on(event):
             self._timer.start()
 
     def showEvent(self, event: QShowEvent) -> None:

@@ -24,6 +24,7 @@ from idea.domain.workspace import ColorScheme, WindowState, Workspace
 from idea.ui.agents.resume_dialog import offer_resume
 from idea.ui.core_client import CoreClient
 from idea.ui.event_relay import EventRelay
+from idea.ui.knowledge.knowledge_screens import KnowledgeScreens
 from idea.ui.terminal.qtermwidget_terminal import QtTerminalFactory
 from idea.ui.windows.agent_screens import AgentScreens
 from idea.ui.windows.main_window import MainWindow
@@ -51,6 +52,7 @@ class WindowManager:
             client, app.profiles, app.templates, app.preferences, app.permissions, app.projects.open_runtimes,
             self.profiles_changed,
         )
+        self.knowledge = KnowledgeScreens(client)
         self.tabs: dict[str, ProjectTab] = {}
         self._quitting = False
         self._save_timer = QTimer()
@@ -74,7 +76,7 @@ class WindowManager:
     # -- windows --
 
     def new_window(self, window_id: str | None = None) -> MainWindow:
-        window = MainWindow(self, self._screens, window_id or str(uuid.uuid4()))
+        window = MainWindow(self, self._screens, self.knowledge, window_id or str(uuid.uuid4()))
         window.closing.connect(self._window_closed)
         self.windows.append(window)
         self.workspace_changed()
@@ -258,6 +260,8 @@ class WindowManager:
                 tab.on_event(event)
             for window in self.windows:
                 window.agents_panel.on_event(event)
+                window.work_dock.on_event(event)
+            self.knowledge.on_event(event)
         elif isinstance(event, ProjectProblem):
             window = self.active_window()
             window.show_message(event.message)

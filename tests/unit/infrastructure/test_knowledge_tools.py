@@ -1,5 +1,7 @@
-"""The six knowledge tools as MCP clients will see them, their arguments' validation, and the contract that
-every tool named in a text IdeA writes for agents is served, and every served tool is named (spec 03 §5)."""
+"""The six knowledge tools as MCP clients see them, their arguments' validation, and the contract that every
+tool named in a text IdeA writes for agents is in the catalogue, and every tool of the catalogue is named
+(spec 03 §5). That the catalogue is what `tools/list` answers, and that each tool is served, is tested on a
+real project in `tests/integration/test_knowledge_served.py`."""
 
 from __future__ import annotations
 
@@ -23,16 +25,9 @@ from idea.domain.knowledge_commands import (
 )
 from idea.domain.memory import MemoryType
 from idea.domain.tickets import AgentSource, Ticket, TicketKind
-from idea.infrastructure.mcp.knowledge_tools import (
-    KNOWLEDGE_REQUEST_TYPES,
-    KNOWLEDGE_TOOL_DEFINITIONS,
-    KNOWLEDGE_TOOL_NAMES,
-    SPEC_TOOL_ORDER,
-    in_spec_order,
-    parse_knowledge_tool_call,
-)
+from idea.infrastructure.mcp.knowledge_tools import KNOWLEDGE_TOOLS
 from idea.infrastructure.mcp.server import INSTRUCTIONS
-from idea.infrastructure.mcp.tools import TOOL_DEFINITIONS, TOOL_NAMES
+from idea.infrastructure.mcp.tools import REQUEST_TYPES, TOOL_NAMES, parse_tool_call
 from idea.infrastructure.resources import ResourcePromptLibrary, resources_dir
 
 VALID_CALLS: dict[str, tuple[dict[str, Any], KnowledgeCommand]] = {
@@ -52,8 +47,9 @@ VALID_CALLS: dict[str, tuple[dict[str, Any], KnowledgeCommand]] = {
 
 
 def test_the_six_tools_are_valid_mcp_tools_with_closed_object_schemas() -> None:
-    assert set(KNOWLEDGE_TOOL_NAMES) == set(VALID_CALLS)
-    for definition in KNOWLEDGE_TOOL_DEFINITIONS:
+    assert {tool.name for tool in KNOWLEDGE_TOOLS} == set(VALID_CALLS)
+    for tool in KNOWLEDGE_TOOLS:
+        definition = tool.definition()
         types.Tool.model_validate(definition, by_name=False)
         assert definition["inputSchema"]["type"] == "object"
         assert definition["inputSchema"]["additionalProperties"] is False
@@ -63,18 +59,33 @@ def test_the_six_tools_are_valid_mcp_tools_with_closed_object_schemas() -> None:
 @pytest.mark.parametrize("name", sorted(VALID_CALLS))
 def test_a_valid_call_becomes_its_command(name: str) -> None:
     arguments, command = VALID_CALLS[name]
-    assert parse_knowledge_tool_call(name, arguments) == command
+    assert parse_tool_call(name, arguments) == command
 
 
-def test_defaults_are_what_applies_when_an_argument_is_absent() -> None:
-    assert parse_knowledge_tool_call("idea_create_skill", {"name": "x", "content": "y"}).scope == "project"  # type: ignore[union-attr]
-    written = parse_knowledge_tool_call("idea_memory_write", {"slug": "x", "content": "y"})
+def test_an_absent_argument_takes_what_applies_without_it() -> None:
+    assert parse_tool_call("idea_create_skill", {"name": "x", "content": "y"}).scope == "project"  # type: ignore[union-attr]
+    written = parse_tool_call("idea_memory_write", {"slug": "x", "content": "y"})
     assert written == WriteMemory(slug="x", content="y", type=None)  # the content's front matter may decide
+
+
+def test_request_files_carry_the_same_arguments_under_the_spec_types() -> None:
+    assert {request: REQUEST_TYPES[request] for request in (
+        "skill.create", "skill.read", "context.read", "context.propose", "memory.read", "memory.write"
+    )} == {
+        "skill.create": "idea_create_skill",
+        "skill.read": "idea_skill_read",
+        "context.read": "idea_context_read",
+        "context.propose": "idea_context_propose",
+        "memory.read": "idea_memory_read",
+        "memory.write": "idea_memory_write",
+    }
+    message = rejection("idea_context_read", {"target": 1}, label="context.read", field_names={"target": "targetAgent"})
+    assert message == "context.read: `targetAgent` must be a string, not a number"
 
 
 def rejection(name: str, arguments: Any, **wording: Any) -> str:
     with pytest.raises(AppError) as raised:
-        parse_knowledge_tool_call(name, arguments, **wording)
+        parse_tool_call(name, arguments, **wording)
     assert raised.value.code is ErrorCode.INVALID_ARGUMENTS
     return raised.value.message
 
@@ -97,18 +108,6 @@ def rejection(name: str, arguments: Any, **wording: Any) -> str:
 )
 def test_argument_errors_name_the_field(name: str, arguments: dict[str, Any], field: str) -> None:
     assert field in rejection(name, arguments)
-
-
-def test_request_files_get_the_same_checks_in_their_own_words() -> None:
-    message = rejection("idea_context_read", {"target": 1}, label="context.read", field_names={"target": "targetAgent"})
-    assert message == "context.read: `targetAgent` must be a string, not a number"
-    assert set(KNOWLEDGE_REQUEST_TYPES.values()) == set(KNOWLEDGE_TOOL_NAMES)
-
-
-def test_once_served_the_catalogue_lists_the_14_tools_in_spec_order() -> None:
-    full = in_spec_order((*TOOL_DEFINITIONS, *KNOWLEDGE_TOOL_DEFINITIONS))
-    assert tuple(tool["name"] for tool in full) == SPEC_TOOL_ORDER
-    assert len(SPEC_TOOL_ORDER) == len(TOOL_DEFINITIONS) + len(KNOWLEDGE_TOOL_DEFINITIONS)
 
 
 # ---------------------------------------------------------------------------------- the naming contract
@@ -148,17 +147,11 @@ def mentioned_tools() -> set[str]:
     return {name for text in texts_written_for_agents().values() for name in TOOL_NAME.findall(text)}
 
 
-def test_every_tool_named_for_agents_is_in_the_catalogue_once_knowledge_is_served_and_the_reverse() -> None:
-    assert mentioned_tools() == set(TOOL_NAMES) | set(KNOWLEDGE_TOOL_NAMES)
+def test_every_tool_named_for_agents_is_in_the_catalogue_and_the_reverse() -> None:
+    assert mentioned_tools() == set(TOOL_NAMES)
+    assert len(TOOL_NAMES) == 14
 
 
 def test_file_protocol_agents_are_told_about_no_tool() -> None:
     texts = texts_written_for_agents()
     assert TOOL_NAME.findall(texts["context file (mcp=False)"]) == []
-
-
-@pytest.mark.xfail(
-    strict=True, reason="the six knowledge tools join tools/list when their handlers are registered on the dispatch"
-)
-def test_every_tool_named_for_agents_is_in_tools_list_now() -> None:
-    assert mentioned_tools() == set(TOOL_NAMES)
