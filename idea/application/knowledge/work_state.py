@@ -18,7 +18,7 @@ from idea.application.ports import Diagnostics
 from idea.domain.agent import AgentManifest
 from idea.domain.conversation_log import ConversationTurn
 from idea.domain.errors import AppError
-from idea.domain.events import AgentsChanged, OrchestrationNews, SessionsChanged
+from idea.domain.events import AgentsChanged, LayoutChanged, OrchestrationNews, SessionsChanged
 from idea.domain.handoff import Handoff
 from idea.domain.ids import AgentId, ConversationId, conversation_for_pair
 from idea.domain.orchestration_events import (
@@ -52,6 +52,7 @@ from idea.domain.work_state import (
 REFRESHING_EVENTS: tuple[type, ...] = (
     AgentsChanged,
     SessionsChanged,
+    LayoutChanged,  # an agent shown in a cell or sent to the background
     DelegationReady,
     DelegationDelivered,
     AgentQueueChanged,
