@@ -1,8 +1,9 @@
 """Knowledge hot and cold paths, each against a baseline measured in the same run.
 
-1. Recording one turn: `RecordTurn.append` (append + fsync, fold, bound, handoff save) followed by the
-   live-state update a recorded turn brings (`LiveBoard.write`), against a bare `write` + `fsync` of the same
-   line to an O_APPEND file. On the project's disk and, when present, on a tmpfs (`/dev/shm`).
+1. Recording one turn as the orchestration core does: `ProjectKnowledge.append` (append + fsync, fold, bound,
+   handoff save behind, a reply's memory harvest started) followed by the live-state update a recorded turn
+   brings (`LiveBoard.write`), against a bare `write` + `fsync` of the same line to an O_APPEND file. On the
+   project's disk and, when present, on a tmpfs (`/dev/shm`).
 2. A page of 50 turns from conversations of 10k, 100k and 1M turns, rotated (19 archives + an active segment
    of 500 turns): the newest page, the page before a served one (the viewer scrolling up), the first page,
    and the page before an anchor this reader never served (found by searching the segments).
@@ -29,16 +30,18 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from idea.application.conversation.record import RecordTurn  # noqa: E402
+from idea.application.knowledge.runtime import ProjectKnowledge  # noqa: E402
 from idea.application.orchestrator.board import LiveBoard  # noqa: E402
+from idea.domain.agent import AgentEntry, AgentManifest  # noqa: E402
 from idea.domain.conversation_log import ConversationTurn, TurnRole  # noqa: E402
 from idea.domain.conversation_pages import Direction, PageCursor  # noqa: E402
+from idea.domain.live_state import RowChange  # noqa: E402
 from idea.domain.orchestration import WorkStatus  # noqa: E402
 from idea.domain.tickets import AgentSource, HumanSource  # noqa: E402
-from idea.infrastructure.clock import SystemClock  # noqa: E402
+from idea.infrastructure.clock import SystemClock, Uuid4Generator  # noqa: E402
+from idea.infrastructure.knowledge_adapters import LocalKnowledgeAdapters  # noqa: E402
 from idea.infrastructure.stores.conversation_archive import FolderReader, ReadCache  # noqa: E402
 from idea.infrastructure.stores.conversation_log import JsonlConversationLog  # noqa: E402
-from idea.infrastructure.stores.handoffs import MarkdownHandoffStore  # noqa: E402
 from idea.infrastructure.stores.live_state import JsonLiveStateStore  # noqa: E402
 
 CONVERSATION = "6ffc1f69-77a5-0da1-1965-ef26d1df72f5"
@@ -55,6 +58,28 @@ class Quiet:
 
     def publish(self, event: object) -> None:
         pass
+
+
+class BenchTeam:
+    """One agent, no session, no queue: what the knowledge reads of a team, for recording turns."""
+
+    def manifest(self) -> AgentManifest:
+        return AgentManifest(agents=(AgentEntry(agent_id=AGENT, name="QA", md_path="agents/qa.md", profile_id="p"),))
+
+    def persona(self, agent_id: str) -> str:
+        return ""
+
+    async def update_persona(self, agent_id: str, body: str) -> None:
+        pass
+
+    async def change_manifest(self, change: Callable[[AgentManifest], AgentManifest]) -> AgentManifest:
+        return change(self.manifest())
+
+    def live_session(self, agent_id: str) -> None:
+        return None
+
+    def queue_snapshots(self) -> tuple[()]:
+        return ()
 
 
 def percentile(samples: list[float], fraction: float) -> float:
@@ -86,8 +111,12 @@ def bench_record(base: Path, turns: int) -> list[tuple[str, float, float, float]
     bare_path.parent.mkdir(parents=True)
 
     async def measure() -> tuple[list[float], list[float], list[float]]:
-        log = JsonlConversationLog(str(root))
-        recorder = RecordTurn(log, MarkdownHandoffStore(str(root)), Quiet())
+        team = BenchTeam()
+        knowledge = ProjectKnowledge(
+            LocalKnowledgeAdapters(root / "user-data").for_project(str(root)),
+            team=team, team_view=team, queues=team, clock=SystemClock(), ids=Uuid4Generator(), events=Quiet(),
+            diagnostics=Quiet(),
+        )
         board = LiveBoard(JsonLiveStateStore(str(root)), SystemClock(), Quiet(), Quiet())
         bare: list[float] = []
         record_only: list[float] = []
@@ -101,18 +130,19 @@ def bench_record(base: Path, turns: int) -> list[tuple[str, float, float, float]
             os.close(fd)
             bare.append(time.perf_counter() - started)
             started = time.perf_counter()
-            await recorder.append(turn(index))
+            await knowledge.append(turn(index))
             middle = time.perf_counter()
-            board.write(AGENT, status=WorkStatus.WORKING, intent=f"task #{index}")
+            board.write(AGENT, RowChange(status=WorkStatus.WORKING, intent=f"task #{index}"))
             ended = time.perf_counter()
             record_only.append(middle - started)
             whole.append(ended - started)
+        await knowledge.close()
         return bare, record_only, whole
 
     bare, record_only, whole = asyncio.run(measure())
     return [
         row("bare open + write + fsync of the same line (baseline)", bare),
-        row("RecordTurn: append + fsync, fold, bound, handoff save", record_only),
+        row("ProjectKnowledge.append: append + fsync, fold, bound, handoff save behind", record_only),
         row("… + live-state update (one recorded turn)", whole),
     ]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 
 from idea.application.agents.convention_file import ComposeInputs, MemoryPointer, SkillBrief, compose_convention_file
 from idea.domain.conversation_log import ConversationTurn, TurnRole
+from idea.domain.events import OrchestrationNews
 from idea.domain.handoff import HANDOFF_SUMMARY_MAX_CHARS, turn_line
 from idea.domain.ids import conversation_for_pair
 from idea.domain.orchestration_events import (
@@ -25,7 +27,7 @@ from idea.domain.orchestration_events import (
     RendezvousEnded,
 )
 from idea.domain.tickets import AgentSource, HumanSource, TicketPhase
-from idea.domain.work_state import LiveSession
+from idea.domain.work_state import AgentWork, LiveSession, NoticeLevel, RateLimit, WorkNotice
 from idea.infrastructure.resources import ResourcePromptLibrary
 from tests.knowledge_support import ARCHITECT, MAIN, QA, KnowledgeWorld
 
@@ -153,6 +155,67 @@ async def test_a_broken_queue_source_still_shows_the_agents(world: KnowledgeWorl
     world.team.queue_snapshots = broken  # type: ignore[method-assign]
     state = await world.knowledge.work.read()
     assert [a.name for a in state.agents] == ["Main", "Architect", "QA"] and "queues" in state.problems[0]
+
+
+@dataclass(frozen=True)
+class LimitReached:
+    """An event another feature's core would publish (a session limit, here)."""
+
+    agent_id: str
+    resets_at_ms: int
+
+
+class SessionLimits:
+    """A work-panel contributor as another feature writes one: it learns from events, annotates entries."""
+
+    refreshing_events = (LimitReached,)
+
+    def __init__(self) -> None:
+        self.limits: dict[str, int] = {}
+
+    def observe(self, event: object) -> None:
+        if isinstance(event, LimitReached):
+            self.limits[event.agent_id] = event.resets_at_ms
+
+    def annotate(self, agent: AgentWork) -> AgentWork:
+        reset = self.limits.get(agent.agent_id)
+        if reset is None:
+            return agent
+        notice = WorkNotice("Usage limit reached; IdeA resumes it after the reset", NoticeLevel.WARNING, reset)
+        return replace(agent, rate_limit=RateLimit(reset, reset + 60_000), notices=(*agent.notices, notice))
+
+
+class Broken:
+    refreshing_events = ()
+
+    def observe(self, event: object) -> None:
+        raise RuntimeError("observing")
+
+    def annotate(self, agent: AgentWork) -> AgentWork:
+        raise RuntimeError("annotating")
+
+
+async def test_another_feature_adds_its_entries_to_the_work_panel_and_its_failures_cost_only_its_part(
+    world: KnowledgeWorld,
+) -> None:
+    work = world.knowledge.work
+    assert not work.refreshes_on(LimitReached(QA, 5))
+    work.add_contributor(SessionLimits())
+    work.add_contributor(Broken())
+
+    world.knowledge.observe(LimitReached(QA, 1_781_370_000_000))  # as the project runtime feeds the core's events
+    state = await world.knowledge.work.read()
+
+    assert work.refreshes_on(LimitReached(QA, 5)) is True
+    assert work.refreshes_on(OrchestrationNews("p", LimitReached(QA, 5))) is True
+    qa = next(agent for agent in state.agents if agent.agent_id == QA)
+    assert qa.rate_limit == RateLimit(1_781_370_000_000, 1_781_370_060_000)
+    assert qa.to_json()["notices"] == [
+        {"text": "Usage limit reached; IdeA resumes it after the reset", "level": "warning", "sinceMs": 1_781_370_000_000}
+    ]
+    assert [agent.name for agent in state.agents] == ["Main", "Architect", "QA"]
+    assert any("Broken: annotating" in problem for problem in state.problems)
+    assert any("[work] Broken failed on LimitReached" in line for line in world.diagnostics.lines)
 
 
 # ------------------------------------------------------------------------------------ the surface rule

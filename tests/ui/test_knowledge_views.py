@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication, QLabel, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from idea.domain.events import OrchestrationNews
@@ -12,7 +12,7 @@ from idea.domain.ids import conversation_for_pair
 from idea.domain.knowledge_events import MemorySaved
 from idea.domain.orchestration_events import AgentQueueSnapshot, QueuedTicketView, RendezvousEnded
 from idea.domain.tickets import AgentSource, HumanSource, TicketPhase
-from idea.domain.work_state import LiveSession, ProjectWorkState
+from idea.domain.work_state import AgentWork, LiveSession, Liveness, NoticeLevel, ProjectWorkState, RateLimit, WorkNotice
 from idea.ui.knowledge.context_view import ContextView
 from idea.ui.knowledge.memory_view import MemoryView
 from idea.ui.knowledge.skills_view import SkillsView
@@ -227,3 +227,24 @@ def test_the_context_view_saves_and_reviews_proposals(
         view.accept_selected()
     assert view.editor.toPlainText() == "# Context\n\nPython 3.12\n" and view.proposals.count() == 0
     assert (knowledge_world.root / ".ideai" / "CONTEXT.md").read_text() == "# Context\n\nPython 3.12\n"
+
+
+def test_what_other_features_say_of_an_agent_shows_on_its_card(qtbot: QtBot, core: Core) -> None:
+    agent = AgentWork(
+        QA, "QA", "p", LiveSession(None, "s", "pty"), None, liveness=Liveness.STALLED,
+        rate_limit=RateLimit(1_781_370_000_000, 1_781_370_060_000),
+        notices=(WorkNotice("Permission asked: Bash(git push)", NoticeLevel.WARNING),),
+    )
+
+    async def read() -> ProjectWorkState:
+        return ProjectWorkState((agent,), ())
+
+    panel = WorkPanel(core.client, read, agent_name=lambda agent_id: "QA", refreshes_on=lambda event: False)
+    qtbot.addWidget(panel)
+    with qtbot.waitSignal(panel.rendered, timeout=WAIT_MS):
+        panel.show()
+
+    texts = [label.text() for label in panel.agent_cards[0].findChildren(QLabel)]
+    assert "No sign of activity for a while: its turn may be stuck" in texts
+    assert any(text.startswith("Session limit reached; resets at ") and "IdeA resumes it at" in text for text in texts)
+    assert "Permission asked: Bash(git push)" in texts

@@ -38,6 +38,7 @@ from idea.application.ports import Clock, Diagnostics, EventPublisher, IdGenerat
 from idea.domain.conversation_log import ConversationTurn, TurnRole
 from idea.domain.ids import AgentId, ConversationId
 from idea.domain.memory import MemoryPointerLine
+from idea.domain.memory_harvest import BLOCK_TAG
 from idea.domain.skill import Skill
 
 
@@ -149,7 +150,7 @@ class ProjectKnowledge:
         """The core's `ConversationLog`: record the turn (append, fold, bound), then harvest the memory blocks
         of a reply in the background; only a failed append raises."""
         await self.record.append(turn)
-        if turn.role is TurnRole.RESPONSE:
+        if turn.role is TurnRole.RESPONSE and BLOCK_TAG in turn.text:  # most replies hold no block
             self._spawn(self.harvest(turn.role, turn.text))
 
     # ------------------------------------------------------------------ at an agent's launch

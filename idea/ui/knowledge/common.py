@@ -48,15 +48,24 @@ def call_for(
     on_done: Callable[[T], object],
     on_error: Callable[[BaseException], object],
 ) -> None:
-    """`caller.call` whose callbacks are dropped when `widget` was destroyed meanwhile (a closed tab)."""
+    """`caller.call` whose callbacks are dropped when `widget` was destroyed meanwhile (a closed tab).
+
+    The widget and the callbacks (bound methods of widgets) are handed over in a box emptied on the GUI
+    thread: the core thread, which holds the completion callback for a while, never holds the last reference
+    to a widget, so a widget is never destroyed on it (Qt would keep its timers and crash later)."""
+    box: list[tuple[QWidget, Callable[[T], object], Callable[[BaseException], object]]] = [(widget, on_done, on_error)]
 
     def done(value: T) -> None:
-        if shiboken6.isValid(widget):
-            on_done(value)
+        if box:
+            alive, succeeded, _failed = box.pop()
+            if shiboken6.isValid(alive):
+                succeeded(value)
 
     def failed(error: BaseException) -> None:
-        if shiboken6.isValid(widget):
-            on_error(error)
+        if box:
+            alive, _succeeded, reported = box.pop()
+            if shiboken6.isValid(alive):
+                reported(error)
 
     caller.call(coro, done, failed)
 

@@ -115,8 +115,10 @@ class ContextView(QWidget):
         self._selected(-1)
 
     def reload(self) -> None:
+        context = self._context  # the coroutine runs on the core thread: it holds no widget
+
         async def both() -> tuple[str, tuple[ProposalReview, ...]]:
-            return await self._context.read(), await self._context.reviews()
+            return await context.read(), await context.reviews()
 
         call_for(self, self._caller, both(), self._loaded, self.status.fail)
 

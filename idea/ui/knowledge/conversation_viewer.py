@@ -248,6 +248,7 @@ class ConversationViewer(QWidget):
             self.load_older()
 
     def _update_beginning(self) -> None:
+        self.raw_button.setEnabled(bool(self.model.turns))  # no turn recorded: no log to open yet
         if not self.model.turns:
             self.beginning.setText("No turn recorded in this conversation yet.")
         elif self.has_older:
