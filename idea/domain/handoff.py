@@ -143,12 +143,6 @@ def resume_text(handoff: Handoff | None) -> str:
     return bound_summary(handoff.summary, HANDOFF_SUMMARY_MAX_CHARS).strip()
 
 
-def resume_section(handoff: Handoff | None) -> str:
-    """The whole `# Conversation resume` section, or "" when there is nothing to resume."""
-    body = resume_text(handoff)
-    return f"{RESUME_HEADING}\n\n{body}" if body else ""
-
-
 def rebuilt_handoff(
     opening: Iterable[ConversationTurn], recent: Iterable[ConversationTurn]
 ) -> Handoff | None:

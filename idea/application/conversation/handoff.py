@@ -14,7 +14,7 @@ from collections.abc import Callable
 from idea.application.conversation.ports import HandoffStore, ResumeSummarizer, TurnLog
 from idea.application.ports import Diagnostics
 from idea.domain.errors import AppError
-from idea.domain.handoff import RESUME_HEADING, Handoff, bound_handoff_summary, resume_text
+from idea.domain.handoff import Handoff, bound_handoff_summary, resume_text
 from idea.domain.ids import ConversationId
 
 REFINE_TIMEOUT_S = 10.0
@@ -59,11 +59,6 @@ class HandoffService:
         if self._refiner is not None:
             handoff = await self._refined(conversation, handoff)
         return resume_text(handoff)
-
-    async def resume_section(self, conversation: ConversationId | None) -> str:
-        """The whole section, heading included ("" when there is nothing to resume)."""
-        text = await self.resume_text(conversation)
-        return f"{RESUME_HEADING}\n\n{text}" if text else ""
 
     async def _refined(self, conversation: ConversationId, handoff: Handoff | None) -> Handoff | None:
         assert self._refiner is not None

@@ -241,7 +241,7 @@ class MainWindow(QMainWindow):
         self._on_tab(lambda tab: tab.area.show_conversation(conversation, title))
 
     def open_agent_conversation(self, agent_id: AgentId) -> None:
-        self._on_tab(lambda tab: tab.area.show_agent_conversation(agent_id))
+        self._on_tab(lambda tab: tab.open_agent_conversation(agent_id))
 
     def _update_title(self) -> None:
         tab = self.current_tab()

@@ -289,6 +289,9 @@ class ProjectTab(QWidget):
             self.gestures.mutate(lay.ToggleZoom(zoomed))
         self.focus_later(leaf_id)
 
+    def open_agent_conversation(self, agent_id: str) -> None:
+        self.area.show_agent_conversation(agent_id)
+
     def focus_neighbour(self, towards: str) -> None:
         if self.active_leaf is None:
             return

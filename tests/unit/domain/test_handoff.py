@@ -17,7 +17,6 @@ from idea.domain.handoff import (
     parse_handoff,
     rebuilt_handoff,
     render_handoff,
-    resume_section,
     resume_text,
     turn_line,
 )
@@ -133,8 +132,7 @@ def test_injection_bounds_a_legacy_unbounded_handoff_again() -> None:
 
     assert len(text) <= HANDOFF_SUMMARY_MAX_CHARS
     assert text.startswith("**Objectif :** goal\n\n- **Response:** ")
-    assert resume_section(legacy) == f"# Conversation resume\n\n{text}"
-    assert resume_section(None) == "" and resume_text(None) == ""
+    assert resume_text(None) == ""
 
 
 def test_a_file_without_up_to_is_not_a_handoff() -> None:
