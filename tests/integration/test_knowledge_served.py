@@ -141,7 +141,8 @@ def test_a_reply_is_recorded_folded_into_its_handoff_and_its_memory_block_harves
         lambda: (ideai(scenario) / "memory" / "audit-log-port.md").is_file(), "the harvested note"
     ) and (ideai(scenario) / "memory" / "audit-log-port.md").read_text(encoding="utf-8")
     assert "# The audit trail has its own port" in note and "AuditLog.record(event)" in note
-    assert "audit-log-port" in (ideai(scenario) / "memory" / "MEMORY.md").read_text(encoding="utf-8")
+    index = ideai(scenario) / "memory" / "MEMORY.md"  # written in the same critical section, after the note
+    eventually(lambda: index.is_file() and "audit-log-port" in index.read_text(encoding="utf-8"), "the index line")
     pair = conversation_for_pair(scenario.id_of("QA"), scenario.id_of("Main"))
     handoff = ideai(scenario) / "conversations" / pair / "handoff.md"
     text = eventually(

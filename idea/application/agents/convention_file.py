@@ -23,6 +23,10 @@ NO_PERMISSION_POLICY = "IdeA sets no permission policy; your CLI asks the user a
 PROJECT_ROOT_SENTENCE = (
     "Work on this project by absolute path; your current directory is your private IdeA run directory."
 )
+WORKTREE_SENTENCE = (
+    "This is your own git worktree, on branch `{branch}`: work and commit there; the person merges your branch "
+    "from IdeA's Git panel. IdeA's shared files (`.ideai/`) stay in the main project, {main_root}."
+)
 
 MEMORY_HARVEST_DIRECTIVE = """\
 To save durable knowledge for the team (a decision, a pitfall, a how-to), end your reply with a block:
@@ -39,7 +43,7 @@ Only explicit blocks are saved. Do not save transient status."""
 
 @dataclass(frozen=True)
 class OrchestrationTexts:
-    """The two variants of section 2 (resources/prompts/orchestration_{mcp,file}.md), with placeholders
+    """The two variants of section 2 (idea/resources/prompts/orchestration_{mcp,file}.md), with placeholders
     `{agentName}`, `{permissionSummary}`, `{projectRoot}` and `{requestsDir}`."""
 
     mcp: str
@@ -68,11 +72,13 @@ class ComposeInputs:
     memory: tuple[MemoryPointer, ...] = ()  # index order
     live_state: tuple[LiveStateRow, ...] = ()  # manifest order
     handoff: str = ""  # body of the launch conversation's handoff, without front-matter (bounded here again)
+    main_root: str = ""  # set when `project_root` is the agent's own worktree: where `.ideai/` is (spec 07 §2)
+    worktree_branch: str = ""
 
 
 def compose_convention_file(inputs: ComposeInputs) -> str:
     sections = [
-        _section("# Project root", f"{inputs.project_root}\n\n{PROJECT_ROOT_SENTENCE}"),
+        _section("# Project root", _project_root(inputs)),
         _orchestration(inputs),
         _section("# Available skills", _skills(inputs)),
         _section("# Project context", inputs.project_context),
@@ -82,6 +88,13 @@ def compose_convention_file(inputs: ComposeInputs) -> str:
         _section(RESUME_HEADING, bound_summary(inputs.handoff.strip())),  # bounded again on injection
     ]
     return "\n\n".join(section for section in sections if section) + "\n"
+
+
+def _project_root(inputs: ComposeInputs) -> str:
+    lines = [inputs.project_root, PROJECT_ROOT_SENTENCE]
+    if inputs.main_root:
+        lines.insert(1, WORKTREE_SENTENCE.format(branch=inputs.worktree_branch, main_root=inputs.main_root))
+    return "\n\n".join(lines)
 
 
 def _section(heading: str, body: str) -> str:
@@ -94,7 +107,7 @@ def _orchestration(inputs: ComposeInputs) -> str:
     values = {
         "{agentName}": inputs.agent_name,
         "{permissionSummary}": (inputs.permission_summary or "").strip() or NO_PERMISSION_POLICY,
-        "{projectRoot}": inputs.project_root,
+        "{projectRoot}": inputs.main_root or inputs.project_root,  # where `.ideai/` is
         "{requestsDir}": inputs.requests_dir,
     }
     text = template

@@ -124,6 +124,10 @@ class AgentProject(Protocol):
         """Forget an ended session once no layout shows it."""
         ...
 
+    def report_problem(self, message: str) -> None:
+        """Something the person must know about this project (shown by the UI)."""
+        ...
+
 
 class ProfileStore(Protocol):
     """`<user-data>/profiles.json` and the shipped reference profiles."""
@@ -139,7 +143,7 @@ class ProfileStore(Protocol):
         ...
 
     def reference_profiles(self) -> list[Profile]:
-        """The four reference profiles shipped in resources/profiles/reference-profiles.json."""
+        """The four reference profiles shipped in idea/resources/profiles/reference-profiles.json."""
         ...
 
 
@@ -230,7 +234,7 @@ class BridgeEndpoint:
 
 @dataclass(frozen=True)
 class RunDirRequest:
-    project_root: str
+    project_root: str  # where `.ideai/` is: the run dir goes under it
     project_id: str
     agent_id: str
     profile: Profile
@@ -243,6 +247,7 @@ class RunDirRequest:
     codex_approval_policy: str | None = None
     sandbox_plan: Mapping[str, Any] | None = None  # `sandbox-plan.json` for `idea sandbox-exec` (spec 06 §8)
     permission_args: tuple[str, ...] = ()  # the CLI's own permission arguments (spec 06 §6)
+    work_root: str | None = None  # the agent's own worktree, its project root (spec 07 §2); None: project_root
 
 
 @dataclass(frozen=True)
@@ -266,6 +271,11 @@ class RunDirWriter(Protocol):
         credentials. Raises AppError when a file cannot be written; files already written are left for
         inspection.
         """
+        ...
+
+    def retarget(self, project_root: str, endpoint: str) -> list[str]:
+        """Point the IdeA entries of the project's existing run dirs (bridge and hook relay declarations)
+        at this IdeA's executable and `endpoint` when they drifted; returns the files rewritten. Never raises."""
         ...
 
 
@@ -298,5 +308,13 @@ class CliDetector(Protocol):
 
 class PromptLibrary(Protocol):
     def orchestration_texts(self) -> OrchestrationTexts:
-        """Section 2 of the convention file: resources/prompts/orchestration_{mcp,file}.md."""
+        """Section 2 of the convention file: idea/resources/prompts/orchestration_{mcp,file}.md."""
+        ...
+
+
+class SessionInspector(Protocol):
+    """Read-only look at a CLI's own session files (spec 05 §4)."""
+
+    def subject(self, profile: Profile, run_dir: str, engine_session_id: str) -> str | None:
+        """The first prompt of that session, at most 80 characters; None when it cannot be found."""
         ...

@@ -9,7 +9,7 @@ from typing import Protocol
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QDialog, QMenu, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QDockWidget, QMainWindow, QMenu, QVBoxLayout, QWidget
 
 from idea.application.projects import ProjectRuntime
 from idea.domain.events import ProjectClosed
@@ -51,8 +51,13 @@ class KnowledgeScreens:
         self._client = client
         self._open: dict[tuple[str, str], KnowledgeWindow] = {}
 
-    def work_dock(self, host: WorkPanelHost, parent: QWidget) -> WorkDock:
-        return WorkDock(self._client, host, parent)
+    def work_dock(self, host: WorkPanelHost, window: QMainWindow, beside: QDockWidget) -> WorkDock:
+        """The work panel in a dock, a tab beside `beside` (the Agents dock) so that the terminals keep their
+        width; Knowledge ▸ Work panel shows it (in front) or hides it."""
+        dock = WorkDock(self._client, host, window)
+        window.tabifyDockWidget(beside, dock)
+        dock.toggleViewAction().triggered.connect(lambda checked: dock.raise_() if checked else None)
+        return dock
 
     def open_memory(self, runtime: ProjectRuntime, parent: QWidget) -> KnowledgeWindow:
         return self._open_window(runtime, MEMORY, parent, lambda: MemoryView(self._client, runtime.knowledge.memory))

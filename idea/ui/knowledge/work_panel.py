@@ -46,6 +46,15 @@ PHASES = {
     TicketPhase.DELIVERED: "delivered",
     TicketPhase.AWAITING_REPLY: "awaiting reply",
 }
+ATTENTION_TEXT = {
+    "permission": "a permission",
+    "input": "your input",
+    "trust": "the folder trust question",
+    "signIn": "sign-in",
+    "question": "an answer on its screen",
+    "notStarted": "it did not start",
+    "deliveryStuck": "a task may sit in its input box",
+}
 STATUS_TEXT = {
     SummaryStatus.READY: "summary",
     SummaryStatus.MISSING: "no summary yet",
@@ -130,7 +139,7 @@ class AgentCard(Card):
         if agent.live is not None and agent.queue is not None and agent.queue.bridge_connected:
             self.column.addWidget(_colored("● connected to IdeA", theme.ok))
         if agent.attention is not None:
-            reason = agent.attention.reason
+            reason = ATTENTION_TEXT.get(agent.attention.reason, agent.attention.reason)
             text = f"Waiting for you ({reason})" + (f": {agent.attention.message}" if agent.attention.message else "")
             self.column.addWidget(_colored(text, theme.warn))
         for text, color in _agent_notes(agent, theme):

@@ -25,8 +25,11 @@ from idea import __version__
 from idea.domain import layout as lay
 from idea.domain.ids import AgentId, ConversationId, NodeId, SessionId
 from idea.domain.project import ProjectRecord
+from idea.ui.core_client import CoreClient
+from idea.ui.git.git_panel import git_dock
 from idea.ui.knowledge.knowledge_screens import KnowledgeScreens
 from idea.ui.windows.agent_screens import AgentScreens
+from idea.ui.windows.desktop_menu import add_menu_entry_action
 from idea.ui.windows.layout_bar import LayoutBar
 from idea.ui.windows.project_tab import ProjectTab
 from idea.ui.windows.tab_bar import ProjectTabBar
@@ -46,6 +49,13 @@ FOCUS_SHORTCUTS = (
     ("right", "Focus cell on the right", "Ctrl+Alt+Right"),
     ("up", "Focus cell above", "Ctrl+Alt+Up"),
     ("down", "Focus cell below", "Ctrl+Alt+Down"),
+)
+
+
+DESKTOP_NOTIFICATION_KINDS = (
+    ("attention", "When an agent needs you"),
+    ("usageLimit", "When an agent hits its usage limit or is resumed"),
+    ("humanNet", "When IdeA cannot tell when to resume an agent"),
 )
 
 
@@ -84,7 +94,16 @@ class WindowHost(Protocol):
 
     def set_color_scheme(self, scheme: str) -> None: ...
 
+    def desktop_notifications(self) -> tuple[str, ...]: ...
+
+    def set_desktop_notification(self, kind: str, on: bool) -> None: ...
+
     def diagnostics_path(self) -> str: ...
+
+    @property
+    def client(self) -> CoreClient:
+        """How the window's screens submit their use cases to the core."""
+        ...
 
 
 class WelcomePage(QWidget):
@@ -149,9 +168,10 @@ class MainWindow(QMainWindow):
         self.agents_dock.setObjectName("AgentsDock")
         self.agents_dock.setWidget(self.agents_panel)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.agents_dock)
-        self.work_dock = knowledge.work_dock(self, self)
-        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.work_dock)
-        self.resizeDocks([self.agents_dock, self.work_dock], [300, 340], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.agents_dock], [300], Qt.Orientation.Horizontal)
+        self.git_panel, self.git_dock = git_dock(self, manager.client, beside=self.agents_dock)
+        self.git_panel.statusMessage.connect(self.show_message)
+        self.work_dock = knowledge.work_dock(self, self, beside=self.agents_dock)
         self._build_menus()
         self._refresh_stack()
 
@@ -209,6 +229,7 @@ class MainWindow(QMainWindow):
         tab = self.current_tab()
         self.agents_panel.set_project(tab.runtime if tab else None)
         self.work_dock.set_project(tab.runtime if tab else None)
+        self.git_panel.set_project(tab.runtime if tab else None)
         if tab is not None:
             tab.focus_active()
         self._manager.workspace_changed()
@@ -279,10 +300,27 @@ class MainWindow(QMainWindow):
             lambda: tab.runtime if (tab := self.current_tab()) else None,
         )
         view_menu = self.menuBar().addMenu("&View")
+        view_menu.addAction(self.git_dock.toggleViewAction())
         self._action(view_menu, "Dark theme", None, lambda: self._manager.set_color_scheme("dark"))
         self._action(view_menu, "Light theme", None, lambda: self._manager.set_color_scheme("light"))
+        view_menu.addSeparator()
+        notifications = view_menu.addMenu("Desktop notifications")
+        for kind, text in DESKTOP_NOTIFICATION_KINDS:
+            toggle = notifications.addAction(text)
+            toggle.setCheckable(True)
+            toggle.setChecked(kind in self._manager.desktop_notifications())
+            toggle.toggled.connect(lambda on, k=kind: self._manager.set_desktop_notification(k, on))
+        notifications.aboutToShow.connect(lambda: self._sync_notification_toggles(notifications))
         help_menu = self.menuBar().addMenu("&Help")
+        add_menu_entry_action(self, help_menu)
         self._action(help_menu, "About IdeA", None, self._about)
+
+    def _sync_notification_toggles(self, menu: QMenu) -> None:
+        enabled = self._manager.desktop_notifications()
+        for action, (kind, _text) in zip(menu.actions(), DESKTOP_NOTIFICATION_KINDS, strict=True):
+            action.blockSignals(True)
+            action.setChecked(kind in enabled)
+            action.blockSignals(False)
 
     def _build_file_menu(self, file_menu: QMenu) -> None:
         manager = self._manager

@@ -11,6 +11,7 @@ import os
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QByteArray, QPoint, QTimer
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QWidget
@@ -25,7 +26,7 @@ from idea.ui.agents.resume_dialog import offer_resume
 from idea.ui.core_client import CoreClient
 from idea.ui.event_relay import EventRelay
 from idea.ui.knowledge.knowledge_screens import KnowledgeScreens
-from idea.ui.terminal.qtermwidget_terminal import QtTerminalFactory
+from idea.ui.terminal.factory import TerminalViewFactory
 from idea.ui.windows.agent_screens import AgentScreens
 from idea.ui.windows.main_window import MainWindow
 from idea.ui.windows.project_tab import ProjectTab
@@ -39,7 +40,7 @@ class WindowManager:
         self,
         app: App,
         client: CoreClient,
-        terminals: QtTerminalFactory,
+        terminals: TerminalViewFactory[Any],
         relay: EventRelay,
         theme_changed: Callable[[], None],
     ) -> None:
@@ -54,6 +55,7 @@ class WindowManager:
         )
         self.knowledge = KnowledgeScreens(client)
         self.tabs: dict[str, ProjectTab] = {}
+        self.settings_changed: Callable[[], None] = lambda: None  # told when a setting the GUI follows changes
         self._quitting = False
         self._save_timer = QTimer()
         self._save_timer.setSingleShot(True)
@@ -260,6 +262,7 @@ class WindowManager:
                 tab.on_event(event)
             for window in self.windows:
                 window.agents_panel.on_event(event)
+                window.git_panel.on_event(event)
                 window.work_dock.on_event(event)
             self.knowledge.on_event(event)
         elif isinstance(event, ProjectProblem):
@@ -268,6 +271,14 @@ class WindowManager:
             QMessageBox.warning(window, "IdeA", event.message)
 
     # -- appearance --
+
+    def desktop_notifications(self) -> tuple[str, ...]:
+        return self._app.preferences.settings.desktop_notifications
+
+    def set_desktop_notification(self, kind: str, on: bool) -> None:
+        kinds = [k for k in self.desktop_notifications() if k != kind] + ([kind] if on else [])
+        self._app.preferences.update_settings(desktop_notifications=tuple(kinds))
+        self.settings_changed()
 
     def set_color_scheme(self, scheme: str) -> None:
         self._app.preferences.update_settings(color_scheme=ColorScheme(scheme))
