@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from idea.application.agents.catalogue import AgentCatalogue
+from idea.application.knowledge.agent_state_entries import AgentStateEntries
 from idea.application.knowledge.runtime import KnowledgeStores, ProjectKnowledge
 from idea.application.orchestrator.handlers.knowledge import KnowledgeCommands
 from idea.application.ports import Clock, Diagnostics, EventPublisher, IdGenerator
@@ -85,5 +86,6 @@ def compose_project_knowledge(
     knowledge = ProjectKnowledge(
         stores, team=team, team_view=team, queues=team, clock=clock, ids=ids, events=events, diagnostics=diagnostics
     )
+    knowledge.work.add_contributor(AgentStateEntries())  # liveness, attention, usage limits (spec 05)
     family = KnowledgeCommands(knowledge.memory, knowledge.skills, knowledge.context, team, knowledge.guard)
     return knowledge, family
