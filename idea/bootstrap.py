@@ -36,6 +36,7 @@ from idea.infrastructure.git.worker import ThreadWorker
 from idea.infrastructure.host import LocalHost
 from idea.infrastructure.inspect.process_cpu import DescendantCpuProbe
 from idea.infrastructure.mcp.endpoint import mcp_endpoint
+from idea.infrastructure.knowledge_adapters import LocalKnowledgeAdapters
 from idea.infrastructure.agent_watching import LocalAgentWatchAdapters
 from idea.infrastructure.agents.sign_in import LocalSignInChecker
 from idea.infrastructure.inspect.engine_sessions import LocalSessionInspector
@@ -179,6 +180,7 @@ def bootstrap(
             cpu=DescendantCpuProbe(),
             watching=LocalAgentWatchAdapters(clock, MonotonicTimer(), diagnostics),
         ),
+        knowledge=LocalKnowledgeAdapters(data_dir),
         git=git,
     )
     return App(
