@@ -30,5 +30,8 @@ class LocalHost:
             return program if os.access(program, os.X_OK) and os.path.isfile(program) else None
         return shutil.which(program, path=path)
 
+    def is_dir(self, path: str) -> bool:
+        return os.path.isdir(path)
+
     def is_frozen(self) -> bool:
         return is_frozen()

@@ -158,6 +158,7 @@ def report() -> list[Row]:
             _terminal_backend(installation),
             _resources(installation),
             Row("Headless terminals", f"ptyprocess {_package_version('ptyprocess')}"),
+            Row("Git", f"pygit2 {_package_version('pygit2')} (libgit2 bundled)"),
             Row("User data", f"{user_data_dir()}{'  (IDEA_DATA_DIR)' if os.environ.get('IDEA_DATA_DIR') else ''}"),
             Row("Diagnostics log", str(logs_dir() / "idea.log")),
             Row("Login shell", host.login_shell()),

@@ -8,7 +8,7 @@ import select
 from ptyprocess import PtyProcess
 
 from idea.infrastructure.process_tree import terminate_terminal_program
-from idea.infrastructure.pty.ptyprocess_terminal import _spawn
+from idea.infrastructure.pty.child_process import spawn_in_pty
 
 _READ_SIZE = 64 * 1024
 
@@ -25,7 +25,7 @@ class PosixPtyChild:
     @classmethod
     def spawn(cls, program: str, argv: list[str], cwd: str, env: dict[str, str], columns: int, lines: int) -> PosixPtyChild:
         """Start `argv` (argv[0] an absolute path); AppError(PROCESS) naming `program` when it cannot."""
-        return cls(_spawn(program, argv, cwd, env, lines, columns))
+        return cls(spawn_in_pty(program, argv, cwd, env, lines, columns))
 
     @property
     def pid(self) -> int:

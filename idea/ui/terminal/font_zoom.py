@@ -1,9 +1,11 @@
-"""Zooming a terminal's font (Ctrl+Shift+= / - / 0): a point larger or smaller than the setting, or back to it."""
+"""Zooming a terminal's font (Ctrl+Shift+= / - / 0): a point larger or smaller than the setting, or back to it;
+and the Ctrl+Shift keys every terminal cell answers."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 
 from idea.ui.terminal.appearance import MIN_POINT_SIZE, TerminalAppearance
@@ -32,3 +34,20 @@ class FontZoom:
             return
         self.steps = steps
         self._apply(self.font())
+
+
+def cell_shortcuts(
+    copy: Callable[[], None], paste: Callable[[], None], toggle_find: Callable[[], None], zoom: FontZoom
+) -> dict[int, Callable[[], None]]:
+    """Ctrl+Shift+key → action, by key (copy, paste, find, font bigger / smaller / reset)."""
+    return {
+        Qt.Key.Key_C.value: copy,
+        Qt.Key.Key_V.value: paste,
+        Qt.Key.Key_F.value: toggle_find,
+        Qt.Key.Key_Equal.value: zoom.zoom_in,
+        Qt.Key.Key_Plus.value: zoom.zoom_in,
+        Qt.Key.Key_Minus.value: zoom.zoom_out,
+        Qt.Key.Key_Underscore.value: zoom.zoom_out,
+        Qt.Key.Key_0.value: zoom.zoom_reset,
+        Qt.Key.Key_ParenRight.value: zoom.zoom_reset,
+    }

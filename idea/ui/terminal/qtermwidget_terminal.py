@@ -31,11 +31,13 @@ from idea.infrastructure.terminal_start import executable_for
 from idea.infrastructure.terminal_stream import (
     BracketedPasteTracker,
     ColorQueryResponder,
+    may_matter_to_scanners,
 )
 from idea.infrastructure.terminal_subscribers import Subscribers
 from idea.ui.gui_thread import GuiThread
 from idea.ui.terminal.appearance import TerminalAppearance
 from idea.ui.terminal.factory import TerminalViewFactory
+from idea.ui.terminal.output_handover import OutputHandover
 from idea.ui.terminal.terminal_view import TerminalView
 from idea.ui.terminal.write_portal import WritePortal
 
@@ -70,7 +72,9 @@ class QTermWidgetTerminal:
         # The program as the application sees it: its pid, its exit (recorded on the core loop).
         self._program = TerminalProgram(session_id, loop)
         self._output_subscribers: Subscribers[bytes] = Subscribers()
+        self._handover = OutputHandover(loop, self._output_subscribers.notify)
         self._title_subscribers: Subscribers[str] = Subscribers()
+        self._line_subscribers: Subscribers[None] = Subscribers()  # the person pressed Enter
         # GUI-thread state: the view and when it may go.
         self._view: TerminalView | None = None
         self.portal: WritePortal | None = None  # set with the view; read from the core loop
@@ -138,6 +142,10 @@ class QTermWidgetTerminal:
     def on_title(self, callback: Callable[[str], None]) -> Unsubscribe:
         return self._title_subscribers.add(callback)
 
+    def on_line_submitted(self, callback: Callable[[None], None]) -> Unsubscribe:
+        """On the core loop, each time the person presses Enter in this terminal."""
+        return self._line_subscribers.add(callback)
+
     def release(self) -> None:
         """The session is forgotten: its view goes once the program has exited (now, if it has)."""
         self._gui.post(self._release_view)
@@ -169,6 +177,7 @@ class QTermWidgetTerminal:
         self._program.started(pid, spec.env.get(AGENT_MARKER_VARIABLE))
         self._view = view
         self.portal = WritePortal(view, self._gui)
+        self.portal.lineSubmitted.connect(lambda: self._to_core(self._line_subscribers.notify, None))
         return pid
 
     def _send_text(self, text: str) -> None:
@@ -185,13 +194,17 @@ class QTermWidgetTerminal:
         return self._view.screen_text() if self._view is not None else ""
 
     def _on_received(self, data: str) -> None:
-        chunk = data.encode("latin-1")  # the widget hands the PTY bytes over decoded as Latin-1
-        self._bracketed_paste.feed(chunk)
-        reply = self._color_queries.feed(chunk)
-        if reply and self._view is not None:
-            self._view.terminal.sendText(reply.decode("ascii"))
+        # The widget hands the PTY bytes over decoded as Latin-1. Called for every chunk of output: the
+        # scanners run only on chunks that can concern them, and the bytes are rebuilt only when needed.
+        chunk: bytes | None = None
+        if not (self._bracketed_paste.idle and self._color_queries.idle) or may_matter_to_scanners(data):
+            chunk = data.encode("latin-1")
+            self._bracketed_paste.feed(chunk)
+            reply = self._color_queries.feed(chunk)
+            if reply and self._view is not None:
+                self._view.terminal.sendText(reply.decode("ascii"))
         if self._output_subscribers:
-            self._to_core(self._output_subscribers.notify, chunk)
+            self._handover.give(chunk if chunk is not None else data.encode("latin-1"))
 
     def _on_title(self, title: str) -> None:
         self._to_core(self._title_subscribers.notify, title)

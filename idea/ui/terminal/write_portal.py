@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import Any, Protocol, cast
 
-from PySide6.QtCore import QEvent, QObject, QRect, Qt
+from PySide6.QtCore import QEvent, QObject, QRect, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import QLabel, QWidget
 
@@ -43,6 +43,8 @@ class PortalView(Protocol):
 
 class WritePortal(QObject):
     """Lives on the GUI thread with its view; the InputPortal methods may be called from the core loop."""
+
+    lineSubmitted = Signal()  # the person pressed Enter in the terminal (not while IdeA types)
 
     def __init__(self, view: PortalView, gui: GuiThread) -> None:
         super().__init__(cast(QWidget, view))
@@ -115,6 +117,8 @@ class WritePortal(QObject):
         control = bool(modifiers & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.MetaModifier))
         if key in _LINE_ENDS or (control and key in _CONTROL_CLEARS):
             self._pending = 0
+            if key in _LINE_ENDS and not self._suspended:
+                self.lineSubmitted.emit()
         elif key == Qt.Key.Key_Backspace.value:
             self._pending = max(0, self._pending - 1)
         elif text and not control and text.isprintable():

@@ -10,6 +10,7 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor, QFocusEvent, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QResizeEvent, QShowEvent, QWheelEvent
 from PySide6.QtWidgets import QWidget
 
+from idea.ui.terminal.font_zoom import cell_shortcuts
 from idea.ui.terminal.native.keys import encode_key
 from idea.ui.terminal.native.mouse import MouseInput
 from idea.ui.terminal.native.painter import MARGIN, CellMetrics, RowPainter, paint_cursor
@@ -32,17 +33,7 @@ class TerminalCanvas(QWidget):
         self.setAttribute(Qt.WidgetAttribute.WA_InputMethodEnabled)
         self.setMouseTracking(True)
         self.setCursor(Qt.CursorShape.IBeamCursor)
-        self._shortcuts: dict[int, Callable[[], None]] = {
-            Qt.Key.Key_C.value: view.copy,
-            Qt.Key.Key_V.value: view.paste,
-            Qt.Key.Key_F.value: view.toggle_find,
-            Qt.Key.Key_Equal.value: view.zoom.zoom_in,
-            Qt.Key.Key_Plus.value: view.zoom.zoom_in,
-            Qt.Key.Key_Minus.value: view.zoom.zoom_out,
-            Qt.Key.Key_Underscore.value: view.zoom.zoom_out,
-            Qt.Key.Key_0.value: view.zoom.zoom_reset,
-            Qt.Key.Key_ParenRight.value: view.zoom.zoom_reset,
-        }
+        self._shortcuts = cell_shortcuts(view.copy, view.paste, view.toggle_find, view.zoom)
 
     def set_metrics(self, metrics: CellMetrics) -> None:
         self.metrics = metrics

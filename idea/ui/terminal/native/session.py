@@ -12,7 +12,6 @@ session lives; released, it goes once the program has exited.
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 import sys
 import threading
@@ -27,6 +26,7 @@ from idea.domain.ids import ProjectId, SessionId
 from idea.domain.terminal import SpawnSpec
 from idea.infrastructure.process_tree import AGENT_MARKER_VARIABLE
 from idea.infrastructure.pty.pty_pump import PtyChild, PtyPump
+from idea.infrastructure.terminal_program import TerminalProgram
 from idea.infrastructure.terminal_start import executable_for
 from idea.infrastructure.terminal_stream import BracketedPasteTracker
 from idea.infrastructure.terminal_subscribers import Subscribers
@@ -35,10 +35,6 @@ from idea.ui.terminal.appearance import TerminalAppearance
 from idea.ui.terminal.factory import TerminalViewFactory
 from idea.ui.terminal.native.view import NativeTerminalView
 from idea.ui.terminal.write_portal import WritePortal
-
-_log = logging.getLogger(__name__)
-
-_EXIT_REPORT_TIMEOUT_S = 2.0
 
 SpawnChild = Callable[[str, list[str], str, dict[str, str], int, int], PtyChild]
 
@@ -77,18 +73,14 @@ class NativeTerminal:
         self._spawn = spawn or platform_spawner()
         self._started = False
         self._pump: PtyPump | None = None
-        self._pid: int | None = None
-        self._agent_marker: str | None = None
+        self._program = TerminalProgram(session_id, loop)  # pid, exit, subscribers (core loop)
         self._bracketed_paste = BracketedPasteTracker()
         # Output waiting for the GUI thread (filled by the reader thread).
         self._inbox: list[bytes] = []
         self._inbox_lock = threading.Lock()
         self._inbox_posted = False
         # Core-loop state.
-        self._exited = asyncio.Event()
-        self._exit_code: int | None = None
         self._output_subscribers: Subscribers[bytes] = Subscribers()
-        self._exit_subscribers: Subscribers[int | None] = Subscribers()
         self._title_subscribers: Subscribers[str] = Subscribers()
         # GUI-thread state.
         self._view: NativeTerminalView | None = None
@@ -110,21 +102,20 @@ class NativeTerminal:
         self._started = True
         program, *arguments = spec.argv
         executable = executable_for(program, spec.cwd, spec.env.get("PATH", os.defpath))
-        self._agent_marker = spec.env.get(AGENT_MARKER_VARIABLE)
         await self._gui.call(lambda: self._make_view(spec))
         try:
             child = self._spawn(program, [executable, *arguments], spec.cwd, dict(spec.env), spec.columns, spec.lines)
         except BaseException:
             await self._gui.call(self._discard_view)
             raise
-        self._pid = child.pid
+        self._program.started(child.pid, spec.env.get(AGENT_MARKER_VARIABLE))
         self._pump = PtyPump(child, self._on_output, self._on_pump_exit, name=f"pty-{self._session_id[:8]}")
         await self._gui.call(self._connect_view)
         self._pump.start()
         return child.pid
 
     async def write_text(self, text: str) -> None:
-        if self._pump is None or self._exited.is_set():
+        if self._pump is None or self._program.has_exited():
             raise AppError(ErrorCode.PROCESS, f"terminal {self._session_id} has no running program")
         await asyncio.wrap_future(self._pump.write(text.encode("utf-8")))
 
@@ -140,37 +131,34 @@ class NativeTerminal:
         return self._bracketed_paste.enabled
 
     def pid(self) -> int | None:
-        return self._pid
+        return self._program.pid
 
     def foreground_pid(self) -> int | None:
-        if self._pump is None or self._exited.is_set():
+        if self._pump is None or self._program.has_exited():
             return None
         return self._pump.child.foreground_pid()
 
     def exit_code(self) -> int | None:
-        return self._exit_code if self._exited.is_set() else None
+        return self._program.exit_code()
 
     def has_exited(self) -> bool:
-        return self._exited.is_set()
+        return self._program.has_exited()
 
     async def terminate(self, grace_ms: int = 3000) -> None:
         """End the program and its descendants, and what the agent left behind (IDEA_AGENT_ID)."""
         if self._pump is None:
             return
-        await self._pump.child.end(grace_ms, has_exited=self._pump.has_exited(), agent_marker=self._agent_marker)
-        try:
-            await asyncio.wait_for(self._exited.wait(), _EXIT_REPORT_TIMEOUT_S)
-        except TimeoutError:
-            _log.warning("terminal %s: the exit of pid %s was not reported", self._session_id, self._pid)
+        # The PTY child ends itself (a process group on POSIX, the tree under ConPTY on Windows).
+        marker = self._program.agent_marker
+        await self._pump.child.end(grace_ms, has_exited=self._pump.has_exited(), agent_marker=marker)
+        await self._program.exit_reported()
 
     def on_output(self, callback: Callable[[bytes], None]) -> Unsubscribe:
         return self._output_subscribers.add(callback)
 
     def on_exit(self, callback: Callable[[int | None], None]) -> Unsubscribe:
         """Called once with the exit code; a subscriber that comes after the exit is called soon after."""
-        if self._exited.is_set():
-            return self._loop.call_soon_threadsafe(callback, self._exit_code).cancel
-        return self._exit_subscribers.add(callback)
+        return self._program.on_exit(callback)
 
     def on_title(self, callback: Callable[[str], None]) -> Unsubscribe:
         return self._title_subscribers.add(callback)
@@ -233,7 +221,7 @@ class NativeTerminal:
         self._view_exited = True
         if self._view is not None:
             self._view.mark_exited(code)
-        self._to_core(self._record_exit, code)
+        self._to_core(self._program.exited, code)
         if self._released:
             self._discard_view()
 
@@ -252,16 +240,6 @@ class NativeTerminal:
             self._loop.call_soon_threadsafe(callback, *args)
         except RuntimeError:
             pass  # the core loop has stopped: nobody is left to tell
-
-    # Core loop
-
-    def _record_exit(self, code: int | None) -> None:
-        if self._exited.is_set():
-            return
-        self._exit_code = code
-        self._exited.set()
-        self._exit_subscribers.notify(code)
-        self._exit_subscribers.clear()
 
 
 class NativeTerminalFactory(TerminalViewFactory[NativeTerminal]):
