@@ -1,7 +1,8 @@
 """A real ask between two fake agents through the bridge and hook relay of a built artifact (the AppImage,
 the frozen one-dir, or a venv's console script): the run dirs' declarations name that executable, the agent
-CLIs start it, and the answer comes back — also with both agents under the Reviewer preset, each started by
-the artifact's `sandbox-exec` inside a Landlock sandbox, where an AppImage cannot mount itself.
+CLIs start it, and the answer comes back — also with both agents under the Reviewer preset plus a read deny,
+each started by the artifact's `sandbox-exec` inside a Landlock sandbox that restricts reading, where an
+AppImage cannot mount itself.
 
 Run by packaging/smoke/smoke_linux.py with `IDEA_SMOKE_COMMAND` set to the JSON argv prefix of the
 artifact; skipped otherwise. The orchestration core runs in this test process; everything an agent CLI
@@ -16,15 +17,19 @@ import os
 import shlex
 import signal
 import subprocess
+import tempfile
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import psutil
 import pytest
 
+from idea.domain.permission import Capability, Effect, PermissionRule
 from idea.domain.permission_view import preset
 from idea.domain.spawn_env import LIVE_APPDIR_ENV
 from idea.infrastructure.agents import run_dir
+from idea.infrastructure.installation import Installation, Kind
 from idea.infrastructure.sandbox import enforcer
 from idea.infrastructure.sandbox.landlock import abi_version
 from idea.infrastructure.stores.permissions import JsonPermissionStore
@@ -36,11 +41,16 @@ COMMAND: list[str] = json.loads(os.environ.get(COMMAND_ENV, "[]"))
 pytestmark = pytest.mark.skipif(not COMMAND, reason=f"{COMMAND_ENV} names no built IdeA")
 IS_APPIMAGE = bool(COMMAND) and COMMAND[0].endswith(".AppImage")
 THROUGH_FUSE = IS_APPIMAGE and os.environ.get("APPIMAGE_EXTRACT_AND_RUN", "0") in ("", "0")
+# The user's own home, which the scenarios replace with one of their own: nothing grants the agents reading it.
+REAL_HOME = Path.home()
 
 
 @pytest.fixture
 def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
     monkeypatch.setattr(run_dir, "idea_command", lambda: list(COMMAND))
+    # `<artifact> hook`, as a frozen IdeA declares it (a Python installation declares its interpreter on the
+    # relay module instead: tests/integration/test_hook_relay.py), so that the artifact's relay is what runs.
+    monkeypatch.setattr(run_dir, "hook_relay_command", lambda: [*COMMAND, "hook"])
     monkeypatch.setattr(enforcer, "idea_command", lambda: list(COMMAND))  # agents start through its sandbox-exec
     factory = ScenarioFactory(tmp_path, monkeypatch)
     try:
@@ -93,22 +103,29 @@ def agent_cli(scenario: Scenario, name: str) -> psutil.Process:
 
 
 @pytest.fixture
-def idea_mount(monkeypatch: pytest.MonkeyPatch) -> Iterator[str | None]:
+def idea_mount(world: ScenarioFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[str | None]:
     """For an AppImage through FUSE: the image mounted, and named in IDEA_LIVE_APPDIR, as IdeA running from
-    it has it (its runtime mounts the image; IdeA names that mount for the processes it starts)."""
+    it has it (its runtime mounts the image; IdeA names that mount for the processes it starts), and the
+    sandbox plans granting what that IdeA grants. The mount point is made in a folder no other grant covers
+    (not a temporary folder, not the agents' home), so that only the grant of IdeA's mount lets them in."""
     if not THROUGH_FUSE:
         yield None
         return
-    mounter = subprocess.Popen([*COMMAND, "--appimage-mount"], stdout=subprocess.PIPE, text=True)
+    mounts = tempfile.mkdtemp(prefix=".idea-test-mounts-", dir=REAL_HOME)
+    env = {**os.environ, "TMPDIR": mounts}
+    mounter = subprocess.Popen([*COMMAND, "--appimage-mount"], stdout=subprocess.PIPE, text=True, env=env)
     try:
         assert mounter.stdout is not None
         point = mounter.stdout.readline().strip()
-        assert point, "the AppImage did not mount"
+        assert point.startswith(mounts + "/"), "the AppImage did not mount"
         monkeypatch.setenv(LIVE_APPDIR_ENV, point)
+        running = Installation(Kind.APPIMAGE, (COMMAND[0],), COMMAND[0], point)
+        monkeypatch.setattr(enforcer, "detect", lambda environ=None: running)
         yield point
     finally:
         mounter.send_signal(signal.SIGTERM)
         mounter.wait(timeout=30)
+        os.rmdir(mounts)
 
 
 def test_reviewers_in_a_landlock_sandbox_ask_through_the_built_bridge(
@@ -118,7 +135,11 @@ def test_reviewers_in_a_landlock_sandbox_ask_through_the_built_bridge(
         pytest.skip("no Landlock on this kernel: nothing would sandbox the agents")
     store = JsonPermissionStore()
     project = str(world.project_dir)
-    store.save(project, store.read(project).document.with_project_defaults(preset("reviewer").permissions))
+    # A read deny restricts what the operating system lets the agents read to what the plan grants.
+    reviewer = preset("reviewer").permissions
+    secrets = PermissionRule(Capability.READ, Effect.DENY, ("secrets/**",))
+    permissions = replace(reviewer, rules=(*reviewer.rules, secrets))
+    store.save(project, store.read(project).document.with_project_defaults(permissions))
     # The first start of an extract-and-run image extracts it (seconds): done here, not in a bridge's start.
     assert subprocess.run([*COMMAND, "--version"], capture_output=True, timeout=300).returncode == 0
 
@@ -128,7 +149,8 @@ def test_reviewers_in_a_landlock_sandbox_ask_through_the_built_bridge(
         agent = agent_cli(scenario, name)
         env = agent.environ()
         assert env.get("IDEA_SANDBOX_STATUS") == "enforced", f"{name} is not sandboxed: {agent.cmdline()}"
-        leaked = sorted(key for key in env if key.startswith(("_PYI_", "PYINSTALLER_")) or key in ("APPDIR", "APPIMAGE"))
+        packaging = ("APPDIR", "APPIMAGE")
+        leaked = sorted(key for key in env if key.startswith(("_PYI_", "PYINSTALLER_")) or key in packaging)
         assert leaked == [], f"{name}'s CLI got the wrapper's packaging variables"
         assert env.get(LIVE_APPDIR_ENV) == idea_mount  # passed on, or absent
     bridges = [p for p in processes_with_home(scenario.home) if "mcp-server" in p.cmdline()]
