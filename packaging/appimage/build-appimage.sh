@@ -9,7 +9,7 @@
 #   OUTPUT        the AppImage to write (replaced atomically; its folder must exist)
 #   --version V   recorded as X-AppImage-Version in the image's desktop entry
 #   --compression lz4 (default): LZ4 high compression, 256 KiB blocks, which a start decompresses fastest;
-#                 zstd: about a fifth smaller, and slower to start through FUSE (README.md has the figures)
+#                 zstd: about a fifth smaller, and slower to start through FUSE (figures: bench/RESULTS.md)
 #   --runtime F   use this runtime instead of building one
 #   --build-dir D where the runtime is built (default: <repository>/build/appimage-runtime)
 #
