@@ -102,16 +102,17 @@ void live_mount_fsname(char *out, size_t size, const char *image_name, const cha
     snprintf(out + i, size - i, "@%s", identity);
 }
 
-/* Whether a comma-separated option list holds exactly this option. */
-static bool has_option(const char *list, const char *option)
+/* Whether a list of words separated by sep (empty words skipped) holds exactly this non-empty word. */
+static bool list_has(const char *list, char sep, const char *word)
 {
-    size_t len = strlen(option);
-    for (const char *p = list; *p;) {
-        size_t n = strcspn(p, ",");
-        if (n == len && strncmp(p, option, len) == 0)
+    size_t len = strlen(word);
+    const char seps[] = {sep, '\0'};
+    for (const char *p = list; len && *p;) {
+        size_t n = strcspn(p, seps);
+        if (n == len && strncmp(p, word, len) == 0)
             return true;
         p += n;
-        if (*p == ',')
+        while (*p == sep)
             p++;
     }
     return false;
@@ -127,11 +128,11 @@ bool mount_entry_serves(const struct mount_entry *e, uid_t uid, const char *iden
      * by anyone else could serve other files under the same name. */
     char owner[32];
     snprintf(owner, sizeof owner, "user_id=%u", (unsigned)uid);
-    if (!has_option(e->super_options, owner)) {
+    if (!list_has(e->super_options, ',', owner)) {
         snprintf(why, size, "it was mounted by another user (%s)", e->super_options);
         return false;
     }
-    if (!has_option(e->options, "ro") || strcmp(e->root, "/") != 0) {
+    if (!list_has(e->options, ',', "ro") || strcmp(e->root, "/") != 0) {
         snprintf(why, size, "it is not a read-only mount of a whole image");
         return false;
     }
@@ -145,18 +146,7 @@ bool mount_entry_serves(const struct mount_entry *e, uid_t uid, const char *iden
 
 bool live_mount_command(const char *arg)
 {
-    size_t len = strlen(arg);
-    if (len == 0)
-        return false;
-    for (const char *p = RT_LIVE_MOUNT_COMMANDS; *p;) {
-        size_t n = strcspn(p, " ");
-        if (n == len && strncmp(p, arg, len) == 0)
-            return true;
-        p += n;
-        while (*p == ' ')
-            p++;
-    }
-    return false;
+    return list_has(RT_LIVE_MOUNT_COMMANDS, ' ', arg);
 }
 
 /* The whole of /proc/self/mountinfo, NUL-terminated (free it), or NULL. */
