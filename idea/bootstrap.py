@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from idea.application.agents.profiles import ProfileCatalogue
-from idea.application.agents.runner import AgentLaunchDeps
+from idea.application.agents.launch_deps import AgentLaunchDeps
 from idea.application.agents.templates import TemplateCatalogue
 from idea.application.git.projects import GitDeps, GitProjects
 from idea.application.permissions.service import PermissionService
