@@ -27,11 +27,10 @@ from idea.infrastructure.clock import SystemClock, Uuid4Generator
 from idea.infrastructure.core_loop import CoreLoop
 from idea.infrastructure.diagnostics import FileDiagnostics
 from idea.infrastructure.event_bus import EventBus
-from idea.infrastructure.host import LocalHost
 from idea.infrastructure.inspect.process_cpu import DescendantCpuProbe
-from idea.infrastructure.mcp.endpoint import mcp_endpoint
 from idea.infrastructure.orchestration_adapters import LocalOrchestrationAdapters
 from idea.infrastructure.paths import user_data_dir
+from idea.infrastructure.platform import platform_adapters
 from idea.infrastructure.project_folder import LocalProjectFolder
 from idea.infrastructure.resources import ResourcePromptLibrary
 from idea.infrastructure.stores.layouts import JsonLayoutStore
@@ -98,7 +97,8 @@ def bootstrap(
     data_dir.mkdir(parents=True, exist_ok=True)
     clock = clock or SystemClock()
     ids = ids or Uuid4Generator()
-    host = host or LocalHost()
+    platform = platform_adapters()  # Unix socket or loopback TCP, hook quoting, PATH lookups
+    host = host or platform.make_host()
     diagnostics = FileDiagnostics(data_dir / "logs")
     diagnostics.beacon("[startup] IdeA launched; diagnostics log armed")
     events = EventBus()
@@ -128,15 +128,17 @@ def bootstrap(
             profiles=profiles,
             providers=JsonProviderSessionStore(),
             running=JsonRunningAgentsStore(),
-            run_dirs=LocalRunDirWriter(),
+            run_dirs=LocalRunDirWriter(shell=platform.shell),
             prompts=ResourcePromptLibrary(),
-            endpoint_for=mcp_endpoint,
+            endpoint_for=platform.endpoint_for,
             new_token=lambda: secrets.token_hex(32),
             rendezvous_window_ms=timings.window_ms,
             rendezvous_ceiling_ms=timings.ceiling_ms,
         ),
         orchestration=OrchestrationDeps(
-            adapters=LocalOrchestrationAdapters(diagnostics, timings.mcp_safety_net_ms()),
+            adapters=LocalOrchestrationAdapters(
+                diagnostics, timings.mcp_safety_net_ms(), endpoint_for=platform.endpoint_for
+            ),
             portals=portals,
             timer=MonotonicTimer(),
             timings=timings,

@@ -18,9 +18,9 @@ from pathlib import Path
 
 from idea import DISTRIBUTION, __version__
 from idea.infrastructure.cli_probe import probe
-from idea.infrastructure.host import LocalHost
 from idea.infrastructure.installation import Installation, Kind, detect
 from idea.infrastructure.paths import logs_dir, user_data_dir
+from idea.infrastructure.platform import local_host
 from idea.infrastructure.resources import missing_resources, resources_dir
 
 AGENT_CLIS = ("claude", "codex", "gemini", "aider")
@@ -123,7 +123,7 @@ def _resources(installation: Installation) -> Row:
 
 
 def report() -> list[Row]:
-    host = LocalHost()
+    host = local_host()
     installation = detect()
     with ThreadPoolExecutor(max_workers=len(AGENT_CLIS) + 1) as pool:
         platform_future = pool.submit(_qt_platform)

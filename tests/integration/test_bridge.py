@@ -20,12 +20,15 @@ from dataclasses import dataclass, field
 import pytest
 
 from idea.infrastructure.mcp.bridge import CONNECT_TIMEOUT_S
+from idea.infrastructure.mcp.transport import transport_for
+from tests.fakes import RecordingDiagnostics
 from tests.fakes_orchestration import MAIN, TOKENS
 from tests.integration.mcp_support import (
     PROJECT_HEX,
     REPO_ROOT,
     bridge_declaration,
     bridge_env,
+    TRANSPORTS,
     project_endpoint,
     serving,
 )
@@ -41,9 +44,9 @@ TOOLS_LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
 STARTUP_BOUND_S = 2.0  # generous: the measured figure is printed; CI noise must not fail the suite
 
 
-@pytest.fixture
-def endpoint() -> Iterator[str]:
-    with project_endpoint() as path:
+@pytest.fixture(params=TRANSPORTS)
+def endpoint(request: pytest.FixtureRequest) -> Iterator[str]:
+    with project_endpoint(request.param) as path:
         yield path
 
 
@@ -106,7 +109,8 @@ class ScriptedEndpoint:
 @asynccontextmanager
 async def scripted_endpoint(path: str) -> AsyncIterator[ScriptedEndpoint]:
     scripted = ScriptedEndpoint()
-    server = await asyncio.start_unix_server(scripted.accept, path=path)
+    # The real transport (for loopback TCP it publishes the endpoint file and greets each connection).
+    server, listening = await transport_for(path).listen(path, scripted.accept, 2**16, RecordingDiagnostics())
     try:
         yield scripted
     finally:
@@ -114,6 +118,7 @@ async def scripted_endpoint(path: str) -> AsyncIterator[ScriptedEndpoint]:
             scripted.writer.close()
         server.close()
         await server.wait_closed()
+        listening.release()
 
 
 async def read_message(process: asyncio.subprocess.Process) -> dict[str, object]:

@@ -13,7 +13,15 @@ import pytest
 from idea.infrastructure.agents.executable import idea_command
 from idea.infrastructure.hooks.relay import PAYLOAD_LIMIT, TRUNCATION_MARK
 from tests.fakes_orchestration import ARCHITECT, MAIN, TOKENS
-from tests.integration.mcp_support import REPO_ROOT, Served, bridge_env, hook_command, project_endpoint, serving
+from tests.integration.mcp_support import (
+    REPO_ROOT,
+    TRANSPORTS,
+    Served,
+    bridge_env,
+    hook_command,
+    project_endpoint,
+    serving,
+)
 
 CLAUDE_STOP = {
     "session_id": "9b2f7c1e-0d3a-4e5b-8c6d-7e8f9a0b1c2d",
@@ -32,9 +40,9 @@ CODEX_TURN = {
 }
 
 
-@pytest.fixture
-def endpoint() -> Iterator[str]:
-    with project_endpoint() as path:
+@pytest.fixture(params=TRANSPORTS)
+def endpoint(request: pytest.FixtureRequest) -> Iterator[str]:
+    with project_endpoint(request.param) as path:
         yield path
 
 

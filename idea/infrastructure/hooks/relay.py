@@ -15,10 +15,12 @@ import os
 import select
 import socket
 import sys
+import threading
 import time
 from typing import Any
 
 from idea.domain.launch_secret import TOKEN_ENV_VAR
+from idea.infrastructure.mcp.connect import connect_endpoint
 
 PAYLOAD_LIMIT = 64 * 1024
 CONNECT_TIMEOUT_S = 0.3
@@ -83,6 +85,8 @@ def _read_stdin() -> bytes:
     """Everything Claude wrote, without waiting on a stdin nobody writes to (a terminal, an open pipe)."""
     if os.isatty(0):
         return b"{}"
+    if sys.platform == "win32":
+        return _read_stdin_in_thread(STDIN_WAIT_S)
     deadline = time.monotonic() + STDIN_WAIT_S
     chunks: list[bytes] = []
     size = 0
@@ -95,6 +99,30 @@ def _read_stdin() -> bytes:
             break
         chunks.append(chunk)
         size += len(chunk)
+    return b"".join(chunks)
+
+
+def _read_stdin_in_thread(wait_s: float) -> bytes:
+    """Windows' select takes sockets only: a daemon thread reads the pipe, and what it has read by the
+    deadline is the payload (the process exits right after, ending the thread)."""
+    chunks: list[bytes] = []
+    done = threading.Event()
+
+    def read() -> None:
+        size = 0
+        try:
+            while size < STDIN_LIMIT:
+                chunk = os.read(0, 64 * 1024)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+        except OSError:
+            pass
+        done.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    done.wait(wait_s)
     return b"".join(chunks)
 
 
@@ -134,15 +162,11 @@ def _line(document: dict[str, Any]) -> bytes:
 
 
 def _send(endpoint: str, data: bytes) -> None:
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        sock.settimeout(CONNECT_TIMEOUT_S)
-        try:
-            sock.connect(endpoint)
-        except OSError as exc:
-            raise ConnectionError(
-                f"IdeA is not listening at {endpoint} ({exc.strerror or exc}); event dropped"
-            ) from exc
+        sock = connect_endpoint(endpoint, timeout=CONNECT_TIMEOUT_S)
+    except OSError as exc:
+        raise ConnectionError(f"IdeA is not listening at {endpoint} ({exc.strerror or exc}); event dropped") from exc
+    try:
         sock.sendall(data)
         sock.shutdown(socket.SHUT_WR)
         # IdeA closes once it has taken the event; a refusal comes back as one line first.

@@ -1,0 +1,38 @@
+"""The Windows machine IdeA runs on: environment, the shell for shell cells, PATH lookups with PATHEXT."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+
+from idea.infrastructure.installation import is_frozen
+from idea.infrastructure.windows.program_lookup import find_program
+
+
+def windows_shell(
+    environ: Mapping[str, str], which: Callable[[str], str | None], is_file: Callable[[str], bool] = os.path.isfile
+) -> str:
+    """PowerShell 7 when installed, else Windows PowerShell, else `%ComSpec%` (cmd.exe)."""
+    found = which("pwsh")
+    if found:
+        return found
+    root = environ.get("SystemRoot") or environ.get("SYSTEMROOT") or r"C:\Windows"
+    powershell = rf"{root}\System32\WindowsPowerShell\v1.0\powershell.exe"
+    if is_file(powershell):
+        return powershell
+    return environ.get("ComSpec") or environ.get("COMSPEC") or rf"{root}\System32\cmd.exe"
+
+
+class WindowsHost:
+    def environ(self) -> dict[str, str]:
+        return dict(os.environ)
+
+    def login_shell(self) -> str:
+        return windows_shell(os.environ, lambda name: self.which(name, os.environ.get("PATH")))
+
+    def which(self, program: str, path: str | None) -> str | None:
+        return find_program(program, path if path is not None else os.environ.get("PATH"), os.environ.get("PATHEXT"))
+
+    def is_frozen(self) -> bool:
+        return is_frozen()
+
