@@ -1,11 +1,10 @@
 """Appending to `.ideai/conversations/<id>/log.jsonl` (spec 04 §3-§4): one JSON line per record, written
-with O_APPEND in a single write, then fsync, under an in-process lock per conversation and an flock on the
-file, so a crash leaves at most one partial last line, which readers skip."""
+with O_APPEND in a single write, then fsync, under an in-process lock per conversation and a file lock
+(`file_lock.py`: flock, or a byte-range lock on Windows), so a crash leaves at most one partial last line, which readers skip."""
 
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import os
 import uuid
 from pathlib import Path
@@ -13,6 +12,7 @@ from pathlib import Path
 from idea.domain.conversation_log import ConversationTurn
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.project import IDEAI_DIR
+from idea.infrastructure.file_lock import exclusive_lock
 
 CONVERSATIONS_DIR = "conversations"
 LOG_NAME = "log.jsonl"
@@ -42,12 +42,12 @@ def _append_line(path: Path, line: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        written = os.write(fd, line)
-        if written != len(line):  # a regular file only writes short when the disk is full
-            raise AppError(ErrorCode.STORE, f"{path}: only {written} of {len(line)} bytes were written")
-        os.fsync(fd)
+        with exclusive_lock(fd, str(path)):
+            written = os.write(fd, line)
+            if written != len(line):  # a regular file only writes short when the disk is full
+                raise AppError(ErrorCode.STORE, f"{path}: only {written} of {len(line)} bytes were written")
+            os.fsync(fd)
     except OSError as exc:
         raise AppError(ErrorCode.STORE, f"{path}: {exc.strerror or exc}") from exc
     finally:
-        os.close(fd)  # also releases the flock
+        os.close(fd)
