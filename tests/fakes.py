@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from idea.application.ports import Unsubscribe
 from idea.domain.errors import AppError, ErrorCode
@@ -72,6 +72,9 @@ class FakeHost:
         if program.startswith("/"):
             return program
         return f"/usr/bin/{program}" if program in self.installed else None
+
+    def launch_argv(self, program: str, args: Sequence[str]) -> list[str]:
+        return [program, *args]
 
 
 class FakeTerminal:

@@ -285,7 +285,9 @@ class AgentRunner:
             runtime.diagnostics.beacon(f"[launch] {name}: {warning}")
         conversation = conversation_id or conversation_for_pair(agent_id, None)
         plan = self._session_plan(profile, conversation)
-        argv = (program, *profile.args, *prepared.extra_args, *session_args(profile, plan))
+        argv = tuple(
+            runtime.host.launch_argv(program, [*profile.args, *prepared.extra_args, *session_args(profile, plan)])
+        )
         placeholders = {"{agentRunDir}": prepared.run_dir, "{projectRoot}": runtime.root}
         env = {key: _substitute(value, placeholders) for key, value in profile.env.items()}
         env.update(prepared.extra_env)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from idea.infrastructure.installation import is_frozen
-from idea.infrastructure.windows.program_lookup import find_program
+from idea.infrastructure.windows.program_lookup import find_program, launch_argv
 
 
 def windows_shell(
@@ -32,6 +32,9 @@ class WindowsHost:
 
     def which(self, program: str, path: str | None) -> str | None:
         return find_program(program, path if path is not None else os.environ.get("PATH"), os.environ.get("PATHEXT"))
+
+    def launch_argv(self, program: str, args: Sequence[str]) -> list[str]:
+        return launch_argv(program, args, path=os.environ.get("PATH"))
 
     def is_frozen(self) -> bool:
         return is_frozen()
