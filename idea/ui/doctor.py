@@ -141,7 +141,7 @@ def report() -> list[Row]:
             Row("User data", f"{user_data_dir()}{'  (IDEA_DATA_DIR)' if os.environ.get('IDEA_DATA_DIR') else ''}"),
             Row("Diagnostics log", str(logs_dir() / "idea.log")),
             Row("Login shell", host.login_shell()),
-            Row("Shells", ", ".join(_shells()) or "none listed in /etc/shells"),
+            Row("Shells", ", ".join(_shells()) or "none found"),
         ]
         for cli, future in cli_futures.items():
             result = future.result()
@@ -155,6 +155,10 @@ def report() -> list[Row]:
 
 
 def _shells() -> list[str]:
+    if sys.platform == "win32":
+        from idea.infrastructure.windows.host import available_shells
+
+        return available_shells(os.environ, lambda name: local_host().which(name, os.environ.get("PATH")))
     try:
         lines = Path("/etc/shells").read_text().splitlines()
     except OSError:

@@ -39,3 +39,16 @@ class WindowsHost:
     def is_frozen(self) -> bool:
         return is_frozen()
 
+
+
+def available_shells(environ: Mapping[str, str], which: Callable[[str], str | None]) -> list[str]:
+    """The shells a shell cell can run here, for `idea doctor`: PowerShell 7, Windows PowerShell, cmd.exe,
+    Git Bash."""
+    root = environ.get("SystemRoot") or environ.get("SYSTEMROOT") or r"C:\Windows"
+    candidates = [
+        which("pwsh"),
+        which("powershell") or rf"{root}\System32\WindowsPowerShell\v1.0\powershell.exe",
+        environ.get("ComSpec") or rf"{root}\System32\cmd.exe",
+        which("bash"),
+    ]
+    return [shell for shell in dict.fromkeys(candidates) if shell and os.path.isfile(shell)]

@@ -25,3 +25,16 @@ def test_linux_and_macos_keep_the_unix_socket_sh_quoting_and_their_host() -> Non
         assert chosen.endpoint_for(PROJECT_ID).endswith(".sock")
         assert chosen.shell is POSIX_SHELL
         assert isinstance(chosen.make_host(), LocalHost)
+
+
+def test_the_setup_layout_is_recognised_and_subcommands_run_on_the_console_interpreter() -> None:
+    from idea.infrastructure.windows.installation import console_interpreter, setup_root, venv_script
+
+    root = r"C:\Users\Jean Dupré\AppData\Local\Programs\IdeA"
+    exists = {rf"{root}\IdeA.exe", r"C:\venv\Scripts\idea.exe"}.__contains__
+
+    assert setup_root(rf"{root}\python\pythonw.exe", exists) == root
+    assert setup_root(r"C:\Python313\python.exe", exists) is None
+    assert console_interpreter(rf"{root}\python\pythonw.exe") == rf"{root}\python\python.exe"
+    assert console_interpreter(rf"{root}\python\python.exe") == rf"{root}\python\python.exe"
+    assert venv_script(r"C:\venv\Scripts\python.exe", exists) == r"C:\venv\Scripts\idea.exe"
