@@ -76,6 +76,9 @@ PYSIDE_TRIM = (
     "plugins/platforms/qdirect2d.dll", "plugins/platforms/qminimal.dll",
     "plugins/imageformats/qpdf.dll", "plugins/tls", "plugins/sqldrivers", "plugins/multimedia",
     "plugins/position", "plugins/help", "plugins/canbus", "plugins/webview", "plugins/permissions",
+    "plugins/vectorimageformats", "plugins/platforminputcontexts/qtvirtualkeyboardplugin.dll",
+    "pyside6qml.abi3.dll", "metatypes", "lib", "doc", "support/deploy*",
+    "resources/icudtl.dat",  # Chromium's ICU data, for QtWebEngine
     "vcamp140.dll", "vccorlib140.dll", "vcomp140.dll", "concrt140.dll",  # C++ AMP, C++/CX, OpenMP, ConcRT
 )
 # pywin32's own IDE, help file and demos (mcp uses its win32 modules only).

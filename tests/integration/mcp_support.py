@@ -18,10 +18,9 @@ from typing import Any
 from idea.domain.ids import simple_hex
 from idea.domain.mcp_wiring import TOKEN_ENV_VAR, bridge_wiring, hook_relay_args
 from idea.infrastructure.agents.executable import idea_command
-from idea.infrastructure.mcp.connect import check_greeting, is_loopback_endpoint, read_loopback_endpoint
 from idea.infrastructure.mcp.endpoint import mcp_endpoint
 from idea.infrastructure.mcp.server import McpSocketServer
-from idea.infrastructure.mcp.transport import mcp_loopback_endpoint
+from idea.infrastructure.mcp.transport import mcp_loopback_endpoint, open_endpoint_stream
 from tests.fakes import RecordingDiagnostics
 from tests.fakes_orchestration import MAIN, PROJECT_ID, TOKENS, FakeGateway
 
@@ -48,14 +47,11 @@ def project_endpoint(transport: str = "unix") -> Iterator[str]:
         shutil.rmtree(base, ignore_errors=True)
 
 
-async def open_stream(endpoint: str, limit: int = 32 * 1024 * 1024) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+async def open_stream(
+    endpoint: str, limit: int = 32 * 1024 * 1024
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     """A raw connection to either transport; on loopback TCP the server's greeting is read and checked."""
-    if not is_loopback_endpoint(endpoint):
-        return await asyncio.open_unix_connection(endpoint, limit=limit)
-    fields = read_loopback_endpoint(endpoint)
-    reader, writer = await asyncio.open_connection("127.0.0.1", fields["port"], limit=limit)
-    check_greeting(await asyncio.wait_for(reader.readline(), REPLY_TIMEOUT_S), fields["proof"])
-    return reader, writer
+    return await open_endpoint_stream(endpoint, limit)
 
 
 @dataclass

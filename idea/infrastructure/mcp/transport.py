@@ -263,3 +263,20 @@ def _user_of(process: psutil.Process) -> object:
 
 def _this_user() -> object:
     return _user_of(psutil.Process())
+
+
+async def open_endpoint_stream(
+    endpoint: str, limit: int = 2**16
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """An asyncio client connection to either transport, the loopback greeting read and checked (tools and
+    tests speak to the endpoint directly; the bridge and the relay use `connect.connect_endpoint`)."""
+    if not is_loopback_endpoint(endpoint):
+        return await asyncio.open_unix_connection(endpoint, limit=limit)
+    fields = read_loopback_endpoint(endpoint)
+    reader, writer = await asyncio.open_connection(LOOPBACK_HOST, fields["port"], limit=limit)
+    try:
+        check_greeting(await asyncio.wait_for(reader.readline(), GREETING_TIMEOUT_S), fields["proof"])
+    except BaseException:
+        writer.close()
+        raise
+    return reader, writer
