@@ -20,8 +20,9 @@ AGENT_MARKER_VARIABLE = "IDEA_AGENT_ID"
 _POLL_INTERVAL_S = 0.05
 # How long SIGKILLed processes get to disappear before terminate returns (they cannot refuse it).
 _KILL_SETTLE_S = 1.0
-# Stopped processes (Ctrl+Z) only act on SIGHUP/SIGTERM once continued.
-_POLITE_SIGNALS = (signal.SIGHUP, signal.SIGTERM, signal.SIGCONT)
+# Stopped processes (Ctrl+Z) only act on SIGHUP/SIGTERM once continued. (Windows has neither SIGHUP nor
+# SIGCONT: there this module serves its psutil queries only; windows/job_objects.py ends process trees.)
+_POLITE_SIGNALS = tuple(getattr(signal, name) for name in ("SIGHUP", "SIGTERM", "SIGCONT") if hasattr(signal, name))
 
 
 def descendants(pid: int) -> list[int]:

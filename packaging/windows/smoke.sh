@@ -116,6 +116,8 @@ mkdir -p "$checks_dir"
 cp "$here/smoke_checks.py" "$checks_dir/"
 w 600 "$root/python/python.exe" "$(winepath -w "$checks_dir/smoke_checks.py")" "$(winepath -w "$root")" \
   "$(winepath -w "$checks_dir")" || fail "$? Windows-side check(s) failed"
+mkdir -p "$repo/build/windows"
+cp "$checks_dir/qt-offscreen.png" "$repo/build/windows/qt-offscreen-wine.png" 2>/dev/null || true
 
 if [ "$native" -eq 1 ]; then
   say "IdeA's window, offscreen"
@@ -124,7 +126,7 @@ if [ "$native" -eq 1 ]; then
   shot="$work/idea-window.png"
   w 180 "$idea" "$(winepath -w "$project")" --screenshot "$(winepath -w "$shot")" --quit-after 8000 \
     -platform offscreen || fail "the GUI exited with $?"
-  [ -s "$shot" ] && cp "$shot" "${IDEA_WINE_SCREENSHOT:-$repo/build/windows/idea-wine.png}" 2>/dev/null || fail "no screenshot of IdeA's window"
+  if [ -s "$shot" ]; then cp "$shot" "$repo/build/windows/idea-wine.png"; else fail "no screenshot of IdeA's window"; fi
 else
   say "IdeA's window: not in this build (no Windows terminal cell, idea/ui/terminal/native); Qt was checked above"
 fi

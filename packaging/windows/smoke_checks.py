@@ -69,9 +69,41 @@ class Gateway:
         raise NotImplementedError
 
 
+class _Log:
+    def beacon(self, message: str) -> None:
+        print(f"     {message}", flush=True)
+
+
+def _run_until_cancelled(main: Callable[[], object]) -> None:
+    try:
+        asyncio.run(main())  # type: ignore[arg-type]
+    except asyncio.CancelledError:
+        pass
+
+
 def run_subcommand(args: list[str], stdin: bytes, timeout: float = 30) -> subprocess.CompletedProcess[bytes]:
     env = {**os.environ, "IDEA_MCP_TOKEN": TOKEN}
     return subprocess.run([str(IDEA), *args], input=stdin, capture_output=True, timeout=timeout, env=env)
+
+
+@check("every IdeA module imports on Windows, but for the POSIX-only ones")
+def imports() -> None:
+    import importlib
+    import pkgutil
+
+    import idea
+
+    posix_only = {"pyside6_qtermwidget", "ptyprocess", "pwd", "fcntl", "termios", "pty"}
+    broken, posix = [], []
+    for module in pkgutil.walk_packages(idea.__path__, "idea."):
+        try:
+            importlib.import_module(module.name)
+        except ModuleNotFoundError as error:
+            (posix if error.name in posix_only else broken).append(f"{module.name} ({error})")
+        except Exception as error:  # noqa: BLE001 - any other failure is a Windows bug
+            broken.append(f"{module.name} ({type(error).__name__}: {error})")
+    print(f"     POSIX-only here: {', '.join(sorted(posix)) or 'none'}", flush=True)
+    assert not broken, broken
 
 
 @check("bridge fails clearly on a missing endpoint")
@@ -154,17 +186,6 @@ def round_trip() -> None:
         thread.join(10)
     assert not Path(endpoint).exists(), "the endpoint file outlived the server"
 
-
-class _Log:
-    def beacon(self, message: str) -> None:
-        print(f"     {message}", flush=True)
-
-
-def _run_until_cancelled(main: Callable[[], object]) -> None:
-    try:
-        asyncio.run(main())  # type: ignore[arg-type]
-    except asyncio.CancelledError:
-        pass
 
 
 @check("Job objects end a program and the process it started")
