@@ -50,8 +50,27 @@ VIAddVersionKey "LegalCopyright" "GNU GPL version 3 or later"
 !insertmacro MUI_UNPAGE_INSTFILES
 !insertmacro MUI_LANGUAGE "English"
 
+; A running IdeA holds its interpreter's DLL: replacing or removing the program under it would break it.
+; Opening that DLL for writing fails while any IdeA process (GUI, bridge, hook relay) runs.
+!macro RefuseWhileRunning LABEL
+  ${If} ${FileExists} "$INSTDIR\python\python313.dll"
+    ${LABEL}_retry:
+    ClearErrors
+    FileOpen $0 "$INSTDIR\python\python313.dll" a
+    ${If} ${Errors}
+      MessageBox MB_RETRYCANCEL|MB_ICONEXCLAMATION \
+        "IdeA is running. Close every IdeA window (its agents stop with it), then choose Retry." \
+        /SD IDCANCEL IDRETRY ${LABEL}_retry
+      SetErrorLevel 3
+      Abort "IdeA is running: close it, then run this again."
+    ${EndIf}
+    FileClose $0
+  ${EndIf}
+!macroend
+
 Section "IdeA" SecMain
   SetShellVarContext current
+  !insertmacro RefuseWhileRunning install
   ; An older version's program files go first (a module that no longer exists must not linger); the
   ; user's data lives elsewhere and is not touched.
   RMDir /r "$INSTDIR\python"
@@ -115,6 +134,7 @@ FunctionEnd
 
 Section "Uninstall"
   SetShellVarContext current
+  !insertmacro RefuseWhileRunning uninstall
   Delete "$SMPROGRAMS\IdeA.lnk"
   Call un.RemoveBinFromPath
   RMDir /r "$INSTDIR\python"

@@ -20,7 +20,11 @@ work="$(mktemp -d /tmp/idea-wine.XXXXXX)"
 export WINEPREFIX="$work/prefix" WINEARCH=win64 WINEDEBUG=-all
 # No Mono or Gecko install prompts in a fresh prefix; the native mscms stand-in below wins over Wine's.
 export WINEDLLOVERRIDES="mscoree,mshtml=;mscms=n"
-cleanup() { timeout 20 wineserver -k >/dev/null 2>&1 || true; rm -rf "$work"; }
+cleanup() {
+  timeout 20 wineserver -k >/dev/null 2>&1 || true
+  if [ -n "${xvfb:-}" ]; then kill "$xvfb" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
 trap cleanup EXIT
 started=$SECONDS
 failures=0
@@ -30,6 +34,17 @@ fail() { printf '\033[1;31m[wine] FAIL\033[0m %s\n' "$*"; failures=$((failures +
 # pipe (a Windows program whose stdout is a plain file dies in CPython's stdio set-up).
 w() { local limit="$1"; shift; timeout "$limit" wine "$@" 2>&1 | cat; return "${PIPESTATUS[0]}"; }
 settle() { timeout 60 wineserver -w || true; }
+
+# A headless X server for Qt's `windows` platform (Wine draws Windows windows on X); the offscreen
+# platform needs none.
+if command -v Xvfb >/dev/null; then
+  for display in $(seq 90 99); do
+    [ -e "/tmp/.X11-unix/X$display" ] || [ -e "/tmp/.X$display-lock" ] || break
+  done
+  Xvfb ":$display" -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
+  xvfb=$!
+  export DISPLAY=":$display"
+fi
 
 say "fresh prefix"
 w 180 wineboot -i >/dev/null || true
@@ -117,7 +132,7 @@ cp "$here/smoke_checks.py" "$checks_dir/"
 w 600 "$root/python/python.exe" "$(winepath -w "$checks_dir/smoke_checks.py")" "$(winepath -w "$root")" \
   "$(winepath -w "$checks_dir")" || fail "$? Windows-side check(s) failed"
 mkdir -p "$repo/build/windows"
-cp "$checks_dir/qt-offscreen.png" "$repo/build/windows/qt-offscreen-wine.png" 2>/dev/null || true
+for shot in "$checks_dir"/qt-*.png; do [ -f "$shot" ] && cp "$shot" "$repo/build/windows/wine-$(basename "$shot")"; done
 
 if [ "$native" -eq 1 ]; then
   say "IdeA's window, offscreen"
@@ -130,6 +145,18 @@ if [ "$native" -eq 1 ]; then
 else
   say "IdeA's window: not in this build (no Windows terminal cell, idea/ui/terminal/native); Qt was checked above"
 fi
+
+say "an upgrade while IdeA runs is refused, and nothing is removed"
+w 60 "$root/python/python.exe" -c "import time; time.sleep(15)" >/dev/null &
+busy=$!
+sleep 3
+set +e
+w 120 "$setup" /S >/dev/null; busy_rc=$?
+set -e
+[ "$busy_rc" -ne 0 ] || fail "setup.exe /S replaced a running IdeA (exit 0)"
+[ -f "$root/python/python.exe" ] || fail "the refused upgrade removed the program"
+wait "$busy" || true  # the stand-in IdeA ends by itself
+settle
 
 say "upgrade over the installed version keeps the user's settings"
 mkdir -p "$user_data"
