@@ -175,6 +175,20 @@ def round_trip() -> None:
             time.sleep(0.05)
         assert gateway.events == [(AGENT, "claude", "Stop")], gateway.events
 
+        # The GUI launcher starts pythonw.exe (no console, no stdio) and returns at once; IdeA still runs.
+        started = time.monotonic()
+        subprocess.run(
+            [str(ROOT / "IdeA.exe"), "hook", "--source", "codex", "--endpoint", endpoint, "--project", PROJECT,
+             "--agent", AGENT, "--event", "launcher-check", "{}"],
+            timeout=30, env={**os.environ, "IDEA_MCP_TOKEN": TOKEN}, check=True,
+        )
+        returned_s = time.monotonic() - started
+        deadline = time.monotonic() + 20
+        while len(gateway.events) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert gateway.events[1:] == [(AGENT, "codex", "launcher-check")], gateway.events
+        print(f"     IdeA.exe returned in {returned_s * 1000:.0f} ms; pythonw relayed the event", flush=True)
+
         wrong = subprocess.run(
             [str(IDEA), "mcp-server", "--endpoint", endpoint, "--project", PROJECT, "--requester", AGENT,
              "--token", "wrong"], input=stdin, capture_output=True, timeout=30)
