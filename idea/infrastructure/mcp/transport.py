@@ -65,6 +65,24 @@ class McpTransport(Protocol):
         ...
 
 
+class _BoundSocket(Protocol):
+    sock: socket.socket
+
+    def release(self) -> None: ...
+
+
+async def _serve(
+    bound: _BoundSocket, start: Callable[[socket.socket], Awaitable[asyncio.AbstractServer]]
+) -> tuple[asyncio.AbstractServer, Listening]:
+    """Serve on a bound socket; if serving cannot start, the socket is closed and its endpoint released."""
+    try:
+        return await start(bound.sock), bound
+    except BaseException:
+        bound.sock.close()
+        bound.release()
+        raise
+
+
 def transport_for(endpoint: str) -> McpTransport:
     return LoopbackTransport() if is_loopback_endpoint(endpoint) else UnixTransport()
 
@@ -74,13 +92,7 @@ class UnixTransport:
         self, endpoint: str, handler: ConnectionHandler, limit: int, diagnostics: Diagnostics
     ) -> tuple[asyncio.AbstractServer, Listening]:
         bound = unix.bind_endpoint(endpoint, diagnostics)
-        try:
-            server = await asyncio.start_unix_server(handler, sock=bound.sock, limit=limit)
-        except BaseException:
-            bound.sock.close()
-            bound.release()
-            raise
-        return server, bound
+        return await _serve(bound, lambda sock: asyncio.start_unix_server(handler, sock=sock, limit=limit))
 
     async def peer_refusal(self, writer: asyncio.StreamWriter) -> str | None:
         sock = writer.get_extra_info("socket")
@@ -164,13 +176,7 @@ class LoopbackTransport:
                 return
             await handler(reader, writer)
 
-        try:
-            server = await asyncio.start_server(greet_then_handle, sock=listening.sock, limit=limit)
-        except BaseException:
-            listening.sock.close()
-            listening.release()
-            raise
-        return server, listening
+        return await _serve(listening, lambda sock: asyncio.start_server(greet_then_handle, sock=sock, limit=limit))
 
     async def peer_refusal(self, writer: asyncio.StreamWriter) -> str | None:
         peer = writer.get_extra_info("peername")
