@@ -86,7 +86,9 @@ class LocalRunDirWriter:
     def retarget(self, project_root: str, endpoint: str) -> list[str]:
         return [
             str(path)
-            for path in retarget_run_dirs(Path(project_root) / IDEAI_DIR / RUN_DIR, self._idea_command, endpoint, self._shell)
+            for path in retarget_run_dirs(
+                Path(project_root) / IDEAI_DIR / RUN_DIR, self._idea_command, endpoint, self._shell
+            )
         ]
 
     def _prepare(self, request: RunDirRequest) -> PreparedRunDir:

@@ -1,6 +1,7 @@
 """Appending to `.ideai/conversations/<id>/log.jsonl` (spec 04 §3-§4): one JSON line per record, written
 with O_APPEND in a single write, then fsync, under an in-process lock per conversation and a file lock
-(`file_lock.py`: flock, or a byte-range lock on Windows), so a crash leaves at most one partial last line, which readers skip."""
+(`file_lock.py`: flock, or a byte-range lock on Windows), so a crash leaves at most one partial last line,
+which readers skip."""
 
 from __future__ import annotations
 
