@@ -22,6 +22,10 @@ def main(argv: list[str] | None = None) -> int:
         from idea.infrastructure.hooks.relay import run_hook
 
         return run_hook(args[1:])
+    if command == "sandbox-exec":
+        from idea.infrastructure.sandbox.exec_wrapper import run_sandbox_exec
+
+        return run_sandbox_exec(args[1:])
     if command == "doctor":
         from idea.ui.doctor import run_doctor
 

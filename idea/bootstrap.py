@@ -10,12 +10,14 @@ import asyncio
 import concurrent.futures
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.agents.runner import AgentLaunchDeps
 from idea.application.agents.templates import TemplateCatalogue
+from idea.application.git.projects import GitDeps, GitProjects
+from idea.application.permissions.service import PermissionService
 from idea.application.orchestrator.ports import PortalProvider
 from idea.application.orchestrator.timing import OrchestratorTimings
 from idea.application.ports import Clock, Host, IdGenerator, TerminalFactory
@@ -27,17 +29,27 @@ from idea.infrastructure.clock import SystemClock, Uuid4Generator
 from idea.infrastructure.core_loop import CoreLoop
 from idea.infrastructure.diagnostics import FileDiagnostics
 from idea.infrastructure.event_bus import EventBus
+from idea.infrastructure.git.files import LocalWorktreeFiles
+from idea.infrastructure.git.pygit2_git import Pygit2Git
+from idea.infrastructure.git.watcher import WatchdogFolderWatcher
+from idea.infrastructure.git.worker import ThreadWorker
 from idea.infrastructure.inspect.process_cpu import DescendantCpuProbe
+from idea.infrastructure.agent_watching import LocalAgentWatchAdapters
+from idea.infrastructure.agents.sign_in import LocalSignInChecker
+from idea.infrastructure.inspect.engine_sessions import LocalSessionInspector
 from idea.infrastructure.orchestration_adapters import LocalOrchestrationAdapters
 from idea.infrastructure.paths import user_data_dir
 from idea.infrastructure.platform import platform_adapters
 from idea.infrastructure.project_folder import LocalProjectFolder
 from idea.infrastructure.resources import ResourcePromptLibrary
+from idea.infrastructure.sandbox.enforcer import platform_sandbox
 from idea.infrastructure.stores.layouts import JsonLayoutStore
 from idea.infrastructure.stores.manifest import JsonManifestStore
+from idea.infrastructure.stores.permissions import JsonPermissionStore
 from idea.infrastructure.stores.personas import MarkdownPersonaStore
 from idea.infrastructure.stores.profiles import JsonProfileStore
 from idea.infrastructure.stores.providers import JsonProviderSessionStore
+from idea.infrastructure.stores.reviews import JsonReviewStore
 from idea.infrastructure.stores.running import JsonRunningAgentsStore
 from idea.infrastructure.stores.templates import JsonTemplateStore
 from idea.infrastructure.stores.user_data import JsonUserDataStore
@@ -58,6 +70,8 @@ class App:
     profiles: ProfileCatalogue
     templates: TemplateCatalogue
     projects: ProjectService
+    permissions: PermissionService
+    closers: list[Callable[[], None]] = field(default_factory=list)  # after the core loop stops
 
     def shutdown(self, wait: Callable[[concurrent.futures.Future[None]], None] | None = None) -> None:
         """Stop every project's processes, then the core loop. `wait` waits for the closing; the GUI passes
@@ -70,6 +84,8 @@ class App:
                 wait(closing)
         finally:
             self.core.stop()
+            for close in self.closers:
+                close()
 
 
 def headless_terminals(loop: asyncio.AbstractEventLoop) -> TerminalFactory:
@@ -107,10 +123,27 @@ def bootstrap(
     profiles = ProfileCatalogue(JsonProfileStore(data_dir), SubprocessCliDetector(), preferences, host)
     templates = TemplateCatalogue(JsonTemplateStore(data_dir, clock=clock), clock, ids)
     timings = OrchestratorTimings.from_env(host.environ())
+    permissions = PermissionService(JsonPermissionStore(), platform_sandbox(), host)
     core = CoreLoop().start()
     terminal_factory = terminals(core.loop)
     # A backend whose terminals people type in also provides their input portals.
     portals = terminal_factory if isinstance(terminal_factory, PortalProvider) else NoPortals()
+    git_worker, watcher = ThreadWorker(), WatchdogFolderWatcher()
+    git = GitProjects(
+        GitDeps(
+            port=Pygit2Git(),
+            worker=git_worker,
+            watcher=watcher,
+            files=LocalWorktreeFiles(),
+            reviews=JsonReviewStore(),
+            timer=MonotonicTimer(),
+            clock=clock,
+            ids=ids,
+            events=events,
+            diagnostics=diagnostics,
+            user_data=user_data,
+        ),
+    )
     deps = ProjectDeps(
         folder=LocalProjectFolder(),
         layouts=JsonLayoutStore(),
@@ -134,6 +167,9 @@ def bootstrap(
             new_token=lambda: secrets.token_hex(32),
             rendezvous_window_ms=timings.window_ms,
             rendezvous_ceiling_ms=timings.ceiling_ms,
+            permissions=permissions,
+            sign_in=LocalSignInChecker(),
+            sessions=LocalSessionInspector(),
         ),
         orchestration=OrchestrationDeps(
             adapters=LocalOrchestrationAdapters(
@@ -143,7 +179,9 @@ def bootstrap(
             timer=MonotonicTimer(),
             timings=timings,
             cpu=DescendantCpuProbe(),
+            watching=LocalAgentWatchAdapters(clock, MonotonicTimer(), diagnostics),
         ),
+        git=git,
     )
     return App(
         data_dir=data_dir,
@@ -154,4 +192,6 @@ def bootstrap(
         profiles=profiles,
         templates=templates,
         projects=ProjectService(deps, user_data),
+        permissions=permissions,
+        closers=[watcher.close, git_worker.close],
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Callable, Sequence
 
 from idea.application.ports import Unsubscribe
@@ -75,6 +76,9 @@ class FakeHost:
 
     def launch_argv(self, program: str, args: Sequence[str]) -> list[str]:
         return [program, *args]
+
+    def is_dir(self, path: str) -> bool:
+        return os.path.isdir(path)  # tests give agents real worktree folders (tmp_path)
 
 
 class FakeTerminal:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from idea.application.agents.compose import OrchestrationTexts
+from idea.application.agents.convention_file import OrchestrationTexts
 from idea.application.agents.ports import Detection, PreparedRunDir, RunDirRequest
 from idea.domain.agent import AgentManifest, validate_persona_path
 from idea.domain.errors import not_found

@@ -1,171 +1,324 @@
-"""A scriptable stand-in for the orchestration core, for the tests of its doors (MCP, hooks, request folders).
-
-It implements `OrchestrationGateway` and records everything the doors tell it. Commands answer at once
-with a scripted result, or are held until the test releases them, which is how a pending `idea_ask_agent`
-is simulated. Tests wait for what they expect with `until`, which wakes on every recorded change.
-"""
+"""In-memory fakes of the orchestrator's ports (`idea/application/orchestrator/ports.py`): a virtual timer
+that tests advance, the agent launch pipeline, input portals, the activity and CPU probes, the live-state
+and conversation stores, and the per-project adapters with inert doors."""
 
 from __future__ import annotations
 
 import asyncio
-import hmac
-import json
+import heapq
+import itertools
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
 
-from idea.domain.errors import AppError
-from idea.domain.ids import AgentId, ProjectId
-from idea.domain.orchestration import AgentCaller, Command, ListAgents, Outcome, Requester, Source
+from idea.application.orchestrator.ports import LiveAgent
+from idea.application.ports import Unsubscribe
+from idea.domain.agent import AgentEntry, AgentManifest
+from idea.domain.conversation_log import ConversationTurn
+from idea.domain.errors import AppError, CorruptFileError, ErrorCode
+from idea.domain.live_state import LiveState
+from idea.domain.profile import Profile
+from tests.fakes import FakeTerminal
 
-PROJECT_ID = "0f3c2a9e-6b1d-4c1e-9d0a-2f6f1f7b8c11"
-MAIN = "dce19c75-9669-4e45-b8de-9950025157da"
-ARCHITECT = "a6ced819-b893-4213-b003-9e9dc79b9641"
-NAMES = {MAIN: "Main", ARCHITECT: "Architect"}
-TOKENS = {MAIN: "main-secret-" + "1" * 52, ARCHITECT: "architect-secret-" + "2" * 47}
-
-
-@dataclass
-class Dispatched:
-    requester: Requester
-    command: Command
-    source: Source
-    held: asyncio.Future[Outcome] | None = None
-    cancelled: bool = False
-    finished: bool = False
+START_MS = 1_781_368_615_582
 
 
-@dataclass
-class HookEvent:
-    agent_id: AgentId
-    source: str
-    event: str
-    payload: dict[str, Any]
+class VirtualTime:
+    """Clock and Timer whose time only moves when a test advances it; sleepers wake in deadline order."""
+
+    def __init__(self, start_ms: int = START_MS) -> None:
+        self._wall_offset = start_ms
+        self._mono = 0
+        self._sleepers: list[tuple[int, int, asyncio.Future[None]]] = []
+        self._order = itertools.count()
+
+    def now_ms(self) -> int:
+        return self._wall_offset + self._mono
+
+    def monotonic_ms(self) -> int:
+        return self._mono
+
+    async def sleep(self, ms: int) -> None:
+        if ms <= 0:
+            await asyncio.sleep(0)
+            return
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._sleepers, (self._mono + ms, next(self._order), future))
+        await future
+
+    async def advance(self, ms: int) -> None:
+        """Move time forward by `ms`, waking every sleeper whose deadline passes, in order."""
+        target = self._mono + ms
+        await settle()
+        while self._sleepers and self._sleepers[0][0] <= target:
+            deadline, _, future = heapq.heappop(self._sleepers)
+            self._mono = max(self._mono, deadline)
+            if not future.done():
+                future.set_result(None)
+            await settle()
+        self._mono = target
+        await settle()
+
+    async def run_until(self, condition: Callable[[], bool], *, within_ms: int, step_ms: int = 10) -> int:
+        """Advance in steps until `condition` holds; returns the virtual ms it took. Fails past `within_ms`."""
+        started = self._mono
+        await settle()
+        while not condition():
+            if self._mono - started >= within_ms:
+                raise AssertionError(f"condition not reached within {within_ms} virtual ms")
+            await self.advance(step_ms)
+        return self._mono - started
 
 
-@dataclass
-class FakeGateway:
-    names: dict[AgentId, str] = field(default_factory=lambda: dict(NAMES))
-    tokens: dict[AgentId, str] = field(default_factory=lambda: dict(TOKENS))
-    project: ProjectId = PROJECT_ID
-    dispatched: list[Dispatched] = field(default_factory=list)
-    presented_tokens: list[tuple[AgentId, str]] = field(default_factory=list)
-    hook_events: list[HookEvent] = field(default_factory=list)
-    connected: list[AgentId] = field(default_factory=list)
-    initialized: list[AgentId] = field(default_factory=list)
-    disconnected: list[AgentId] = field(default_factory=list)
-    _results: dict[type, Outcome | BaseException | Callable[[Command], Outcome]] = field(default_factory=dict)
-    _held_types: set[type] = field(default_factory=set)
-    _waiters: list[asyncio.Future[None]] = field(default_factory=list)
+async def settle() -> None:
+    """Let every ready task run until the loop has nothing left to do right now."""
+    loop = asyncio.get_running_loop()
+    for _ in range(1000):
+        await asyncio.sleep(0)
+        if not getattr(loop, "_ready", None):
+            await asyncio.sleep(0)
+            if not getattr(loop, "_ready", None):
+                return
 
-    # Scripting.
 
-    def answer(self, command_type: type, result: Outcome | BaseException | Callable[[Command], Outcome]) -> None:
-        """What every later command of this type returns (or raises)."""
-        self._results[command_type] = result
+# --- the launch pipeline ------------------------------------------------------------------------------
 
-    def hold(self, command_type: type) -> None:
-        """Later commands of this type wait until `release` (or their cancellation)."""
-        self._held_types.add(command_type)
 
-    def release(self, call: Dispatched, result: Outcome | AppError) -> None:
-        assert call.held is not None and not call.held.done(), "that call is not waiting"
-        if isinstance(result, AppError):
-            call.held.set_exception(result)
+def agent_id_of(index: int) -> str:
+    return f"a0000000-0000-4000-8000-{index:012d}"
+
+
+class FakeLifecycle:
+    def __init__(self, agents: list[tuple[str, Profile]], orchestrator: str | None = None) -> None:
+        entries = []
+        self.profiles: dict[str, Profile] = {}
+        for index, (name, profile) in enumerate(agents, start=1):
+            agent_id = agent_id_of(index)
+            entries.append(
+                AgentEntry(agent_id=agent_id, name=name, md_path=f"agents/{name.lower()}.md", profile_id=profile.id)
+            )
+            self.profiles[agent_id] = profile
+        by_name = {entry.name: entry.agent_id for entry in entries}
+        self._manifest = AgentManifest(agents=tuple(entries), orchestrator=by_name.get(orchestrator or ""))
+        self.lives: dict[str, LiveAgent] = {}
+        self.launches: list[tuple[str, str | None, bool, str]] = []
+        self.stops: list[str] = []
+        self.personas: dict[str, str] = {}
+        self.tokens: dict[str, str] = {}
+        self.empty_cells: list[str] = []
+        self.launch_hold: asyncio.Event | None = None  # set by a test to make launches wait
+        self.fail_launch: AppError | None = None
+        self.report_exit_on_stop = True
+        self.initial_screen = ""  # what a newly started terminal shows
+        self._listeners: list[Callable[[str, int | None], None]] = []
+        self._sessions = itertools.count(1)
+
+    def id_of(self, name: str) -> str:
+        agent = self._manifest.by_name(name)
+        assert agent is not None, name
+        return agent.agent_id
+
+    def manifest(self) -> AgentManifest:
+        return self._manifest
+
+    def profile_of(self, agent_id: str) -> Profile:
+        return self.profiles[agent_id]
+
+    def live(self, agent_id: str) -> LiveAgent | None:
+        return self.lives.get(agent_id)
+
+    def terminal(self, name: str) -> FakeTerminal:
+        live = self.lives[self.id_of(name)]
+        assert isinstance(live.terminal, FakeTerminal)
+        return live.terminal
+
+    def start(self, name: str, node_id: str | None = "cell-1") -> LiveAgent:
+        """An agent already running (warm), as the person launched it."""
+        return self._go_live(self.id_of(name), node_id)
+
+    async def launch(self, agent_id: str, *, node_id: str | None, visible: bool, reason: str) -> LiveAgent:
+        self.launches.append((agent_id, node_id, visible, reason))
+        if self.launch_hold is not None:
+            await self.launch_hold.wait()
+        if self.fail_launch is not None:
+            raise self.fail_launch
+        if agent_id in self.lives:
+            return self.lives[agent_id]
+        if node_id is None and visible and self.empty_cells:
+            node_id = self.empty_cells.pop(0)
+        return self._go_live(agent_id, node_id if visible else None)
+
+    async def stop(self, agent_id: str) -> None:
+        self.stops.append(agent_id)
+        live = self.lives.get(agent_id)
+        if live is None:
+            return
+        if self.report_exit_on_stop:
+            assert isinstance(live.terminal, FakeTerminal)
+            live.terminal.exit(-15)
         else:
-            call.held.set_result(result)
+            self.lives.pop(agent_id, None)
 
-    # Observation.
+    def on_exit(self, listener: Callable[[str, int | None], None]) -> Unsubscribe:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
 
-    def calls_of(self, command_type: type) -> list[Dispatched]:
-        return [call for call in self.dispatched if isinstance(call.command, command_type)]
+    def verify_token(self, agent_id: str, token: str) -> bool:
+        return self.tokens.get(agent_id) == token
 
-    def waiting(self, command_type: type) -> list[Dispatched]:
-        return [
-            call
-            for call in self.calls_of(command_type)
-            if call.held is not None and not call.held.done() and not call.cancelled
-        ]
+    async def update_persona(self, agent_id: str, content: str) -> None:
+        self.personas[agent_id] = content
 
-    async def until(self, predicate: Callable[[], bool], timeout: float = 5.0, *, what: str = "") -> None:
-        """Wait until `predicate` holds, re-checking it at every change the doors report."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while not predicate():
-            remaining = deadline - loop.time()
-            if remaining <= 0:
-                raise AssertionError(f"timed out after {timeout:g} s waiting for {what or predicate}")
-            change: asyncio.Future[None] = loop.create_future()
-            self._waiters.append(change)
-            try:
-                await asyncio.wait_for(change, remaining)
-            except TimeoutError:
-                pass
+    def _go_live(self, agent_id: str, node_id: str | None) -> LiveAgent:
+        session_id = f"session-{next(self._sessions)}"
+        terminal = FakeTerminal(session_id, "project")
+        terminal._pid = 5000 + len(self.lives)
+        terminal.screen = self.initial_screen
+        live = LiveAgent(agent_id, session_id, node_id, terminal, self.profiles[agent_id])
+        self.lives[agent_id] = live
 
-    def _changed(self) -> None:
-        waiters, self._waiters = self._waiters, []
-        for waiter in waiters:
-            if not waiter.done():
-                waiter.set_result(None)
+        def exited(code: int | None) -> None:
+            if self.lives.get(agent_id) is live:
+                del self.lives[agent_id]
+            for listener in list(self._listeners):
+                listener(agent_id, code)
 
-    # OrchestrationGateway.
+        terminal.on_exit(exited)
+        return live
 
-    @property
-    def project_id(self) -> ProjectId:
-        return self.project
 
-    def authenticate(self, agent_id: AgentId, token: str) -> bool:
-        self.presented_tokens.append((agent_id, token))
-        expected = self.tokens.get(agent_id)
-        return expected is not None and hmac.compare_digest(expected, token)
+# --- portals, probes, stores ------------------------------------------------------------------------
 
-    async def dispatch(self, requester: Requester, command: Command, source: Source) -> Outcome:
-        call = Dispatched(requester, command, source)
-        self.dispatched.append(call)
-        self._changed()
-        try:
-            if type(command) in self._held_types:
-                call.held = asyncio.get_running_loop().create_future()
-                self._changed()
-                return await call.held
-            return self._result(requester, command)
-        except asyncio.CancelledError:
-            call.cancelled = True
-            raise
-        finally:
-            call.finished = True
-            self._changed()
 
-    def _result(self, requester: Requester, command: Command) -> Outcome:
-        scripted = self._results.get(type(command))
-        if isinstance(scripted, BaseException):
-            raise scripted
-        if isinstance(scripted, Outcome):
-            return scripted
-        if scripted is not None:
-            return scripted(command)
-        if isinstance(command, ListAgents):
-            return self._listing(requester)
-        return Outcome(detail=f"{type(command).__name__} done")
+class FakePortal:
+    """A terminal a person can type in; records suspend/release with their virtual times."""
 
-    def _listing(self, requester: Requester) -> Outcome:
-        you = self.names.get(requester.agent_id, "?") if isinstance(requester, AgentCaller) else "you"
-        agents = [{"name": name, "agentId": agent_id} for agent_id, name in self.names.items()]
-        listing = {"you": you, "agents": agents}
-        return Outcome(detail=json.dumps(listing), data=listing)
+    def __init__(self, time: VirtualTime) -> None:
+        self._time = time
+        self.pending = 0
+        self.last_key_ms: int | None = None
+        self.suspended = False
+        self.log: list[tuple[str, int]] = []
 
-    def bridge_connected(self, agent_id: AgentId) -> None:
-        self.connected.append(agent_id)
-        self._changed()
+    def type(self, chars: int) -> None:
+        self.pending += chars
+        self.last_key_ms = self._time.monotonic_ms()
 
-    def bridge_initialized(self, agent_id: AgentId) -> None:
-        self.initialized.append(agent_id)
-        self._changed()
+    def press_enter(self) -> None:
+        self.pending = 0
+        self.last_key_ms = self._time.monotonic_ms()
 
-    def bridge_disconnected(self, agent_id: AgentId) -> None:
-        self.disconnected.append(agent_id)
-        self._changed()
+    def pending_human_chars(self) -> int:
+        return self.pending
 
-    def hook_event(self, agent_id: AgentId, source: str, event: str, payload: dict[str, Any]) -> None:
-        self.hook_events.append(HookEvent(agent_id, source, event, payload))
-        self._changed()
+    def ms_since_last_keystroke(self) -> int | None:
+        return None if self.last_key_ms is None else self._time.monotonic_ms() - self.last_key_ms
+
+    async def suspend(self, banner: str) -> None:
+        self.suspended = True
+        self.log.append(("suspend", self._time.monotonic_ms()))
+
+    async def release(self) -> None:
+        self.suspended = False
+        self.log.append(("release", self._time.monotonic_ms()))
+
+
+class FakePortals:
+    def __init__(self) -> None:
+        self.by_session: dict[str, FakePortal] = {}
+
+    def portal_for(self, session_id: str) -> FakePortal | None:
+        return self.by_session.get(session_id)
+
+
+class FakeActivity:
+    """Transcript bytes set by tests plus the hook events the service reports."""
+
+    def __init__(self) -> None:
+        self.transcript: dict[str, int] = {}
+        self.hooks: dict[str, int] = {}
+        self.transcript_paths: dict[str, str] = {}
+
+    def grow(self, agent_id: str, size: int = 100) -> None:
+        self.transcript[agent_id] = self.transcript.get(agent_id, 0) + size
+
+    def token(self, agent_id: str) -> int | None:
+        if agent_id not in self.transcript and agent_id not in self.hooks:
+            return None
+        return self.transcript.get(agent_id, 0) + self.hooks.get(agent_id, 0)
+
+    def note_hook_event(self, agent_id: str, transcript_path: str | None) -> None:
+        self.hooks[agent_id] = self.hooks.get(agent_id, 0) + 1
+        if transcript_path:
+            self.transcript_paths[agent_id] = transcript_path
+
+
+class FakeCpu:
+    def __init__(self) -> None:
+        self.seconds: float | None = 0.0
+
+    def descendant_cpu_seconds(self, pid: int) -> float | None:
+        return self.seconds
+
+
+class MemoryLiveStateStore:
+    def __init__(self, state: LiveState | None = None) -> None:
+        self.state = state or LiveState()
+        self.saves = 0
+        self.corrupt = False
+
+    def load(self) -> LiveState:
+        if self.corrupt:
+            raise CorruptFileError("/p/.ideai/live-state.json", "invalid JSON", "/p/.ideai/live-state.json.corrupt-1")
+        return self.state
+
+    def save(self, state: LiveState) -> None:
+        self.state = state
+        self.saves += 1
+
+
+class MemoryConversationLog:
+    def __init__(self) -> None:
+        self.turns: list[ConversationTurn] = []
+        self.fail = False
+
+    async def append(self, turn: ConversationTurn) -> None:
+        if self.fail:
+            raise AppError(ErrorCode.STORE, "disk full")
+        self.turns.append(turn)
+
+
+# --- the per-project adapters ---------------------------------------------------------------------------
+
+
+class QuietDoors:
+    def __init__(self) -> None:
+        self.open = False
+
+    async def start(self) -> None:
+        self.open = True
+
+    async def close(self) -> None:
+        self.open = False
+
+
+class MemoryOrchestrationAdapters:
+    """One live-state file, conversation log and activity probe per project root, and inert doors."""
+
+    def __init__(self) -> None:
+        self.live_states: dict[str, MemoryLiveStateStore] = {}
+        self.logs: dict[str, MemoryConversationLog] = {}
+        self.probes: dict[str, FakeActivity] = {}
+        self.opened_doors: list[QuietDoors] = []
+
+    def live_state(self, root: str) -> MemoryLiveStateStore:
+        return self.live_states.setdefault(root, MemoryLiveStateStore())
+
+    def conversations(self, root: str) -> MemoryConversationLog:
+        return self.logs.setdefault(root, MemoryConversationLog())
+
+    def activity(self, root: str, kind_of) -> FakeActivity:  # noqa: ANN001
+        return self.probes.setdefault(root, FakeActivity())
+
+    def doors(self, project_id: str, root: str, gateway) -> QuietDoors:  # noqa: ANN001
+        doors = QuietDoors()
+        self.opened_doors.append(doors)
+        return doors

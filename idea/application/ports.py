@@ -126,6 +126,10 @@ class Host(Protocol):
         shim would run (npm's: node and the package's script; any other: cmd.exe /d /s /c)."""
         ...
 
+    def is_dir(self, path: str) -> bool:
+        """Whether `path` is an existing folder (an agent's worktree, before it is started there)."""
+        ...
+
 
 class ProjectFolder(Protocol):
     """The project's own files that IdeA maintains."""

@@ -3,17 +3,28 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from idea.application.agents.catalogue import AgentCatalogue
+from idea.application.agents.human_requests import HumanRequests
+from idea.application.agents.lifecycle import TeamLifecycle
+from idea.application.agents.placement import AgentPlacement
+from idea.application.agents.placement_rules import InCell
 from idea.application.agents.ports import ManifestStore, PersonaStore
+from idea.application.agents.retarget import retarget_run_dirs
 from idea.application.agents.runner import AgentLaunchDeps, AgentRunner
 from idea.application.agents.templates import TemplateCatalogue
+from idea.application.git.agent_worktrees import AgentWorktrees
+from idea.application.git.projects import GitProjects
+from idea.application.named_layouts import NamedLayouts
 from idea.application.orchestrator.ports import OrchestrationAdapters, PortalProvider, ProcessCpuProbe, Timer
 from idea.application.orchestrator.service import OrchestratorService
+from idea.application.engine_sessions import EngineSessionRecorder
+from idea.application.limits.requests import LimitRequests
 from idea.application.orchestrator.timing import OrchestratorTimings
+from idea.application.orchestrator.watch_ports import AgentWatchAdapters
 from idea.application.ports import (
     Clock,
     Diagnostics,
@@ -28,8 +39,9 @@ from idea.application.ports import (
 from idea.application.sessions import LaunchRequest, SessionRegistry
 from idea.domain import layout as lay
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode, not_found
+from idea.domain.agent_state_events import AgentRateLimited, AgentResumed
 from idea.domain.events import LayoutChanged, OrchestrationNews, ProjectClosed, ProjectOpened, ProjectProblem
-from idea.domain.ids import LayoutId, NodeId, ProjectId, SessionId
+from idea.domain.ids import AgentId, NodeId, ProjectId, SessionId
 from idea.domain.project import ProjectRecord, ProjectRegistry
 from idea.domain.session import SessionInfo, SessionKind
 from idea.domain.workspace import NewCellContent, Settings
@@ -53,6 +65,7 @@ class ProjectDeps:
     templates: TemplateCatalogue
     launching: AgentLaunchDeps
     orchestration: OrchestrationDeps
+    git: GitProjects | None = None  # None: projects without git (tests of other features)
 
 
 @dataclass(frozen=True)
@@ -62,6 +75,7 @@ class OrchestrationDeps:
     timer: Timer
     timings: OrchestratorTimings
     cpu: ProcessCpuProbe | None = None
+    watching: AgentWatchAdapters | None = None  # terminal watches and resume timers (spec 05)
 
 
 class ProjectRuntime:
@@ -89,12 +103,15 @@ class ProjectRuntime:
             diagnostics=deps.diagnostics,
             is_live=lambda agent_id: self.sessions.live_agent_session(agent_id) is not None,
         )
-        self.runner = AgentRunner(self, self.agents, deps.launching)
+        self.git = deps.git.workspace(record.id, record.root) if deps.git is not None else None
+        self.runner = AgentRunner(self, self.agents, deps.launching, shared_git_dir=self._git_dir)
+        self.placement = AgentPlacement(self, self.agents, self.runner)
+        self.worktrees = AgentWorktrees(self, self.agents, self.git.worktrees if self.git is not None else None)
         orchestration = deps.orchestration
         self.orchestrator = OrchestratorService(
             project_id=record.id,
             project_root=record.root,
-            lifecycle=self.runner,
+            lifecycle=TeamLifecycle(self.runner, self.placement),
             portals=orchestration.portals,
             activity=orchestration.adapters.activity(record.root, self._cli_family),
             live_state=orchestration.adapters.live_state(record.root),
@@ -102,11 +119,23 @@ class ProjectRuntime:
             clock=deps.clock,
             timer=orchestration.timer,
             ids=deps.ids,
-            events=_ProjectNews(record.id, deps.events),
+            events=_ProjectNews(record.id, deps.events, lambda event: _note_limits(self.runner, event)),
             diagnostics=deps.diagnostics,
             timings=orchestration.timings,
             cpu=orchestration.cpu,
+            watching=orchestration.watching,
+            engine_sessions=EngineSessionRecorder(
+                root=record.root,
+                providers=deps.launching.providers,
+                clock=deps.clock,
+                diagnostics=deps.diagnostics,
+                conversation_of=self.runner.conversation_of,
+                provider_of=lambda agent_id: _provider_key(self.runner, agent_id),
+            ),
         )
+        self.requests = HumanRequests(self.orchestrator)
+        self.limit_requests = LimitRequests(lambda: self.orchestrator.states.limits)
+        self.layouts = NamedLayouts(self)
         self.doors = orchestration.adapters.doors(record.id, record.root, self.orchestrator)
         self._tasks: set[asyncio.Task[Any]] = set()
 
@@ -121,6 +150,10 @@ class ProjectRuntime:
     @property
     def name(self) -> str:
         return self.record.name
+
+    def _git_dir(self) -> str | None:
+        repository = self.git.access.repository if self.git is not None else None
+        return repository.git_dir if repository is not None else None
 
     def _cli_family(self, agent_id: str) -> str | None:
         try:
@@ -146,6 +179,9 @@ class ProjectRuntime:
     @property
     def diagnostics(self) -> Diagnostics:
         return self._deps.diagnostics
+
+    def report_problem(self, message: str) -> None:
+        self._deps.events.publish(ProjectProblem(self.id, message))
 
     def schedule(self, work: Coroutine[Any, Any, Any]) -> None:
         """Run follow-up work from a callback on the core loop, keeping a reference until it ends."""
@@ -180,36 +216,35 @@ class ProjectRuntime:
     def active(self) -> lay.Layout:
         return self.document.active
 
-    # -- cells --
+    # -- cells (each gesture is one saved change of layouts.json) --
 
     async def mutate(self, op: lay.LayoutOp) -> lay.Applied:
         """Apply one operation to the active layout and persist it. Sessions of displaced cells keep
         running in the background."""
-        applied = lay.apply(self.active, op, self._deps.ids.new_id)
-        self._store(lay.replace_layout(self.document, applied.layout))
+        [applied] = await self.change_layout((op,))
+        return applied
+
+    async def change_layout(self, ops: Sequence[lay.LayoutOp]) -> list[lay.Applied]:
+        """Apply operations to the active layout in order, as one change: saved once, one LayoutChanged.
+        A refused operation raises AppError and nothing changes."""
+        layout, applied = self.active, []
+        for op in ops:
+            applied.append(lay.apply(layout, op, self._deps.ids.new_id))
+            layout = applied[-1].layout
+        if applied:
+            self.store_document(lay.replace_layout(self.document, layout))
         return applied
 
     async def split(self, target: NodeId, direction: lay.Direction, position: str = "after") -> NodeId:
         new_leaf = self._deps.ids.new_id()
-        await self.mutate(lay.SplitCell(target, direction, position, new_leaf))
-        await self.fill_new_cell(new_leaf)
+        split = lay.SplitCell(target, direction, position, new_leaf)
+        lay.apply(self.active, split, self._deps.ids.new_id)  # refused before a shell starts for it
+        shells = await self.start_shells(1)
+        await self.change_layout([split, *(lay.SetSession(new_leaf, info.id) for info in shells)])
         return new_leaf
 
-    async def fill_new_cell(self, leaf_id: NodeId) -> None:
-        """What a new cell runs: the user's shell, unless the user prefers empty cells."""
-        if self._deps.settings().new_cell_content is NewCellContent.SHELL:
-            await self.start_shell(leaf_id)
-
     async def start_shell(self, leaf_id: NodeId) -> SessionInfo:
-        shell = self._deps.host.login_shell()
-        request = LaunchRequest(
-            argv=(shell,),
-            cwd=self.root,
-            kind=SessionKind.SHELL,
-            label=shell.rsplit("/", 1)[-1],
-            env={},
-        )
-        info = await self.sessions.start(request)
+        info = await self.sessions.start(self._shell_request())
         await self.mutate(lay.SetSession(leaf_id, info.id))
         return info
 
@@ -217,11 +252,7 @@ class ProjectRuntime:
         """Run the cell's program again: the agent it pins, or the same command."""
         leaf = lay.find_leaf(self.active.root, leaf_id)
         if leaf.agent is not None:
-            if leaf.session is not None and self.sessions.knows(leaf.session):
-                old = leaf.session
-                await self.mutate(lay.SetSession(leaf_id, None))
-                self.release_unshown(old)
-            live = await self.runner.launch(leaf.agent, node_id=leaf_id, reason="restart")
+            live = await self.placement.restart(leaf_id)
             return self.sessions.info(live.session_id)
         if leaf.session is None or not self.sessions.knows(leaf.session):
             return await self.start_shell(leaf_id)
@@ -231,8 +262,12 @@ class ProjectRuntime:
         return info
 
     async def attach(self, leaf_id: NodeId, session_id: SessionId) -> None:
-        """Show a background session in a cell (no spawn; same process, same screen)."""
-        self.sessions.info(session_id)
+        """Show a background session in a cell (no spawn; same process, same screen); an agent's session
+        is shown as the agent itself (its cell pins it)."""
+        info = self.sessions.info(session_id)
+        if info.kind is SessionKind.AGENT and info.agent_id is not None:
+            await self.placement.attach(info.agent_id, InCell(leaf_id))
+            return
         await self.mutate(lay.SetSession(leaf_id, session_id))
 
     async def close_cell(self, leaf_id: NodeId, *, stop_session: bool) -> None:
@@ -254,37 +289,6 @@ class ProjectRuntime:
 
     # -- named layouts --
 
-    async def create_layout(self, name: str) -> LayoutId:
-        layout_id, leaf_id = self._deps.ids.new_id(), self._deps.ids.new_id()
-        document = lay.create_layout(self.document, layout_id, name, leaf_id)
-        self._store(lay.set_active(document, layout_id))
-        await self.fill_new_cell(leaf_id)
-        return layout_id
-
-    async def rename_layout(self, layout_id: LayoutId, name: str) -> None:
-        self._store(lay.rename_layout(self.document, layout_id, name))
-
-    async def duplicate_layout(self, layout_id: LayoutId, name: str) -> LayoutId:
-        new_layout = self._deps.ids.new_id()
-        document = lay.duplicate_layout(self.document, layout_id, new_layout, name, self._deps.ids.new_id)
-        self._store(lay.set_active(document, new_layout))
-        await self._reconcile_active()
-        return new_layout
-
-    async def delete_layout(self, layout_id: LayoutId) -> None:
-        shown = {leaf.session for leaf in lay.leaves(self.document.layout(layout_id).root) if leaf.session}
-        self._store(lay.delete_layout(self.document, layout_id))
-        await self._reconcile_active()
-        for session_id in shown:
-            self.release_unshown(session_id)
-
-    async def activate_layout(self, layout_id: LayoutId) -> None:
-        """Switch layouts. Sessions of the old layout keep running in the background."""
-        if layout_id == self.document.active_id:
-            return
-        self._store(lay.set_active(self.document, layout_id))
-        await self._reconcile_active()
-
     # -- lifecycle --
 
     async def open(self, new_cells: list[NodeId]) -> None:
@@ -292,27 +296,29 @@ class ProjectRuntime:
         self.agents.load()
         self.problems.extend(self.agents.problems)
         await self.agents.sync_templates()
-        await self._reconcile_active()
+        await self.layouts.show(lambda document: document, new_cells=new_cells)
         self.orchestrator.reconcile_at_open()  # before any launch: a crash never ran close
-        self.runner.retarget_run_dirs()
-        for leaf_id in new_cells:
-            await self.fill_new_cell(leaf_id)
+        if self.git is not None:
+            self.schedule(self.git.open())  # best effort, on the worker pool: the project does not wait
 
     async def close(self) -> None:
+        if self.git is not None:
+            self.git.close()
         await self.orchestrator.close()
         await self.doors.close()
         await self.runner.stop_all_for_close()
         await self.sessions.stop_all()
 
-    async def _reconcile_active(self) -> None:
-        """Leaves that name a session of a previous run get a fresh shell (a shell is never resumed:
-        the cell just keeps being a shell cell); agent cells forget the dead session."""
-        for leaf in lay.leaves(self.active.root):
-            if leaf.session is None or self.sessions.knows(leaf.session):
-                continue
-            await self.mutate(lay.SetSession(leaf.id, None))
-            if leaf.agent is None:
-                await self.fill_new_cell(leaf.id)
+    async def start_shells(self, count: int) -> list[SessionInfo]:
+        """What new cells run: the user's shell, unless the user prefers empty cells."""
+        if self._deps.settings().new_cell_content is not NewCellContent.SHELL:
+            return []
+        return [await self.sessions.start(self._shell_request()) for _ in range(count)]
+
+    def _shell_request(self) -> LaunchRequest:
+        shell = self._deps.host.login_shell()
+        label = shell.rsplit("/", 1)[-1]
+        return LaunchRequest(argv=(shell,), cwd=self.root, kind=SessionKind.SHELL, label=label, env={})
 
     def release_unshown(self, session_id: SessionId) -> None:
         """Forget an ended session once no layout shows it any more."""
@@ -321,7 +327,7 @@ class ProjectRuntime:
                 return
         self.sessions.release(session_id)
 
-    def _store(self, document: lay.LayoutDocument) -> None:
+    def store_document(self, document: lay.LayoutDocument) -> None:
         self._document = document
         try:
             self._deps.layouts.save(self.root, document)
@@ -332,14 +338,36 @@ class ProjectRuntime:
         self._deps.events.publish(LayoutChanged(self.id, document))
 
 
-class _ProjectNews:
-    """Tags the orchestration core's events with their project, for subscribers of many projects."""
+def _note_limits(runner: AgentRunner, event: object) -> None:
+    """running.json says when an agent was at its usage limit, for the resume offer (spec 05 §9)."""
+    match event:
+        case AgentRateLimited(agent_id=agent_id, resets_at_ms=resets_at_ms):
+            runner.note_limit(agent_id, resets_at_ms)
+        case AgentResumed(agent_id=agent_id):
+            runner.note_limit(agent_id, None)
 
-    def __init__(self, project_id: ProjectId, events: EventPublisher) -> None:
+
+def _provider_key(runner: AgentRunner, agent_id: AgentId) -> str | None:
+    try:
+        return runner.profile_of(agent_id).provider_key
+    except AppError:
+        return None
+
+
+class _ProjectNews:
+    """Tags the orchestration core's events with their project, for subscribers of many projects; `observe`
+    sees each one first (the project's own bookkeeping)."""
+
+    def __init__(
+        self, project_id: ProjectId, events: EventPublisher, observe: Callable[[object], None] | None = None
+    ) -> None:
         self._project_id = project_id
         self._events = events
+        self._observe = observe
 
     def publish(self, event: object) -> None:
+        if self._observe is not None:
+            self._observe(event)
         self._events.publish(OrchestrationNews(self._project_id, event))
 
 
@@ -399,6 +427,7 @@ class ProjectService:
         self._save_registry(registry.touched(record, self._deps.clock.now_ms()))
         self._deps.diagnostics.beacon(f"[project] opened id={record.id} root={root}")
         self._deps.events.publish(ProjectOpened(record.id, root, record.name))
+        retarget_run_dirs(self._deps.launching, root, record.id, self._deps.diagnostics)
         await runtime.open(new_cells=[leaf.id for leaf in lay.leaves(runtime.active.root)] if created else [])
         for problem in runtime.problems:
             self._deps.events.publish(ProjectProblem(record.id, problem))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Final
 
 from idea.domain.errors import invalid
 from idea.domain.ids import AgentId, TicketId
@@ -92,6 +92,17 @@ class LiveEntry:
         )
 
 
+@dataclass(frozen=True)
+class LiveStateRow:
+    """Another agent's row as an agent's convention file lists it (spec 02 §8)."""
+
+    agent_id: str
+    agent_name: str
+    status: str
+    intent: str = ""
+    ticket_id: str | None = None
+
+
 def _optional_text(value: Any) -> str | None:
     if value is None or value == "":
         return None
@@ -104,7 +115,19 @@ class _Keep:
     """Marks a field a change leaves as it is."""
 
 
-KEEP: Any = _Keep()
+KEEP: Final = _Keep()
+
+
+@dataclass(frozen=True)
+class RowChange:
+    """The fields one write of an agent's row sets; a field left KEEP keeps its value (its default for a new
+    row). The one typed shape of every live-state write, from the tools and from the core's own updates."""
+
+    status: WorkStatus | _Keep = KEEP
+    intent: str | None | _Keep = KEEP
+    ticket: TicketId | None | _Keep = KEEP
+    progress: str | None | _Keep = KEEP
+    last_delegation: TicketId | None | _Keep = KEEP
 
 
 @dataclass(frozen=True)
@@ -125,23 +148,30 @@ class LiveState:
         progress: str | None | _Keep = KEEP,
         last_delegation: TicketId | None | _Keep = KEEP,
     ) -> LiveState:
+        """`with_change` with the change's fields as keywords."""
+        return self.with_change(agent_id, now_ms, RowChange(status, intent, ticket, progress, last_delegation))
+
+    def with_change(self, agent_id: AgentId, now_ms: int, change: RowChange) -> LiveState:
         """Upsert the agent's row; fields left as KEEP keep their value (defaults for a new row).
 
         Text fields are bounded (`bounded_field`); `updatedAtMs` is stamped with `max(now_ms, 0)`.
         """
         current = self.row(agent_id) or LiveEntry(agent_id=agent_id, status=WorkStatus.IDLE)
-        changes: dict[str, Any] = {"updated_at_ms": max(now_ms, 0)}
-        if not isinstance(status, _Keep):
-            changes["status"] = status
-        if not isinstance(intent, _Keep):
-            changes["intent"] = bounded_field(intent, "intent")
-        if not isinstance(ticket, _Keep):
-            changes["ticket"] = ticket
-        if not isinstance(progress, _Keep):
-            changes["progress"] = bounded_field(progress, "progress")
-        if not isinstance(last_delegation, _Keep):
-            changes["last_delegation"] = last_delegation
-        updated = replace(current, **changes)
+        intent = current.intent if isinstance(change.intent, _Keep) else bounded_field(change.intent, "intent")
+        progress = (
+            current.progress if isinstance(change.progress, _Keep) else bounded_field(change.progress, "progress")
+        )
+        updated = LiveEntry(
+            agent_id=agent_id,
+            status=current.status if isinstance(change.status, _Keep) else change.status,
+            intent=intent,
+            ticket=current.ticket if isinstance(change.ticket, _Keep) else change.ticket,
+            progress=progress,
+            last_delegation=(
+                current.last_delegation if isinstance(change.last_delegation, _Keep) else change.last_delegation
+            ),
+            updated_at_ms=max(now_ms, 0),
+        )
         if self.row(agent_id) is None:
             return LiveState((*self.entries, updated))
         return LiveState(tuple(updated if entry.agent_id == agent_id else entry for entry in self.entries))

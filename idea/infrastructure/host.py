@@ -34,5 +34,8 @@ class LocalHost:
     def launch_argv(self, program: str, args: Sequence[str]) -> list[str]:
         return [program, *args]
 
+    def is_dir(self, path: str) -> bool:
+        return os.path.isdir(path)
+
     def is_frozen(self) -> bool:
         return is_frozen()

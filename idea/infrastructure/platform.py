@@ -54,6 +54,7 @@ def _posix_host() -> Host:
 
 
 def _windows_host() -> Host:
+    from idea.infrastructure.installation import is_frozen
     from idea.infrastructure.windows.host import WindowsHost
 
-    return WindowsHost()
+    return WindowsHost(is_frozen)

@@ -8,9 +8,10 @@ installed in a venv, or the PyInstaller bundle (which collects them beside the f
 from __future__ import annotations
 
 import importlib.resources
+import json
 from pathlib import Path
 
-from idea.application.agents.compose import OrchestrationTexts
+from idea.application.agents.convention_file import OrchestrationTexts
 
 DESKTOP_ID = "io.github.idea"  # desktop file id, AppStream component id and icon name (the user-data id is paths.APP_ID)
 DESKTOP_FILE = f"desktop/{DESKTOP_ID}.desktop"
@@ -55,8 +56,6 @@ def missing_resources(directory: Path | None = None) -> list[str]:
     missing = [name for name in REQUIRED_RESOURCES if not (root / name).is_file()]
     index = root / "templates" / "index.json"
     if index.is_file():
-        import json
-
         try:
             entries = json.loads(index.read_text(encoding="utf-8")).get("templates", [])
         except (OSError, ValueError, AttributeError):

@@ -6,9 +6,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import concurrent.futures
+import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QEvent, QEventLoop, QObject
 from PySide6.QtGui import QIcon
@@ -19,10 +21,12 @@ from idea.bootstrap import SHUTDOWN_TIMEOUT_S, App, bootstrap
 from idea.infrastructure.resources import DESKTOP_ID, SCALABLE_ICON, resources_dir
 from idea.ui import automation
 from idea.ui.core_client import CoreClient
+from idea.ui.desktop_alerts import GuiDesktopAlerts
 from idea.ui.event_relay import EventRelay
 from idea.ui.gui_thread import GuiThread
 from idea.ui.terminal.appearance import TerminalAppearance
-from idea.ui.terminal.qtermwidget_terminal import QtTerminalFactory
+from idea.ui.terminal.backend import backend_or_default, make_terminal_factory
+from idea.ui.terminal.factory import TerminalViewFactory
 from idea.ui.theme import apply_theme
 from idea.ui.windows.desktop_menu import refresh_at_start
 from idea.ui.windows.window_manager import WindowManager
@@ -42,10 +46,11 @@ class GuiSession:
     def __init__(self, qt_app: QApplication, data_dir: Path | None = None) -> None:
         self.qt_app = qt_app
         self.gui = GuiThread()
-        built: list[QtTerminalFactory] = []
+        built: list[TerminalViewFactory[Any]] = []
+        backend = backend_or_default(os.environ)
 
-        def qt_terminals(loop: asyncio.AbstractEventLoop) -> QtTerminalFactory:
-            built.append(QtTerminalFactory(self.gui, loop, TerminalAppearance()))
+        def qt_terminals(loop: asyncio.AbstractEventLoop) -> TerminalViewFactory[Any]:
+            built.append(make_terminal_factory(backend, self.gui, loop, TerminalAppearance()))
             return built[0]
 
         self.app: App = bootstrap(terminals=qt_terminals, data_dir=data_dir)
@@ -53,8 +58,22 @@ class GuiSession:
         self.relay = EventRelay(self.app.events)
         self.client = CoreClient(self.app.core, self.gui, self._report_error)
         self.windows = WindowManager(self.app, self.client, self.terminals, self.relay, self.apply_theme)
+        self.alerts = GuiDesktopAlerts(self.app, self.relay, self.gui, self.show_agent)
+        self.windows.settings_changed = self.alerts.settings_changed
         self.first_paint_filter: QObject | None = None  # --quit-at-first-paint
         self.apply_theme()
+
+    def show_agent(self, project_id: str, agent_id: str) -> None:
+        """What a click on a notification does: the project's window comes to the front on its tab, and the
+        agent is shown — its cell focused, or, running in the background, shown in a cell."""
+        window = self.windows.window_of(project_id)
+        if window is None:
+            return
+        window.focus_tab(project_id)
+        window.showNormal() if window.isMinimized() else window.show()
+        window.raise_()
+        window.activateWindow()
+        window.agents_panel.run_gestures.activate(agent_id)
 
     def apply_theme(self) -> None:
         settings = self.app.preferences.settings
@@ -80,6 +99,7 @@ class GuiSession:
         return saved
 
     def shutdown(self) -> None:
+        self.alerts.close()
         self.relay.close()
 
         def keep_gui_alive(closing: concurrent.futures.Future[None]) -> None:

@@ -6,14 +6,24 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from PySide6.QtCore import QEvent, QObject, QTimer
 
-if TYPE_CHECKING:
-    from idea.ui.app import GuiSession
+from idea.ui.terminal.factory import TerminalViewFactory
+from idea.ui.windows.window_manager import WindowManager
 
 DEFAULT_QUIT_AFTER_MS = 3000
+
+
+class GuiSession(Protocol):
+    """What the options need of the running GUI (`idea.ui.app.GuiSession`)."""
+
+    windows: WindowManager
+    terminals: TerminalViewFactory[Any]
+    first_paint_filter: QObject | None
+
+    def screenshot(self, target: str) -> list[str]: ...
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from idea import DISTRIBUTION, __version__
+from idea.domain.errors import AppError
 from idea.infrastructure.cli_probe import probe
 from idea.infrastructure.installation import Installation, Kind, detect
 from idea.infrastructure.paths import logs_dir, user_data_dir
@@ -95,6 +96,14 @@ def _qt_platform() -> Row:
 
 
 def _terminal_backend(installation: Installation) -> Row:
+    from idea.ui.terminal.backend import NATIVE, chosen_backend
+
+    try:
+        backend = chosen_backend(os.environ)
+    except AppError as exc:
+        return Row("Terminal backend", exc.message)
+    if backend == NATIVE:
+        return _native_backend()
     try:
         import pyside6_qtermwidget  # noqa: F401
     except ImportError as exc:
@@ -122,6 +131,17 @@ def _resources(installation: Installation) -> Row:
                fix=f"IdeA's shipped files are incomplete: {_reinstall_hint(installation)}")
 
 
+def _native_backend() -> Row:
+    try:
+        import evp  # noqa: F401
+    except ImportError as exc:
+        return Row("Terminal backend", f"native view unavailable ({exc})",
+                   fix="IdeA's own terminal view needs Python 3.13 or newer with the evp package; unset "
+                   "IDEA_TERMINAL to use QTermWidget")
+    pty = "ConPTY (pywinpty " + _package_version("pywinpty") + ")" if sys.platform == "win32" else "POSIX PTY"
+    return Row("Terminal backend", f"native view (libghostty-vt through evp {_package_version('evp')}) over {pty}")
+
+
 def report() -> list[Row]:
     host = local_host()
     installation = detect()
@@ -138,6 +158,7 @@ def report() -> list[Row]:
             _terminal_backend(installation),
             _resources(installation),
             Row("Headless terminals", f"ptyprocess {_package_version('ptyprocess')}"),
+            Row("Git", f"pygit2 {_package_version('pygit2')} (libgit2 bundled)"),
             Row("User data", f"{user_data_dir()}{'  (IDEA_DATA_DIR)' if os.environ.get('IDEA_DATA_DIR') else ''}"),
             Row("Diagnostics log", str(logs_dir() / "idea.log")),
             Row("Login shell", host.login_shell()),

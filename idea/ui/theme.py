@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QPalette
+from PySide6.QtWidgets import QApplication, QWidget
 
 from idea.domain.workspace import ColorScheme
 
@@ -100,3 +100,13 @@ def _stylesheet(c: Colors) -> str:
     #DropOverlay {{ background: transparent; }}
     #DropOverlay[target="true"] {{ background: rgba(90, 162, 240, 60); border: 2px solid {c.accent}; }}
     """
+
+
+def palette_colors(widget: QWidget) -> Colors:
+    """The theme colours matching the widget's palette (dark or light)."""
+    dark = widget.palette().color(QPalette.ColorRole.Window).lightness() < 128
+    return colors(ColorScheme.DARK if dark else ColorScheme.LIGHT)
+
+
+def monospace_font() -> QFont:
+    return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)

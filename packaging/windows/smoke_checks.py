@@ -274,7 +274,7 @@ def replace_retry() -> None:
 
 @check("an npm .cmd shim is found with PATHEXT and started through node")
 def npm_shim() -> None:
-    from idea.infrastructure.windows.host import WindowsHost
+    from idea.infrastructure.platform import local_host
     from idea.infrastructure.windows.program_lookup import launch_command_line
 
     npm = WORK / "npm bin ü"
@@ -295,7 +295,7 @@ def npm_shim() -> None:
         '"%dp0%\\node_modules\\@anthropic-ai\\claude-code\\cli.js" %*\r\n',
         encoding="utf-8",
     )
-    host = WindowsHost()
+    host = local_host()
     found = host.which("claude", f"{os.environ.get('PATH', '')};{npm}")
     assert found is not None and found.lower().endswith("claude.cmd"), found
     argv = host.launch_argv(found, ["--print", "a & b", "Jean Dupré"])

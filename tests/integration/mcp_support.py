@@ -18,11 +18,12 @@ from typing import Any
 from idea.domain.ids import simple_hex
 from idea.domain.mcp_wiring import TOKEN_ENV_VAR, bridge_wiring, hook_relay_args
 from idea.infrastructure.agents.executable import idea_command
+from idea.infrastructure.agents.hook_command import hook_relay_command
 from idea.infrastructure.mcp.endpoint import mcp_endpoint
 from idea.infrastructure.mcp.server import McpSocketServer
 from idea.infrastructure.mcp.transport import mcp_loopback_endpoint, open_endpoint_stream
 from tests.fakes import RecordingDiagnostics
-from tests.fakes_orchestration import MAIN, PROJECT_ID, TOKENS, FakeGateway
+from tests.fakes_gateway import MAIN, PROJECT_ID, TOKENS, FakeGateway
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 PROJECT_HEX = simple_hex(PROJECT_ID)
@@ -94,7 +95,8 @@ def bridge_env(token: str | None) -> dict[str, str]:
 
 
 def hook_command(source: str, endpoint: str, agent_id: str = MAIN) -> list[str]:
-    return [*idea_command(), *hook_relay_args(source, endpoint, PROJECT_HEX, agent_id)]
+    """The relay as the run dir declares it (`python -I -S relay.py …` from a checkout)."""
+    return [*hook_relay_command(), *hook_relay_args(source, endpoint, PROJECT_HEX, agent_id)[1:]]
 
 
 class RawClient:

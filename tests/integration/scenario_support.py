@@ -32,6 +32,7 @@ import psutil
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from idea.application.agents.lifecycle import place_for
 from idea.application.orchestrator import timing
 from idea.application.orchestrator.ports import LiveAgent
 from idea.application.projects import ProjectRuntime
@@ -204,7 +205,7 @@ class Scenario:
         return self.agents[name]
 
     def launch(self, name: str, *, visible: bool = False) -> LiveAgent:
-        return self.on_core(self.runtime.runner.launch(self.id_of(name), visible=visible, reason="user"))
+        return self.on_core(self.runtime.placement.start(self.id_of(name), place_for(None, visible=visible), reason="user"))
 
     def live(self, name: str) -> LiveAgent | None:
         return self.sync(lambda: self.runtime.runner.live(self.id_of(name)))

@@ -22,7 +22,7 @@ import pytest
 from idea.infrastructure.mcp.bridge import CONNECT_TIMEOUT_S
 from idea.infrastructure.mcp.transport import transport_for
 from tests.fakes import RecordingDiagnostics
-from tests.fakes_orchestration import MAIN, TOKENS
+from tests.fakes_gateway import MAIN, TOKENS
 from tests.integration.mcp_support import (
     PROJECT_HEX,
     REPO_ROOT,

@@ -32,7 +32,7 @@ from idea.domain.orchestration import (
 from idea.infrastructure.fileproto.watcher import REQUEST_MAX_BYTES, REQUEST_TYPES, RequestFolderDoor
 from tests.contract.terminal_contract import wait_until
 from tests.fakes import RecordingDiagnostics
-from tests.fakes_orchestration import ARCHITECT, MAIN, FakeGateway
+from tests.fakes_gateway import ARCHITECT, MAIN, FakeGateway
 
 NODE = "5b0c7f3e-2a41-4d8e-9c1b-6e7f8a9b0c1d"
 
@@ -62,6 +62,11 @@ class Folders:
         path = self.outbox(agent) / f"{request_id}.json"
         await wait_until(path.exists, 5, what=f"the response {path}")
         return json.loads(path.read_text(encoding="utf-8"))
+
+    async def deleted(self, request_id: str, agent: str = MAIN) -> None:
+        """The door deletes an answered request right after writing its response."""
+        path = self.inbox(agent) / f"{request_id}.json"
+        await wait_until(lambda: not path.exists(), 5, what=f"the answered request {path} deleted")
 
 
 @pytest.fixture
@@ -140,7 +145,7 @@ async def test_each_request_type_becomes_its_command(
     }
     [call] = gateway.dispatched
     assert (call.requester, call.command, call.source) == (AgentCaller(MAIN), command, Source.FILE)
-    assert not (folders.inbox(MAIN) / "req-1.json").exists()
+    await folders.deleted("req-1")
     assert sorted(path.name for path in folders.outbox(MAIN).iterdir()) == ["req-1.json"]  # no temporary left
 
 
@@ -253,7 +258,7 @@ async def test_garbage_gets_an_error_response_and_the_door_keeps_serving(
 
     assert response["ok"] is False and response["error"]["code"] == "INVALID_ARGUMENTS"
     assert fragment in response["error"]["message"]
-    assert not (folders.inbox(MAIN) / "bad.json").exists()
+    await folders.deleted("bad")
     folders.submit("good", {"type": "agent.list"})
     assert (await folders.response("good"))["ok"] is True
 

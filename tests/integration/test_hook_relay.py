@@ -12,7 +12,7 @@ import pytest
 
 from idea.infrastructure.agents.executable import idea_command
 from idea.infrastructure.hooks.relay import PAYLOAD_LIMIT, TRUNCATION_MARK
-from tests.fakes_orchestration import ARCHITECT, MAIN, TOKENS
+from tests.fakes_gateway import ARCHITECT, MAIN, TOKENS
 from tests.integration.mcp_support import (
     REPO_ROOT,
     TRANSPORTS,
@@ -153,3 +153,99 @@ async def test_bad_usage_still_exits_0_without_output(endpoint: str) -> None:
 
     assert (status, stdout) == (0, b"")
     assert b"usage: idea hook" in stderr
+
+
+async def test_the_declared_relay_relays_without_site_the_idea_package_json_or_socket(served: Served) -> None:
+    """The speed design, over either transport: what the relay loaded by the time the event was taken."""
+    command = hook_command("claude", served.endpoint)
+    assert command[1:4] == ["-I", "-S", "-c"] and "import relay" in command[4]
+    probe = command[4].replace("sys.exit(relay.run_hook(sys.argv[1:]))", "relay.run_hook(sys.argv[1:]);print(sorted(sys.modules))")
+    status, stdout, stderr, _ = await run_relay(
+        [*command[:4], probe, *command[5:], "--event", "Stop"], stdin=json.dumps(CLAUDE_STOP).encode()
+    )
+
+    assert status == 0 and stderr == b"", stderr
+    await served.gateway.until(lambda: len(served.gateway.hook_events) == 1)
+    loaded = stdout.decode()
+    assert "'relay'" in loaded
+    for heavy in ("'idea", "'json'", "'socket'", "'site'", "'typing'", "'threading'", "'re'"):
+        assert heavy not in loaded, heavy
+
+
+def test_the_relay_code_carries_no_character_a_windows_hook_line_refuses() -> None:
+    """Claude on Windows runs hooks through cmd.exe or Git Bash: the code and the folder are separate words."""
+    from idea.domain.command_line import windows_shell_line, windows_shell_split
+    from idea.infrastructure.agents.hook_command import hook_relay_command
+
+    python = r"C:\Users\Jean Dupré\AppData\Local\Programs\IdeA\python\pythonw.exe"
+    command = hook_relay_command({}, executable=python, platform="win32")
+    assert command[0].endswith(r"\python\python.exe")  # the console interpreter: the relay reads stdin
+    assert windows_shell_split(windows_shell_line(command)) == command
+
+
+def test_the_relay_token_variable_is_the_launch_secret_one() -> None:
+    from idea.domain.launch_secret import TOKEN_ENV_VAR
+    from idea.infrastructure.hooks.relay import TOKEN_ENV_VAR as RELAY_TOKEN_ENV_VAR
+
+    assert RELAY_TOKEN_ENV_VAR == TOKEN_ENV_VAR
+
+
+async def test_lr12_idea_down_exits_0_fast_and_idea_up_stop_reaches_the_gateway(endpoint: str) -> None:
+    """LR-12, through the relay as the run dir declares it: with IdeA down, exit 0 with nothing on stdout
+    well within 500 ms of relay time; with IdeA up, `Stop` is taken (the gateway maps it to `turnEnded`)."""
+    status, stdout, _, elapsed = await run_relay(
+        [*hook_command("claude", endpoint), "--event", "Stop"], stdin=json.dumps(CLAUDE_STOP).encode()
+    )
+    assert (status, stdout) == (0, b"")
+    assert elapsed < 2.0  # process start included; the relay's own waits are bounded by 300 ms
+    async with serving(endpoint) as served:
+        status, stdout, _, _ = await run_relay(
+            [*hook_command("claude", served.endpoint), "--event", "Stop"], stdin=json.dumps(CLAUDE_STOP).encode()
+        )
+        assert (status, stdout) == (0, b"")
+        await served.gateway.until(lambda: len(served.gateway.hook_events) == 1)
+        assert served.gateway.hook_events[0].event == "Stop"
+
+
+async def test_a_multi_line_json_payload_arrives_whole(served: Served) -> None:
+    pretty = json.dumps({**CLAUDE_STOP, "message": "two\nlines"}, indent=2).encode()
+    await run_relay([*hook_command("claude", served.endpoint), "--event", "Notification"], stdin=pretty)
+    await served.gateway.until(lambda: len(served.gateway.hook_events) == 1)
+    assert served.gateway.hook_events[0].payload == {**CLAUDE_STOP, "message": "two\nlines"}
+
+
+async def test_the_idea_subcommand_form_still_relays(served: Served) -> None:
+    argv = [*idea_command(), *hook_relay_args_for("codex", served.endpoint), json.dumps(CODEX_TURN)]
+    status, stdout, _, _ = await run_relay(argv)
+    assert (status, stdout) == (0, b"")
+    await served.gateway.until(lambda: len(served.gateway.hook_events) == 1)
+    assert served.gateway.hook_events[0].event == "agent-turn-complete"
+
+
+def hook_relay_args_for(source: str, endpoint: str) -> list[str]:
+    from idea.domain.mcp_wiring import hook_relay_args
+    from tests.integration.mcp_support import PROJECT_HEX
+
+    return hook_relay_args(source, endpoint, PROJECT_HEX, MAIN)
+
+
+def test_the_windows_stdin_reader_takes_a_closed_pipe_whole_and_does_not_wait_on_an_open_one() -> None:
+    """Windows' select takes sockets only, so there a thread reads stdin (run here over a POSIX pipe)."""
+    command = hook_command("claude", "/nonexistent/idea.sock")
+    code = command[4].replace("sys.exit(relay.run_hook(sys.argv[1:]))", "print(len(relay._read_stdin_in_thread()))")
+    big = b"x" * 300_000
+    closed = subprocess.run([*command[:4], code, command[5]], input=big, capture_output=True, timeout=30, check=True)
+    assert closed.stdout.strip() == str(len(big)).encode()
+
+    held_open = subprocess.Popen([*command[:4], code, command[5]], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert held_open.stdin is not None and held_open.stdout is not None
+    try:
+        held_open.stdin.write(b"partial")
+        held_open.stdin.flush()
+        assert held_open.stdout.readline().strip() == b"7"  # read by the deadline, stdin still open
+        assert held_open.wait(10) == 0
+    finally:
+        held_open.stdin.close()
+        if held_open.poll() is None:
+            held_open.kill()
+            held_open.wait()

@@ -21,13 +21,14 @@ from idea.infrastructure.mcp.connect import NotIdeaError, connect_endpoint
 from idea.infrastructure.mcp.server import McpSocketServer
 from idea.infrastructure.mcp.transport import LoopbackTransport, connection_owner, mcp_loopback_endpoint
 from tests.fakes import RecordingDiagnostics
-from tests.fakes_orchestration import MAIN, PROJECT_ID, TOKENS, FakeGateway
+from tests.fakes_gateway import MAIN, PROJECT_ID, TOKENS, FakeGateway
 from tests.integration.mcp_support import (
     PROJECT_HEX,
     REPO_ROOT,
     RawClient,
     bridge_declaration,
     bridge_env,
+    hook_command,
     project_endpoint,
     serving,
 )
@@ -69,40 +70,66 @@ async def test_the_listening_socket_is_bound_to_loopback_only(endpoint: str) -> 
         assert [c.laddr.ip for c in listening if c.status == "LISTEN"] == ["127.0.0.1"]
 
 
-def test_a_program_that_took_the_port_never_receives_the_token(endpoint: str) -> None:
-    """IdeA died; another program listens on its old port and says something else first."""
-    impostor = socket.create_server(("127.0.0.1", 0))
-    received: list[bytes] = []
+class Impostor:
+    """Another program listening on a dead IdeA's old port, saying something else first; what it receives."""
 
-    def serve() -> None:
-        conn, _ = impostor.accept()
+    def __init__(self, endpoint: str) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.received: list[bytes] = []
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+        Path(endpoint).write_text(json.dumps({"port": self.sock.getsockname()[1], "proof": "0" * 32}))
+
+    def _serve(self) -> None:
+        conn, _ = self.sock.accept()
         with conn:
             conn.sendall(b'{"v":1,"idea":"not-the-proof"}\n')
             conn.settimeout(1)
             try:
-                received.append(conn.recv(4096))
+                self.received.append(conn.recv(4096))
             except TimeoutError:
-                received.append(b"")
+                self.received.append(b"")
 
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    Path(endpoint).write_text(json.dumps({"port": impostor.getsockname()[1], "proof": "0" * 32}))
+    def close(self) -> bytes:
+        self.thread.join(5)
+        self.sock.close()
+        return b"".join(self.received)
+
+
+def run_declared(argv: list[str], stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(argv, input=stdin, capture_output=True, env=bridge_env(TOKENS[MAIN]), cwd=REPO_ROOT, timeout=20)
+
+
+def test_a_program_that_took_the_port_never_receives_the_token(endpoint: str) -> None:
+    """IdeA died; another program listens on its old port and says something else first."""
+    impostor = Impostor(endpoint)
     try:
         declaration = bridge_declaration(endpoint)
-        done = subprocess.run(
-            [declaration["command"], *declaration["args"]],
-            input=b"",
-            capture_output=True,
-            env=bridge_env(TOKENS[MAIN]),
-            cwd=REPO_ROOT,
-            timeout=20,
-        )
-        thread.join(5)
+        done = run_declared([declaration["command"], *declaration["args"]])
     finally:
-        impostor.close()
+        received = impostor.close()
     assert done.returncode == 1
     assert b"not the IdeA that wrote it" in done.stderr
-    assert TOKENS[MAIN].encode() not in b"".join(received)
+    assert TOKENS[MAIN].encode() not in received
+
+
+def test_the_hook_relay_never_sends_the_token_to_a_program_that_took_the_port(endpoint: str) -> None:
+    impostor = Impostor(endpoint)
+    try:
+        done = run_declared([*hook_command("claude", endpoint), "--event", "Stop"], b'{"hook_event_name":"Stop"}')
+    finally:
+        received = impostor.close()
+    assert (done.returncode, done.stdout) == (0, b"")
+    assert b"not the IdeA that wrote it" in done.stderr and b"event dropped" in done.stderr
+    assert received == b""
+
+
+@pytest.mark.parametrize("damage", ["{not json", '{"port": "x", "proof": "p"}', '{"port": 70000, "proof": "p"}'])
+def test_the_hook_relay_drops_the_event_of_a_damaged_endpoint_file_quietly(endpoint: str, damage: str) -> None:
+    Path(endpoint).write_text(damage)
+    done = run_declared([*hook_command("codex", endpoint), "{}"])
+    assert (done.returncode, done.stdout) == (0, b"")
+    assert b"is damaged" in done.stderr
 
 
 def test_a_damaged_endpoint_file_is_a_clear_connection_failure(endpoint: str) -> None:

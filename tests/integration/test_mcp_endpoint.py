@@ -13,7 +13,7 @@ import pytest
 
 from idea.infrastructure.mcp.endpoint import SUN_PATH_SIZE, fits_sockaddr, mcp_endpoint
 from tests.fakes import RecordingDiagnostics
-from tests.fakes_orchestration import PROJECT_ID
+from tests.fakes_gateway import PROJECT_ID
 
 SOCKET = "0f3c2a9e6b1d4c1e9d0a2f6f1f7b8c11.sock"
 

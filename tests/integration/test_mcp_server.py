@@ -25,7 +25,7 @@ from idea.infrastructure.mcp.connect import is_loopback_endpoint
 from idea.infrastructure.mcp.server import McpSocketServer
 from idea.infrastructure.mcp.tools import TOOL_DEFINITIONS
 from tests.fakes import RecordingDiagnostics
-from tests.fakes_orchestration import ARCHITECT, MAIN, PROJECT_ID, TOKENS, FakeGateway
+from tests.fakes_gateway import ARCHITECT, MAIN, PROJECT_ID, TOKENS, FakeGateway
 from tests.integration.mcp_support import (
     APP_VERSION,
     PROJECT_HEX,

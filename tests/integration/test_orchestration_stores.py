@@ -169,16 +169,24 @@ def test_other_clis_only_count_their_hook_events(tmp_path: Path) -> None:
 
 
 def test_cpu_of_descendants_is_measured_and_a_gone_process_has_none() -> None:
-    busy = "import time\nend = time.time() + 2\nwhile time.time() < end: pass"
-    worker = subprocess.Popen([sys.executable, "-c", busy])
+    # The child burns 0.3 s of its own CPU, says so, then waits: the reading does not depend on the load.
+    busy = (
+        "import sys, time\n"
+        "while time.process_time() < 0.3: pass\n"
+        "print('burnt', flush=True)\n"
+        "sys.stdin.read()\n"
+    )
+    worker = subprocess.Popen(
+        [sys.executable, "-c", busy], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     probe = DescendantCpuProbe()
     try:
-        time.sleep(0.5)
+        assert worker.stdout is not None and worker.stdout.readline().strip() == "burnt"
         used = probe.descendant_cpu_seconds(os.getpid())
     finally:
         worker.kill()
         worker.wait()
-    assert used is not None and used >= 0.2
+    assert used is not None and used >= 0.25  # the kernel counts in clock ticks
     gone = subprocess.Popen(["true"])
     gone.wait()
     assert probe.descendant_cpu_seconds(gone.pid) is None

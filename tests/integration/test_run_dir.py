@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import stat
 import tomllib
 from pathlib import Path
@@ -398,3 +399,26 @@ def test_agent_ids_must_be_uuids(root: Path) -> None:
 
     with pytest.raises(AppError, match="is not an agent id"):
         writer.prepare(request)
+
+
+def test_by_default_hooks_run_the_relay_file_with_an_isolated_interpreter(root: Path) -> None:
+    import shlex
+
+    from idea.infrastructure.hooks import relay
+
+    request = RunDirRequest(
+        project_root=str(root),
+        project_id=PROJECT_ID,
+        agent_id=AGENT,
+        profile=shipped("Claude Code"),
+        convention_text="composed\n",
+        bridge=BridgeEndpoint(SOCKET, "t0ken"),
+        tool_timeout_ms=TIMEOUT_MS,
+    )
+    LocalRunDirWriter().prepare(request)
+    settings = json.loads((root / ".ideai" / "run" / AGENT / ".claude" / "settings.local.json").read_text("utf-8"))
+    command = settings["hooks"]["Stop"][0]["hooks"][0]["command"]
+    assert command.startswith(shlex.join([sys.executable, "-I", "-S", "-c"]) + " ")
+    # The relay's folder is an argument of its own after the code (hook_command.py), then the options.
+    assert f" {shlex.quote(os.path.dirname(relay.__file__))} --source claude " in command
+    assert command.endswith(" --event Stop")

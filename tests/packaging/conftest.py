@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.packaging.appimage_support import (
+    REPO,
     RUNTIME_SOURCE,
     assemble_image,
     clean_env,
@@ -27,7 +28,7 @@ class RuntimeBuild:
 
 
 @pytest.fixture(scope="session")
-def runtime_build(tmp_path_factory: pytest.TempPathFactory) -> RuntimeBuild:
+def runtime_build() -> RuntimeBuild:
     missing = missing_build_tools()
     if missing:
         pytest.skip(
@@ -36,7 +37,8 @@ def runtime_build(tmp_path_factory: pytest.TempPathFactory) -> RuntimeBuild:
             + " (./dev test installs libsquashfuse-dev libfuse3-dev libzstd-dev liblz4-dev liblzo2-dev"
             " squashfs-tools fuse3 pkg-config)"
         )
-    build_dir = tmp_path_factory.mktemp("appimage-runtime")
+    # The package build's folder: make rebuilds only what changed, so a second session starts at once.
+    build_dir = REPO / "build" / "appimage-runtime"
     result = subprocess.run(
         ["make", "-s", "-C", str(RUNTIME_SOURCE), f"O={build_dir}", "all", f"{build_dir}/unit-tests"],
         capture_output=True,

@@ -88,6 +88,7 @@ def as_nobody(
     script = f'{setup} && exec setpriv --reuid={NOBODY} --regid={NOBODY} --clear-groups env -i "$@"'
     return subprocess.run(
         ["unshare", "-m", "sh", "-c", script, "sh", *assignments, str(image), *args],
+        cwd=home,
         capture_output=True,
         text=True,
         timeout=30,

@@ -4,6 +4,7 @@ neither a mount nor a half-extracted cache entry behind."""
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 from pathlib import Path
 
@@ -150,3 +151,16 @@ def test_only_the_padding_after_the_file_system_may_be_missing(image_copy: Path,
     image_copy.write_bytes(data[: offset + read_superblock(data, offset).bytes_used])
     result = run(image_copy, [], env, tmp_path)
     assert result.returncode == 0, result.stderr
+
+
+def test_an_unreadable_apprun_through_fuse(runtime_build: RuntimeBuild, env: dict[str, str], tmp_path: Path) -> None:
+    # A small AppRun sits in the fragment block right after the superblock; garbled, exec fails with EIO.
+    appdir = tmp_path / "AppDir"
+    appdir.mkdir()
+    filler = "".join(f"# {hashlib.sha256(str(i).encode()).hexdigest()}\n" for i in range(100))  # several KB
+    (appdir / "AppRun").write_text(f"#!/bin/sh\n{filler}echo should not run\n")
+    (appdir / "AppRun").chmod(0o755)
+    image = assemble_image(runtime_build.runtime, make_squashfs(appdir, tmp_path / "fs"), tmp_path / "x.AppImage")
+    corrupt_first_data_block(image)
+    stderr = refused(image, "fuse", env, tmp_path)
+    assert "this AppImage is damaged: AppRun cannot be read from it. Download it again." in stderr

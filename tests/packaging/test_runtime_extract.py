@@ -203,10 +203,12 @@ def test_a_read_only_home_falls_back_to_tmpdir_then_fails_clearly(probe: ProbeIm
 
 def test_a_cache_folder_owned_by_someone_else_is_not_trusted(probe: ProbeImage) -> None:
     require_root_tools()
-    with world_readable_copy(probe.image) as (image, home):
+    with world_readable_copy(probe.image) as (image, _):
         planted = image.parent / "tmp" / f"{CACHE_DIR_NAME}-65534"
         planted.mkdir(mode=0o777)  # made first by another user (root here) in the shared TMPDIR
-        result = as_nobody(image, image.parent / "no-home", extra_env=EXTRACT)
+        locked_home = image.parent / "locked-home"
+        locked_home.mkdir(mode=0o755)  # so the cache must go to TMPDIR
+        result = as_nobody(image, locked_home, extra_env=EXTRACT)
         assert result.returncode == EXIT_UNAVAILABLE
         assert f"{planted}: not a private folder of this user" in result.stderr
 
@@ -245,3 +247,21 @@ def test_a_damaged_extracted_copy_is_explained(image_copy: Path, env: dict[str, 
     result = run(image_copy, env={**env, **EXTRACT})
     assert result.returncode == 127
     assert f"in its extracted copy {appdir}, which was changed after extraction: remove that folder" in result.stderr
+
+
+def test_extracting_again_over_read_only_folders_as_a_user(runtime_build: RuntimeBuild, tmp_path: Path) -> None:
+    require_root_tools()
+    appdir = tmp_path / "AppDir"
+    (appdir / "locked").mkdir(parents=True)
+    (appdir / "AppRun").write_text("#!/bin/sh\n")
+    (appdir / "AppRun").chmod(0o755)
+    (appdir / "locked" / "file").write_text("v1")
+    (appdir / "locked").chmod(0o555)
+    image = assemble_image(runtime_build.runtime, make_squashfs(appdir, tmp_path / "fs"), tmp_path / "ro.AppImage")
+    with world_readable_copy(image) as (copy, home):
+        for _ in range(2):  # the second run writes into the read-only folder the first one made
+            result = as_nobody(copy, home, "--appimage-extract")
+            assert result.returncode == 0, result.stderr
+        locked = home / "squashfs-root" / "locked"
+        assert (locked / "file").read_text() == "v1"
+        assert locked.stat().st_mode & 0o777 == 0o555

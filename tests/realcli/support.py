@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QLabel, QPushButton
 from pytestqt.exceptions import TimeoutError as WaitTimeout
 
+from idea.application.agents.placement_rules import InCell
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
 from idea.domain.agent import AgentEntry
@@ -206,7 +207,7 @@ class LaunchedAgent:
         return path
 
     def stop(self) -> None:
-        through_client(self.gui, self.runtime.runner.stop(self.entry.agent_id))
+        through_client(self.gui, self.runtime.placement.stop(self.entry.agent_id))
 
 
 def launch_agent(gui: Gui, project: Path, slug: str, name: str) -> LaunchedAgent:
@@ -218,7 +219,7 @@ def launch_agent(gui: Gui, project: Path, slug: str, name: str) -> LaunchedAgent
     [leaf] = gui.leaves(tab)
     assert leaf.session is None, "the first cell should be empty (new cells start empty in these tests)"
     entry = on_core(gui, tab.runtime.agents.create(name, profile_id, PERSONA))
-    through_client(gui, tab.runtime.runner.launch(entry.agent_id, node_id=leaf.id, visible=True))
+    through_client(gui, tab.runtime.placement.launch(entry.agent_id, InCell(leaf.id)))
     launched = LaunchedAgent(gui, tab, entry, leaf.id)
     gui.wait(lambda: launched.cell.view is not None)
     launched.watch_output()

@@ -1,5 +1,6 @@
-"""A real IdeA core for the agent screens: bootstrap with the headless terminal backend, a project folder,
-and a custom profile running a fake agent CLI, so no real CLI is needed."""
+"""The real IdeA application for the agent screens (`BootstrappedApp`): bootstrap with the headless terminal
+backend, a project folder, and a custom profile running a fake agent CLI, so no real CLI is needed. (Use-case
+tests drive the application wired with in-memory fakes instead: `tests/world.py`.)"""
 
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ class RecordingHost:
 
 
 @dataclass
-class World:
+class BootstrappedApp:
     app: App
     client: CoreClient
     relay: EventRelay
@@ -91,7 +92,7 @@ class World:
         return self.on_core(runtime.agents.create(name, profile.id, persona))
 
 
-def make_world(qtbot: QtBot, tmp_path: Path, host: LocalHost | None = None) -> Iterator[World]:
+def bootstrapped_app(qtbot: QtBot, tmp_path: Path, host: LocalHost | None = None) -> Iterator[BootstrappedApp]:
     project_dir = tmp_path / "project"
     project_dir.mkdir()
     app = bootstrap(data_dir=tmp_path / "data", host=host)
@@ -99,9 +100,9 @@ def make_world(qtbot: QtBot, tmp_path: Path, host: LocalHost | None = None) -> I
     errors: list[BaseException] = []
     client = CoreClient(app.core, gui, errors.append)
     relay = EventRelay(app.events)
-    world = World(app, client, relay, project_dir, errors)
+    started = BootstrappedApp(app, client, relay, project_dir, errors)
     try:
-        yield world
+        yield started
     finally:
         relay.close()
         app.shutdown()

@@ -66,7 +66,10 @@ class Gui:
         return lay.leaves(tab.runtime.active.root)
 
     def cell(self, tab: ProjectTab, index: int) -> CellWidget:
+        """The widget of the tab's `index`-th leaf, once the grid shows it: the layout changes on the core
+        and the grid renders it when the news reaches the GUI thread."""
         leaf = self.leaves(tab)[index]
+        self.wait(lambda: tab.grid.cell(leaf.id) is not None)
         cell = tab.grid.cell(leaf.id)
         assert cell is not None
         return cell
@@ -83,6 +86,20 @@ class Gui:
 
         self.wait(ready)
         return [tab.grid.cell(leaf.id) for leaf in self.leaves(tab)]  # type: ignore[misc]
+
+    def open_new_project(self, tmp_path: Path, name: str = "demo") -> tuple[Path, ProjectTab]:
+        """A new project folder under `tmp_path`, opened in this GUI: its path and its tab."""
+        project = new_project(tmp_path, name)
+        self.restore([project])
+        return project, self.tab(project)
+
+    def split_into_two_shells(self, tab: ProjectTab) -> tuple[CellWidget, CellWidget]:
+        """The tab's only cell split into two running shells side by side: (left, right)."""
+        [first] = self.wait_for_shells(tab, 1)
+        tab.gestures.split(first.leaf_id, lay.Direction.ROW, "after")
+        self.wait(lambda: len(self.leaves(tab)) == 2)
+        left, right = self.wait_for_shells(tab, 2)
+        return left, right
 
     def type_line(self, cell: CellWidget, text: str) -> None:
         assert cell.view is not None

@@ -12,31 +12,34 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QMessageBox
 from pytestqt.qtbot import QtBot
 
+from idea.application.agents.placement_rules import InBackground, InCell
 from idea.application.agents.templates import TemplateLink
 from idea.domain import layout as lay
 from idea.domain.profile import reference_profile_id
-from idea.ui.agents import agent_tasks
-from idea.ui.agents.first_run_wizard import FirstRunWizard
 from idea.ui.agents.new_agent_dialog import BLANK_TAB, NewAgentDialog
-from idea.ui.agents.profile_editor import JSON_TAB, ProfileEditor
+from idea.domain.resume_offer import ResumeChoice
 from idea.ui.agents.resume_dialog import ResumeDialog
-from idea.ui.agents.save_template_dialog import SaveTemplateDialog, TemplateUpdateDialog
-from tests.ui.agent_support import FAKE_BIN, WAIT_MS, PathHost, World, make_world
+from idea.ui.profiles.first_run_wizard import FirstRunWizard
+from idea.ui.profiles.profile_editor import ProfileEditor
+from idea.ui.profiles.profile_pane import FORM_TAB, JSON_TAB
+from idea.ui.templates.save_template_dialog import SaveTemplateDialog
+from idea.ui.templates.template_update_dialog import TemplateUpdateDialog
+from tests.ui.agent_support import FAKE_BIN, WAIT_MS, PathHost, BootstrappedApp, bootstrapped_app
 
 CLAUDE_ID = reference_profile_id("claude")
 
 
 @pytest.fixture
-def world(qtbot: QtBot, tmp_path: Path) -> Iterator[World]:
-    yield from make_world(qtbot, tmp_path)
+def world(qtbot: QtBot, tmp_path: Path) -> Iterator[BootstrappedApp]:
+    yield from bootstrapped_app(qtbot, tmp_path)
 
 
 @pytest.fixture
-def wizard_world(qtbot: QtBot, tmp_path: Path) -> Iterator[World]:
-    yield from make_world(qtbot, tmp_path, host=PathHost(str(FAKE_BIN)))
+def wizard_world(qtbot: QtBot, tmp_path: Path) -> Iterator[BootstrappedApp]:
+    yield from bootstrapped_app(qtbot, tmp_path, host=PathHost(str(FAKE_BIN)))
 
 
-def test_new_agent_from_scratch_validates_the_name_as_it_is_typed(world: World, qtbot: QtBot) -> None:
+def test_new_agent_from_scratch_validates_the_name_as_it_is_typed(world: BootstrappedApp, qtbot: QtBot) -> None:
     profile = world.add_fake_profile()
     runtime = world.open_project()
     world.create_agent(runtime, "Architect", profile)
@@ -66,7 +69,7 @@ def test_new_agent_from_scratch_validates_the_name_as_it_is_typed(world: World, 
 
 
 def test_first_run_wizard_presumes_nothing_and_enables_only_what_is_ticked(
-    wizard_world: World, qtbot: QtBot
+    wizard_world: BootstrappedApp, qtbot: QtBot
 ) -> None:
     app = wizard_world.app
     assert app.profiles.needs_setup()
@@ -102,26 +105,26 @@ def test_first_run_wizard_presumes_nothing_and_enables_only_what_is_ticked(
     qtbot.waitUntil(lambda: all(row.detect_button.isEnabled() for row in reopened.rows), timeout=WAIT_MS)
 
 
-def test_profile_editor_saves_a_custom_profile_and_refuses_to_delete_one_in_use(world: World, qtbot: QtBot) -> None:
+def test_profile_editor_saves_a_custom_profile_and_refuses_to_delete_one_in_use(world: BootstrappedApp, qtbot: QtBot) -> None:
     used = world.add_fake_profile("Fake CLI")
     runtime = world.open_project()
     world.create_agent(runtime, "Builder", used)
     editor = ProfileEditor(world.client, world.app.profiles, world.app.projects.open_runtimes)
     qtbot.addWidget(editor)
     editor.show()
-    assert editor.list.topLevelItem(0).text(2) == "request folder"
+    assert editor.profiles.list.topLevelItem(0).text(2) == "request folder"
 
     editor.add_custom()
-    assert not editor.save_button.isEnabled()  # no command yet
-    assert "command" in editor.problem.text()
-    editor.form.name.setText("Echo CLI")
-    editor.form.command.setText(sys.executable)
-    editor.form.args.setText("-c 'print(42)'")
-    editor.form.submit_sequence.setText("\\r\\n")
-    editor.form.env.setPlainText("MODE=test")
-    editor.form.blocking_prompts.setPlainText("Allow? (y/n)\n")
-    assert editor.save_button.isEnabled(), editor.problem.text()
-    qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
+    assert not editor.pane.save_button.isEnabled()  # no command yet
+    assert "command" in editor.pane.problem.text()
+    editor.pane.form.name.setText("Echo CLI")
+    editor.pane.form.command.setText(sys.executable)
+    editor.pane.form.args.setText("-c 'print(42)'")
+    editor.pane.form.submit_sequence.setText("\\r\\n")
+    editor.pane.form.env.setPlainText("MODE=test")
+    editor.pane.form.blocking_prompts.setPlainText("Allow? (y/n)\n")
+    assert editor.pane.save_button.isEnabled(), editor.pane.problem.text()
+    qtbot.mouseClick(editor.pane.save_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: any(p.name == "Echo CLI" for p in world.app.profiles.profiles()), timeout=WAIT_MS)
     saved = next(p for p in world.app.profiles.profiles() if p.name == "Echo CLI")
     assert saved.args == ("-c", "print(42)") and saved.submit_sequence == "\r\n"
@@ -130,31 +133,33 @@ def test_profile_editor_saves_a_custom_profile_and_refuses_to_delete_one_in_use(
     assert any(p["name"] == "Echo CLI" for p in on_disk["profiles"])
     qtbot.waitUntil(lambda: editor.current_profile() is not None and editor.current_profile().id == saved.id)
 
-    editor.tabs.setCurrentIndex(JSON_TAB)
-    assert json.loads(editor.json.toPlainText())["name"] == "Echo CLI"
+    editor.pane.tabs.setCurrentIndex(JSON_TAB)
+    assert json.loads(editor.pane.json.toPlainText())["name"] == "Echo CLI"
     broken = {"id": saved.id, "name": "Echo CLI", "command": "x", "contextInjection": {}}
-    editor.json.setPlainText(json.dumps(broken))
-    assert not editor.save_button.isEnabled() and "contextInjection" in editor.problem.text()
+    editor.pane.json.setPlainText(json.dumps(broken))
+    assert not editor.pane.save_button.isEnabled() and "contextInjection" in editor.pane.problem.text()
+    editor.pane.tabs.setCurrentIndex(FORM_TAB)  # what cannot be shown in the form keeps the JSON tab
+    assert editor.pane.tabs.currentIndex() == JSON_TAB and "Fix this first" in editor.pane.problem.text()
     editor.revert()
-    assert not editor.save_button.isEnabled() and not editor.problem.is_error
+    assert not editor.pane.save_button.isEnabled() and not editor.pane.problem.is_error
 
-    editor.list.setCurrentItem(editor.list.topLevelItem(0))
+    editor.profiles.list.setCurrentItem(editor.profiles.list.topLevelItem(0))
     assert editor.current_profile().id == used.id
-    qtbot.mouseClick(editor.delete_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(editor.profiles.delete_button, Qt.MouseButton.LeftButton)
     box = editor.findChild(QMessageBox)
     assert box is not None and "Builder" in box.text()
     box.accept()
     assert world.app.profiles.book().by_id(used.id) is not None
 
 
-def test_resume_dialog_resumes_the_selected_agent_and_forgets_the_other(world: World, qtbot: QtBot) -> None:
+def test_resume_dialog_resumes_the_selected_agent_and_forgets_the_other(world: BootstrappedApp, qtbot: QtBot) -> None:
     profile = world.add_fake_profile()
     runtime = world.open_project()
     in_cell = world.create_agent(runtime, "Visible", profile)
     hidden = world.create_agent(runtime, "Hidden", profile)
     cell = lay.leaves(runtime.active.root)[0].id
-    world.on_core(agent_tasks.launch_in_cell(runtime, in_cell.agent_id, cell))
-    world.on_core(agent_tasks.launch_in_background(runtime, hidden.agent_id))
+    world.on_core(runtime.placement.launch(in_cell.agent_id, InCell(cell)))
+    world.on_core(runtime.placement.launch(hidden.agent_id, InBackground()))
     world.on_core(world.app.projects.close(runtime.id))
 
     reopened = world.open_project()
@@ -163,10 +168,11 @@ def test_resume_dialog_resumes_the_selected_agent_and_forgets_the_other(world: W
     dialog = ResumeDialog(world.client, reopened, candidates)
     qtbot.addWidget(dialog)
     dialog.show()
-    assert "cell 1" in dialog.list.item(0).text() and "background" in dialog.list.item(1).text()
-    dialog.set_selected({in_cell.agent_id})
-    assert dialog.resume_selected_button.text() == "Resume selected (1)"
-    qtbot.mouseClick(dialog.resume_selected_button, Qt.MouseButton.LeftButton)
+    texts = {c.name: label.text() for c, label in zip(dialog.candidates, dialog.labels, strict=True)}
+    assert "cell 1" in texts["Visible"] and "background" in texts["Hidden"]
+    dialog.choose(in_cell.agent_id, ResumeChoice.RESUME)
+    dialog.choose(hidden.agent_id, ResumeChoice.SKIP)
+    qtbot.mouseClick(dialog.apply_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dialog.result() == QDialog.DialogCode.Accepted, timeout=WAIT_MS)
 
     live = reopened.runner.live(in_cell.agent_id)
@@ -176,7 +182,7 @@ def test_resume_dialog_resumes_the_selected_agent_and_forgets_the_other(world: W
 
 
 def test_saving_as_template_then_updating_an_agent_with_local_edits_offers_the_three_way_choice(
-    world: World, qtbot: QtBot
+    world: BootstrappedApp, qtbot: QtBot
 ) -> None:
     profile = world.add_fake_profile()
     runtime = world.open_project()
@@ -213,6 +219,6 @@ def test_saving_as_template_then_updating_an_agent_with_local_edits_offers_the_t
     qtbot.mouseClick(update.keep_button, Qt.MouseButton.LeftButton)
     assert choices == ["keep"]
 
-    world.on_core(agent_tasks.keep_persona(runtime, follower.agent_id))
+    world.on_core(runtime.agents.keep_persona(follower.agent_id))
     assert world.sync(lambda: runtime.agents.template_status(follower.agent_id)).link is TemplateLink.CURRENT
     assert world.sync(lambda: runtime.agents.persona(follower.agent_id)) == "# Reviewer\n\nmy own edits\n"

@@ -7,24 +7,27 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
+from idea.domain.agent import AgentEntry
+from idea.domain.events import LayoutChanged
 from idea.domain.profile import Profile
 from idea.ui.agents.agents_panel import AgentsPanel
-from tests.ui.agent_support import WAIT_MS, RecordingHost, World, make_world
+from tests.ui.agent_support import WAIT_MS, RecordingHost, BootstrappedApp, bootstrapped_app
 
 
 @pytest.fixture
-def world(qtbot: QtBot, tmp_path: Path) -> Iterator[World]:
-    yield from make_world(qtbot, tmp_path)
+def world(qtbot: QtBot, tmp_path: Path) -> Iterator[BootstrappedApp]:
+    yield from bootstrapped_app(qtbot, tmp_path)
 
 
 @pytest.fixture
-def setup(world: World, qtbot: QtBot) -> Iterator[tuple[World, ProjectRuntime, Profile, AgentsPanel, RecordingHost]]:
+def setup(world: BootstrappedApp, qtbot: QtBot) -> Iterator[tuple[BootstrappedApp, ProjectRuntime, Profile, AgentsPanel, RecordingHost]]:
     profile = world.add_fake_profile()
     runtime = world.open_project()
     host = RecordingHost()
@@ -45,13 +48,26 @@ def wait_for_row(qtbot: QtBot, panel: AgentsPanel, name: str, **expected: object
     qtbot.waitUntil(matches, timeout=WAIT_MS)
 
 
-def test_an_agent_made_from_a_starter_template_is_listed_then_runs_in_the_background_and_stops(
+def stopped_agent_beside_a_shell(
     setup: tuple[World, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
+) -> tuple[lay.Leaf, AgentEntry]:
+    """The project's only cell runs its shell; a stopped agent "Dev" is listed and selected."""
+    world, runtime, profile, panel, _host = setup
+    shell_cell = lay.leaves(runtime.active.root)[0]
+    qtbot.waitUntil(lambda: shell_cell.session is not None and runtime.sessions.is_live(shell_cell.session))
+    agent = world.create_agent(runtime, "Dev", profile)
+    wait_for_row(qtbot, panel, "Dev", state_text="stopped")
+    panel.select_agent(agent.agent_id)
+    return shell_cell, agent
+
+
+def test_an_agent_made_from_a_starter_template_is_listed_then_runs_in_the_background_and_stops(
+    setup: tuple[BootstrappedApp, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
 ) -> None:
     world, runtime, profile, panel, _host = setup
-    assert panel.pages.currentIndex() == 1  # "No agents yet"
+    assert panel.team.currentIndex() == 1  # "No agents yet"
 
-    dialog = panel.new_agent()
+    dialog = panel.team_gestures.new_agent()
     assert dialog is not None
     qtbot.waitUntil(lambda: dialog.template_list.count() >= 5, timeout=WAIT_MS)
     dialog.select_template("Architect")
@@ -61,7 +77,7 @@ def test_an_agent_made_from_a_starter_template_is_listed_then_runs_in_the_backgr
     qtbot.mouseClick(dialog.ok, Qt.MouseButton.LeftButton)
 
     wait_for_row(qtbot, panel, "Architect", state_text="stopped", place_text="—", profile_name="Fake CLI")
-    assert panel.pages.currentIndex() == 2
+    assert panel.team.currentIndex() == 2
     entry = runtime.agents.manifest().agents[0]
     assert entry.synchronized and entry.template_id is not None
     persona = (world.project_dir / ".ideai" / entry.md_path).read_text(encoding="utf-8")
@@ -69,63 +85,85 @@ def test_an_agent_made_from_a_starter_template_is_listed_then_runs_in_the_backgr
     row = panel.rows()[0]
     assert row.is_orchestrator  # the first agent orchestrates by default
     assert panel.selected_agent() == entry.agent_id
-    assert not panel.stop_action.isEnabled() and panel.launch_background_action.isEnabled()
+    assert not panel.agent_actions.stop_action.isEnabled() and panel.agent_actions.launch_background_action.isEnabled()
 
-    panel.launch_background_action.trigger()
+    panel.agent_actions.launch_background_action.trigger()
     wait_for_row(qtbot, panel, "Architect", state_text="running", place_text="background")
-    assert panel.stop_action.isEnabled()
-    assert not panel.launch_background_action.isEnabled() and not panel.delete_action.isEnabled()
-    assert not panel.focus_action.isEnabled()
+    assert panel.agent_actions.stop_action.isEnabled()
+    actions = panel.agent_actions
+    assert not actions.launch_background_action.isEnabled() and not actions.delete_action.isEnabled()
+    assert not panel.agent_actions.focus_action.isEnabled()
 
-    panel.stop_action.trigger()
+    panel.agent_actions.stop_action.trigger()
     wait_for_row(qtbot, panel, "Architect", state_text="stopped", place_text="—")
     assert runtime.runner.live(entry.agent_id) is None
-    assert not panel.stop_action.isEnabled()
+    assert not panel.agent_actions.stop_action.isEnabled()
 
 
 def test_launch_here_replaces_the_idle_shell_of_the_active_cell_and_focuses_the_agent(
-    setup: tuple[World, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
+    setup: tuple[BootstrappedApp, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
 ) -> None:
     world, runtime, profile, panel, host = setup
-    shell_cell = lay.leaves(runtime.active.root)[0]
-    qtbot.waitUntil(lambda: shell_cell.session is not None and runtime.sessions.is_live(shell_cell.session))
-    agent = world.create_agent(runtime, "Dev", profile)
-    wait_for_row(qtbot, panel, "Dev", state_text="stopped")
-    panel.select_agent(agent.agent_id)
-    assert not panel.launch_here_action.isEnabled()  # no active cell yet
+    shell_cell, agent = stopped_agent_beside_a_shell(setup, qtbot)
+    assert not panel.agent_actions.launch_here_action.isEnabled()  # no active cell yet
     host.leaf = shell_cell.id
     panel.active_cell_changed()
-    assert panel.launch_here_action.isEnabled()
+    assert panel.agent_actions.launch_here_action.isEnabled()
 
-    panel.launch_here_action.trigger()
+    panel.agent_actions.launch_here_action.trigger()
     wait_for_row(qtbot, panel, "Dev", state_text="running", place_text="cell 1")
     live = runtime.runner.live(agent.agent_id)
     assert live is not None and live.node_id == shell_cell.id
     assert not runtime.sessions.is_live(shell_cell.session)
     qtbot.waitUntil(lambda: host.focused == [live.session_id], timeout=WAIT_MS)
-    assert panel.focus_action.isEnabled() and panel.background_action.isEnabled()
+    assert panel.agent_actions.focus_action.isEnabled() and panel.agent_actions.background_action.isEnabled()
 
-    panel.background_action.trigger()
+    panel.agent_actions.background_action.trigger()
     wait_for_row(qtbot, panel, "Dev", state_text="running", place_text="background")
-    assert panel.attach_action.isEnabled()  # the cell it left is empty now
-    panel.attach_action.trigger()
+    assert panel.agent_actions.attach_action.isEnabled()  # the cell it left is empty now
+    panel.agent_actions.attach_action.trigger()
     wait_for_row(qtbot, panel, "Dev", state_text="running", place_text="cell 1")
     assert runtime.runner.live(agent.agent_id).session_id == live.session_id  # same process
 
 
-def test_a_persona_edit_reaches_the_file_and_says_a_running_agent_needs_a_restart(
+def test_each_gesture_of_the_panel_is_one_saved_change_of_the_layouts(
     setup: tuple[World, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
+) -> None:
+    world, runtime, profile, panel, host = setup
+    shell_cell, agent = stopped_agent_beside_a_shell(setup, qtbot)
+    host.leaf = shell_cell.id
+    panel.active_cell_changed()
+    saved: list[LayoutChanged] = []
+    world.relay.published.connect(lambda event: saved.append(event) if isinstance(event, LayoutChanged) else None)
+
+    def gesture(action: QAction, **row: object) -> int:
+        before = len(saved)
+        action.trigger()
+        wait_for_row(qtbot, panel, "Dev", **row)
+        world.sync(lambda: None)  # follow-up work on the core has run and published
+        QCoreApplication.processEvents()  # and its events reached the GUI thread
+        return len(saved) - before
+
+    assert gesture(panel.agent_actions.launch_here_action, state_text="running", place_text="cell 1") == 1
+    assert gesture(panel.agent_actions.background_action, place_text="background") == 1
+    assert gesture(panel.agent_actions.attach_action, place_text="cell 1") == 1
+    assert gesture(panel.agent_actions.stop_action, state_text="stopped") == 1
+    assert gesture(panel.agent_actions.launch_split_action, state_text="running", place_text="cell 2") == 1
+
+
+def test_a_persona_edit_reaches_the_file_and_says_a_running_agent_needs_a_restart(
+    setup: tuple[BootstrappedApp, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
 ) -> None:
     world, runtime, profile, panel, _host = setup
     agent = world.create_agent(runtime, "Writer", profile, persona="# Writer\n\nWrites docs.\n")
     wait_for_row(qtbot, panel, "Writer")
     panel.select_agent(agent.agent_id)
-    panel.launch_background_action.trigger()
+    panel.agent_actions.launch_background_action.trigger()
     wait_for_row(qtbot, panel, "Writer", state_text="running")
 
-    panel.persona_action.trigger()
-    qtbot.waitUntil(lambda: agent.agent_id in panel.persona_editors, timeout=WAIT_MS)
-    editor = panel.persona_editors[agent.agent_id]
+    panel.agent_actions.persona_action.trigger()
+    qtbot.waitUntil(lambda: agent.agent_id in panel.team_gestures.persona_editors, timeout=WAIT_MS)
+    editor = panel.team_gestures.persona_editors[agent.agent_id]
     assert editor.editor.text() == "# Writer\n\nWrites docs.\n"
     assert editor.notice.isVisible() and "restart" in editor.notice.text()
     assert not editor.save_button.isEnabled()
@@ -137,13 +175,13 @@ def test_a_persona_edit_reaches_the_file_and_says_a_running_agent_needs_a_restar
     qtbot.waitUntil(lambda: "user guide" in persona_file.read_text(encoding="utf-8"), timeout=WAIT_MS)
     qtbot.waitUntil(lambda: not editor.is_modified, timeout=WAIT_MS)
 
-    panel.stop_action.trigger()
+    panel.agent_actions.stop_action.trigger()
     qtbot.waitUntil(lambda: not editor.notice.isVisible(), timeout=WAIT_MS)
     editor.close()
 
 
 def test_deleting_keeps_the_persona_and_renaming_validates_the_name(
-    setup: tuple[World, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
+    setup: tuple[BootstrappedApp, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
 ) -> None:
     world, runtime, profile, panel, _host = setup
     world.create_agent(runtime, "Main", profile)
@@ -151,7 +189,7 @@ def test_deleting_keeps_the_persona_and_renaming_validates_the_name(
     wait_for_row(qtbot, panel, "Helper")
     panel.select_agent(second.agent_id)
 
-    dialog = panel.rename()
+    dialog = panel.team_gestures.rename()
     assert dialog is not None
     dialog.name.set_text("main")
     assert not dialog.ok.isEnabled() and "already exists" in dialog.name.message.text()
@@ -160,11 +198,11 @@ def test_deleting_keeps_the_persona_and_renaming_validates_the_name(
     qtbot.mouseClick(dialog.ok, Qt.MouseButton.LeftButton)
     wait_for_row(qtbot, panel, "Helper 2")
 
-    panel.orchestrator_action.trigger()
+    panel.agent_actions.orchestrator_action.trigger()
     wait_for_row(qtbot, panel, "Helper 2", is_orchestrator=True)
-    assert not panel.orchestrator_action.isEnabled()
+    assert not panel.agent_actions.orchestrator_action.isEnabled()
 
-    panel.delete_action.trigger()
+    panel.agent_actions.delete_action.trigger()
     box = panel.findChild(QMessageBox)
     assert ".ideai/agents/.deleted/" in box.informativeText()
     delete_button = next(b for b in box.buttons() if b.text() == "Delete")
@@ -176,7 +214,7 @@ def test_deleting_keeps_the_persona_and_renaming_validates_the_name(
 
 
 def test_the_panel_follows_the_current_project(
-    setup: tuple[World, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot, tmp_path: Path
+    setup: tuple[BootstrappedApp, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot, tmp_path: Path
 ) -> None:
     world, runtime, profile, panel, _host = setup
     world.create_agent(runtime, "First", profile)
@@ -185,27 +223,27 @@ def test_the_panel_follows_the_current_project(
     other_dir.mkdir()
     other = world.open_project(other_dir)
     panel.set_project(other)
-    assert panel.rows() == [] and panel.pages.currentIndex() == 1
+    assert panel.rows() == [] and panel.team.currentIndex() == 1
     world.create_agent(runtime, "Unseen", profile)  # an event of the other project changes nothing
     world.create_agent(other, "Second", profile)
     wait_for_row(qtbot, panel, "Second")
     assert [r.name for r in panel.rows()] == ["Second"]
     panel.set_project(None)
-    assert panel.pages.currentIndex() == 0 and not panel.new_agent_action.isEnabled()
+    assert panel.team.currentIndex() == 0 and not panel.agent_actions.new_agent_action.isEnabled()
 
 
 def test_double_click_launches_where_there_is_room_then_goes_to_the_agent(
-    setup: tuple[World, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
+    setup: tuple[BootstrappedApp, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
 ) -> None:
     world, runtime, profile, panel, host = setup
     agent = world.create_agent(runtime, "Solo", profile)
     wait_for_row(qtbot, panel, "Solo")
-    centre = panel.list.visualItemRect(panel.list.item(0)).center()
+    centre = panel.team.list.visualItemRect(panel.team.list.item(0)).center()
 
     def double_click() -> None:
         # As a real double-click: the first press selects, the second one activates.
-        qtbot.mouseClick(panel.list.viewport(), Qt.MouseButton.LeftButton, pos=centre)
-        qtbot.mouseDClick(panel.list.viewport(), Qt.MouseButton.LeftButton, pos=centre)
+        qtbot.mouseClick(panel.team.list.viewport(), Qt.MouseButton.LeftButton, pos=centre)
+        qtbot.mouseDClick(panel.team.list.viewport(), Qt.MouseButton.LeftButton, pos=centre)
 
     double_click()
 
@@ -219,16 +257,16 @@ def test_double_click_launches_where_there_is_room_then_goes_to_the_agent(
 
 
 def test_changing_the_profile_of_a_stopped_agent(
-    setup: tuple[World, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
+    setup: tuple[BootstrappedApp, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
 ) -> None:
     world, runtime, profile, panel, _host = setup
     other = world.add_fake_profile("Other CLI")
     agent = world.create_agent(runtime, "Switcher", profile)
     wait_for_row(qtbot, panel, "Switcher", profile_name="Fake CLI")
     panel.select_agent(agent.agent_id)
-    panel.change_profile_menu.aboutToShow.emit()
-    names = [a.text() for a in panel.change_profile_menu.actions()]
-    assert names == ["Fake CLI", "Other CLI"] and panel.change_profile_menu.actions()[0].isChecked()
-    panel.change_profile_menu.actions()[1].trigger()
+    panel.agent_actions.change_profile_menu.aboutToShow.emit()
+    names = [a.text() for a in panel.agent_actions.change_profile_menu.actions()]
+    assert names == ["Fake CLI", "Other CLI"] and panel.agent_actions.change_profile_menu.actions()[0].isChecked()
+    panel.agent_actions.change_profile_menu.actions()[1].trigger()
     wait_for_row(qtbot, panel, "Switcher", profile_name="Other CLI")
     assert runtime.agents.agent(agent.agent_id).profile_id == other.id

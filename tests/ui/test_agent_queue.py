@@ -14,9 +14,11 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QMessageBox, QPushButton
 from pytestqt.qtbot import QtBot
 
+from idea.application.agents.agent_activity import ActivityBook
+from idea.application.agents.agent_rows import AgentRow
 from idea.application.projects import ProjectRuntime
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.events import OrchestrationNews
@@ -33,11 +35,9 @@ from idea.domain.orchestration_events import (
 )
 from idea.domain.profile import Profile
 from idea.domain.tickets import HumanSource, TicketPhase
-from idea.ui.agents.agent_activity import ActivityBook
-from idea.ui.agents.agent_rows import AgentRow
 from idea.ui.agents.agents_panel import AgentsPanel
-from idea.ui.agents.widgets import ListRowDelegate
-from tests.ui.agent_support import FIXTURES, WAIT_MS, RecordingHost, World, make_world
+from idea.ui.widgets.list_row_delegate import ListRowDelegate
+from tests.ui.agent_support import FIXTURES, WAIT_MS, RecordingHost, BootstrappedApp, bootstrapped_app
 
 SILENT_CLI = FIXTURES / "silent_agent_cli.py"
 READY = "Silent agent CLI ready"
@@ -57,12 +57,12 @@ def short_window(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def world(qtbot: QtBot, tmp_path: Path, quick_delivery: None) -> Iterator[World]:
-    yield from make_world(qtbot, tmp_path)
+def world(qtbot: QtBot, tmp_path: Path, quick_delivery: None) -> Iterator[BootstrappedApp]:
+    yield from bootstrapped_app(qtbot, tmp_path)
 
 
 class Setup:
-    def __init__(self, world: World, runtime: ProjectRuntime, profile: Profile, panel: AgentsPanel) -> None:
+    def __init__(self, world: BootstrappedApp, runtime: ProjectRuntime, profile: Profile, panel: AgentsPanel) -> None:
         self.world = world
         self.runtime = runtime
         self.profile = profile
@@ -72,7 +72,7 @@ class Setup:
 
 
 @pytest.fixture
-def setup(world: World, qtbot: QtBot) -> Iterator[Setup]:
+def setup(world: BootstrappedApp, qtbot: QtBot) -> Iterator[Setup]:
     profile = Profile.from_json(
         {
             "id": str(uuid.uuid4()),
@@ -110,7 +110,7 @@ def new_agent(s: Setup, qtbot: QtBot, name: str) -> AgentId:
 
 def send_task(s: Setup, qtbot: QtBot, text: str) -> TicketId:
     """Through the dialog, sent with Ctrl+Enter; returns the ticket the core queued."""
-    dialog = s.panel.send_task()
+    dialog = s.panel.run_gestures.send_task()
     assert dialog is not None and not dialog.send_button.isEnabled()
     dialog.text.setPlainText(text)
     with qtbot.waitSignal(dialog.sent, timeout=WAIT_MS) as sent:
@@ -130,11 +130,11 @@ def row(s: Setup, agent_id: AgentId) -> AgentRow:
 
 
 def queue_states(s: Setup) -> list[tuple[str, str]]:
-    return [(row.ticket_id, row.state_text) for row in s.panel.queue.ticket_rows()]
+    return [(row.ticket_id, row.state_text) for row in s.panel.team.queue.ticket_rows()]
 
 
 def launch_in_background(s: Setup, qtbot: QtBot, agent_id: AgentId) -> None:
-    s.panel.launch_background_action.trigger()
+    s.panel.agent_actions.launch_background_action.trigger()
     wait(qtbot, lambda: READY in screen(s, agent_id))
 
 
@@ -143,7 +143,7 @@ def test_two_tasks_queue_in_order_the_first_is_typed_and_the_second_can_be_cance
 ) -> None:
     s = setup
     scout = new_agent(s, qtbot, "Scout")
-    assert s.panel.queue.title.full_text == "Queue of Scout" and "not running" in s.panel.queue.empty.text()
+    assert s.panel.team.queue.title.full_text == "Queue of Scout" and "not running" in s.panel.team.queue.empty.text()
 
     first = send_task(s, qtbot, "Review the storage ports")  # Scout was stopped: the core starts it
     wait(qtbot, lambda: "received: Review the storage ports" in screen(s, scout))
@@ -151,22 +151,22 @@ def test_two_tasks_queue_in_order_the_first_is_typed_and_the_second_can_be_cance
     second = send_task(s, qtbot, "Then write the\nrelease notes")
     wait(qtbot, lambda: queue_states(s) == [(first, "delivered"), (second, "queued")])
 
-    rows = s.panel.queue.ticket_rows()
+    rows = s.panel.team.queue.ticket_rows()
     assert [row.requester.text() for row in rows] == ["from <b>you</b>", "from <b>you</b>"]
     assert [row.preview.full_text for row in rows] == ["Review the storage ports", "Then write the release notes"]
     assert row(s, scout).is_busy and row(s, scout).queue_depth == 2
-    item = s.panel.list.item(0)
+    item = s.panel.team.list.item(0)
     note = item.data(ListRowDelegate.NOTE_ROLE)
     assert note.startswith("busy ") and note.endswith(" · queue 2")
     assert "Busy since" in item.toolTip() and "with a task from you" in item.toolTip()
     # The live-state row the core wrote at delivery reaches the row's third line.
-    wait(qtbot, lambda: s.panel.list.item(0).data(ListRowDelegate.ACTIVITY_ROLE) == "working: Review the storage ports")
+    wait(qtbot, lambda: s.panel.team.list.item(0).data(ListRowDelegate.ACTIVITY_ROLE) == "working: Review the storage ports")
 
     qtbot.mouseClick(rows[1].cancel_button, Qt.MouseButton.LeftButton)
     wait(qtbot, lambda: queue_states(s) == [(first, "delivered")])
     assert [t.ticket_id for t in s.world.sync(s.runtime.orchestrator.queue_snapshots)[0].tickets] == [first]
     assert row(s, scout).queue_depth == 1
-    assert s.panel.list.item(0).data(ListRowDelegate.NOTE_ROLE).endswith(" · queue 1")
+    assert s.panel.team.list.item(0).data(ListRowDelegate.NOTE_ROLE).endswith(" · queue 1")
     assert "release notes" not in screen(s, scout)
     wait(qtbot, lambda: "Cancelled the ticket from you to Scout" in s.messages)
 
@@ -174,14 +174,14 @@ def test_two_tasks_queue_in_order_the_first_is_typed_and_the_second_can_be_cance
 def test_interrupt_sends_esc_and_leaves_the_queue_alone(setup: Setup, qtbot: QtBot) -> None:
     s = setup
     scout = new_agent(s, qtbot, "Scout")
-    assert not s.panel.interrupt_action.isEnabled()
+    assert not s.panel.agent_actions.interrupt_action.isEnabled()
     launch_in_background(s, qtbot, scout)
-    wait(qtbot, lambda: s.panel.interrupt_action.isEnabled())
-    assert s.panel.list.item(0).data(ListRowDelegate.NOTE_ROLE).startswith("idle ")
+    wait(qtbot, lambda: s.panel.agent_actions.interrupt_action.isEnabled())
+    assert s.panel.team.list.item(0).data(ListRowDelegate.NOTE_ROLE).startswith("idle ")
     ticket = send_task(s, qtbot, "Count the tests")
     wait(qtbot, lambda: queue_states(s) == [(ticket, "delivered")])
 
-    s.panel.interrupt_action.trigger()
+    s.panel.agent_actions.interrupt_action.trigger()
     wait(qtbot, lambda: "received: <Esc>" in screen(s, scout))
     wait(qtbot, lambda: "Esc sent to Scout" in s.messages)
     assert queue_states(s) == [(ticket, "delivered")]  # Esc is no cancellation
@@ -214,12 +214,12 @@ def test_a_call_for_attention_marks_the_row_until_the_person_goes_to_the_agent(
 
     notification = {"message": "Claude needs your permission to use Bash"}
     s.world.sync(lambda: s.runtime.orchestrator.hook_event(scout, "claude", "Notification", notification))
-    wait(qtbot, lambda: s.panel.list.item(0).data(ListRowDelegate.ALERT_ROLE) == "needs you: permission")
+    wait(qtbot, lambda: s.panel.team.list.item(0).data(ListRowDelegate.ALERT_ROLE) == "needs you: waits for your permission")
     assert "Scout needs you: permission" in s.messages
-    assert "Claude needs your permission to use Bash" in s.panel.list.item(0).toolTip()
+    assert "Claude needs your permission to use Bash" in s.panel.team.list.item(0).toolTip()
 
     s.panel.agent_focused(scout)
-    assert not s.panel.list.item(0).data(ListRowDelegate.ALERT_ROLE)
+    assert not s.panel.team.list.item(0).data(ListRowDelegate.ALERT_ROLE)
     assert row(s, scout).attention_text == ""
 
 
@@ -234,16 +234,16 @@ def test_deliver_now_asks_the_core_to_stop_waiting_for_the_persons_line(
     wait(qtbot, lambda: queue_states(s) == [(first, "delivered"), (second, "queued")])
     forced: list[TicketId] = []
     monkeypatch.setattr(s.runtime.orchestrator, "force_delivery", forced.append)
-    assert not s.panel.queue.waiting_banner.isVisible()
+    assert not s.panel.team.queue.waiting_banner.isVisible()
 
     # Headless terminals have no human line, so the banner event a write portal's long wait publishes is
     # published here.
     s.world.app.events.publish(OrchestrationNews(s.runtime.id, DeliveryWaiting(scout, second, "Main")))
-    wait(qtbot, lambda: s.panel.queue.waiting_banner.isVisible())
-    assert "A task from Main is waiting" in s.panel.queue.waiting_text.text()
-    qtbot.mouseClick(s.panel.queue.deliver_now_button, Qt.MouseButton.LeftButton)
+    wait(qtbot, lambda: s.panel.team.queue.waiting_banner.isVisible())
+    assert "A task from Main is waiting" in s.panel.team.queue.waiting_text.text()
+    qtbot.mouseClick(s.panel.team.queue.deliver_now_button, Qt.MouseButton.LeftButton)
     wait(qtbot, lambda: forced == [second])
-    assert not s.panel.queue.waiting_banner.isVisible()
+    assert not s.panel.team.queue.waiting_banner.isVisible()
     wait(qtbot, lambda: "Typing the waiting task into Scout's terminal" in s.messages)
 
 
@@ -264,7 +264,7 @@ def test_a_reply_after_the_requester_stopped_waiting_marks_the_requester(
     assert closed.value.code is ErrorCode.TICKET_CLOSED
 
     wait(qtbot, lambda: row(s, main).late_reply_text == "late reply")
-    assert s.panel.list.item(0).data(ListRowDelegate.MARK_ROLE) == "late reply"
+    assert s.panel.team.list.item(0).data(ListRowDelegate.MARK_ROLE) == "late reply"
     assert "Scout answered Main after it stopped waiting: late reply available" in s.messages
 
 
@@ -298,3 +298,43 @@ def test_an_attention_mark_lasts_until_a_new_prompt_is_submitted_and_a_banner_un
 
     book.apply(queue_of_scout(), 9_000)
     assert book.of("scout").busy is None and book.of("scout").idle_since_ms == 9_000
+
+
+def alert(s: Setup) -> str:
+    return s.panel.team.list.item(0).data(ListRowDelegate.ALERT_ROLE) or ""
+
+
+def test_a_usage_limit_shows_its_reset_and_countdown_and_the_resume_can_be_cancelled(setup: Setup, qtbot: QtBot) -> None:
+    s = setup
+    scout = new_agent(s, qtbot, "Scout")
+    launch_in_background(s, qtbot, scout)
+    resets = s.runtime.clock.now_ms() + 2 * 3_600_000 + 10 * 60_000
+    s.world.sync(lambda: s.runtime.orchestrator.states.limit_seen(scout, resets, "usage limit reached"))
+    wait(qtbot, lambda: "resumes in 2 h 10" in alert(s))
+    assert alert(s).startswith("limited until ")
+    assert s.panel.agent_actions.cancel_resume_action.isEnabled()
+    s.panel.agent_actions.cancel_resume_action.trigger()
+    wait(qtbot, lambda: "automatic resume cancelled" in alert(s))
+    wait(qtbot, lambda: "Automatic resume of Scout cancelled" in s.messages)
+    assert not s.panel.agent_actions.cancel_resume_action.isEnabled()
+    assert s.panel.agent_actions.resume_now_action.isEnabled()
+
+
+def test_a_dialog_and_the_human_net_are_listed_under_needs_you(setup: Setup, qtbot: QtBot) -> None:
+    s = setup
+    scout = new_agent(s, qtbot, "Scout")
+    launch_in_background(s, qtbot, scout)
+    states = s.runtime.orchestrator.states
+    s.world.sync(lambda: states.prompt_seen(scout, "Do you trust the files in this folder?"))
+    wait(qtbot, lambda: any("Scout asks whether you trust its folder (in the background)" in t
+                            for t in s.panel.needs_you.entry_texts()))
+    assert s.panel.needs_you.isVisibleTo(s.panel)
+    s.world.sync(lambda: states.prompt_seen(scout, None))
+    wait(qtbot, lambda: not s.panel.needs_you.entry_texts())
+
+    s.world.sync(lambda: states.limit_seen(scout, None, "usage limit reached"))
+    wait(qtbot, lambda: any("could not read when it resets" in t for t in s.panel.needs_you.entry_texts()))
+    dismiss = next(b for b in s.panel.needs_you.findChildren(QPushButton) if b.text() == "Not a limit — dismiss")
+    dismiss.click()
+    wait(qtbot, lambda: not s.panel.needs_you.entry_texts())
+    assert s.world.sync(lambda: states.limits.limit_of(scout)) is None  # type: ignore[union-attr]

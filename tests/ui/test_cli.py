@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 from PySide6.QtGui import QImage
@@ -25,6 +26,11 @@ def run_idea(args: list[str], data_dir: Path, home: Path, timeout: float = 120) 
 def test_version(tmp_path: Path) -> None:
     done = run_idea(["--version"], tmp_path / "data", tmp_path)
     assert done.returncode == 0 and done.stdout.strip() == f"IdeA {__version__}"
+
+
+def test_the_version_is_the_one_in_pyproject_read_from_the_installed_metadata() -> None:
+    declared = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]["version"]
+    assert __version__ == declared
 
 
 def test_doctor_reports_what_it_finds(tmp_path: Path) -> None:

@@ -16,10 +16,8 @@ from tests.ui.gui_support import new_project
 
 
 def test_open_a_project_build_a_2x2_grid_and_run_a_command(gui_factory, tmp_path: Path) -> None:
-    project = new_project(tmp_path)
     gui = gui_factory()
-    gui.restore([project])
-    tab = gui.tab(project)
+    project, tab = gui.open_new_project(tmp_path)
 
     assert (project / ".ideai" / "agents.json").read_text() == '{\n  "agents": []\n}\n'
     assert "# >>> IdeA runtime" in (project / ".gitignore").read_text()
@@ -27,10 +25,10 @@ def test_open_a_project_build_a_2x2_grid_and_run_a_command(gui_factory, tmp_path
     assert window.tabs.tabText(0) == project.name and window.tabs.tabToolTip(0) == str(project)
 
     [first] = gui.wait_for_shells(tab, 1)
-    tab.mutate(lay.MakeGrid(first.leaf_id, 2, 2))
+    tab.gestures.mutate(lay.MakeGrid(first.leaf_id, 2, 2))
     gui.wait(lambda: len(gui.leaves(tab)) == 4)
     for leaf in gui.leaves(tab)[1:]:
-        tab.start_shell(leaf.id)
+        tab.gestures.start_shell(leaf.id)
     cells = gui.wait_for_shells(tab, 4)
     assert isinstance(tab.runtime.active.root, lay.Grid)
 
@@ -42,38 +40,33 @@ def test_open_a_project_build_a_2x2_grid_and_run_a_command(gui_factory, tmp_path
 
 
 def test_merge_close_and_switch_layouts_keep_every_process(gui_factory, tmp_path: Path) -> None:
-    project = new_project(tmp_path)
     gui = gui_factory()
-    gui.restore([project])
-    tab = gui.tab(project)
-    [first] = gui.wait_for_shells(tab, 1)
-    tab.split(first.leaf_id, lay.Direction.ROW, "after")
-    gui.wait(lambda: len(gui.leaves(tab)) == 2)
-    left, right = gui.wait_for_shells(tab, 2)
+    _, tab = gui.open_new_project(tmp_path)
+    left, right = gui.split_into_two_shells(tab)
     gui.type_line(right, "echo right-side")
     gui.wait(lambda: "right-side" in gui.screen(right))
     pids = {info.pid for info in tab.runtime.sessions.snapshot()}
 
     # Merging keeps the chosen cell; the other shell keeps running in the background.
     right_session = right.session.id
-    tab.merge((left.leaf_id, right.leaf_id), keep=left.leaf_id)
+    tab.gestures.merge((left.leaf_id, right.leaf_id), keep=left.leaf_id)
     gui.wait(lambda: len(gui.leaves(tab)) == 1)
     assert [s.id for s in tab.runtime.background_sessions()] == [right_session]
     assert {info.pid for info in tab.runtime.sessions.snapshot() if info.is_live} == pids
 
     # A new layout, then back: same processes, same screen.
     original_layout = tab.runtime.document.active_id
-    gui.session.client.call(tab.runtime.create_layout("Review"))
+    gui.session.client.call(tab.runtime.layouts.create("Review"))
     gui.wait(lambda: tab.runtime.document.active_id != original_layout)
     gui.wait_for_shells(tab, 1)
-    tab.activate_layout(original_layout)
+    tab.layout_bar.activate_layout(original_layout)
     gui.wait(lambda: tab.runtime.document.active_id == original_layout)
     [kept] = gui.wait_for_shells(tab, 1)
     assert kept.session.pid in pids
 
     # The background shell attaches to a new, empty cell with its screen intact.
     gui.session.app.preferences.update_settings(new_cell_content=NewCellContent.EMPTY)
-    tab.split(kept.leaf_id, lay.Direction.COLUMN, "after")
+    tab.gestures.split(kept.leaf_id, lay.Direction.COLUMN, "after")
     gui.wait(lambda: len(gui.leaves(tab)) == 2)
     empty = gui.leaves(tab)[1]
     gui.session.client.call(tab.runtime.attach(empty.id, right_session))
@@ -82,7 +75,7 @@ def test_merge_close_and_switch_layouts_keep_every_process(gui_factory, tmp_path
     gui.wait(lambda: attached.view is not None and "right-side" in gui.screen(attached))
 
     # Closing a cell with an idle shell stops it; the cell collapses.
-    tab.close_cell(attached.leaf_id)
+    tab.gestures.close_cell(attached.leaf_id)
     gui.wait(lambda: len(gui.leaves(tab)) == 1)
     gui.wait(lambda: not tab.runtime.sessions.knows(right_session))
 
@@ -125,14 +118,9 @@ def test_drag_a_tab_out_into_a_new_window_keeps_processes_and_screens(gui_factor
 
 
 def test_restart_finds_the_same_windows_tabs_and_grid(gui_factory, tmp_path: Path) -> None:
-    project = new_project(tmp_path)
     gui = gui_factory()
-    gui.restore([project])
-    tab = gui.tab(project)
-    [first] = gui.wait_for_shells(tab, 1)
-    tab.split(first.leaf_id, lay.Direction.ROW, "after")
-    gui.wait(lambda: len(gui.leaves(tab)) == 2)
-    gui.wait_for_shells(tab, 2)
+    project, tab = gui.open_new_project(tmp_path)
+    gui.split_into_two_shells(tab)
     before = [leaf.id for leaf in gui.leaves(tab)]
     old_pids = set(gui.pids(tab).values())
     gui.windows[0].resize(640, 470)
@@ -164,10 +152,8 @@ def test_a_corrupt_layouts_file_is_kept_aside_and_reported(gui_factory, tmp_path
 
 
 def test_a_program_that_exits_shows_its_code_and_can_restart(gui_factory, tmp_path: Path) -> None:
-    project = new_project(tmp_path)
     gui = gui_factory()
-    gui.restore([project])
-    tab = gui.tab(project)
+    _, tab = gui.open_new_project(tmp_path)
     [cell] = gui.wait_for_shells(tab, 1)
     old_pid, old_session = cell.session.pid, cell.session.id
     gui.type_line(cell, "exit 3")
@@ -175,7 +161,7 @@ def test_a_program_that_exits_shows_its_code_and_can_restart(gui_factory, tmp_pa
     assert cell.session.exit_code == 3
     assert cell._banner.isVisibleTo(cell) and "exited with code 3" in cell._banner_text.text()
 
-    tab.restart(cell.leaf_id)
+    tab.gestures.restart(cell.leaf_id)
     gui.wait(lambda: cell.session is not None and cell.session.id != old_session and cell.session.is_live)
     [restarted] = gui.wait_for_shells(tab, 1)
     assert restarted.session.pid != old_pid
@@ -183,19 +169,14 @@ def test_a_program_that_exits_shows_its_code_and_can_restart(gui_factory, tmp_pa
 
 
 def test_swapping_two_cells_moves_their_terminals_not_their_processes(gui_factory, tmp_path: Path) -> None:
-    project = new_project(tmp_path)
     gui = gui_factory()
-    gui.restore([project])
-    tab = gui.tab(project)
-    [first] = gui.wait_for_shells(tab, 1)
-    tab.split(first.leaf_id, lay.Direction.ROW, "after")
-    gui.wait(lambda: len(gui.leaves(tab)) == 2)
-    left, right = gui.wait_for_shells(tab, 2)
+    _, tab = gui.open_new_project(tmp_path)
+    left, right = gui.split_into_two_shells(tab)
     gui.type_line(right, "echo i-was-on-the-right")
     gui.wait(lambda: "i-was-on-the-right" in gui.screen(right))
     left_pid, right_pid = left.session.pid, right.session.pid
 
-    tab.swap_cells(left.leaf_id, right.leaf_id)
+    tab.gestures.swap_cells(left.leaf_id, right.leaf_id)
 
     gui.wait(lambda: gui.cell(tab, 0).session is not None and gui.cell(tab, 0).session.pid == right_pid)
     assert gui.cell(tab, 1).session.pid == left_pid
@@ -203,10 +184,8 @@ def test_swapping_two_cells_moves_their_terminals_not_their_processes(gui_factor
 
 
 def test_switching_to_the_light_theme_restyles_the_window_and_the_terminals(gui_factory, tmp_path: Path) -> None:
-    project = new_project(tmp_path)
     gui = gui_factory()
-    gui.restore([project])
-    tab = gui.tab(project)
+    _, tab = gui.open_new_project(tmp_path)
     [cell] = gui.wait_for_shells(tab, 1)
 
     gui.session.windows.set_color_scheme("light")
@@ -220,10 +199,8 @@ def test_switching_to_the_light_theme_restyles_the_window_and_the_terminals(gui_
 def test_cell_shortcuts_work_from_a_focused_terminal_and_leave_its_keys_alone(
     gui_factory, qtbot, tmp_path: Path
 ) -> None:
-    project = new_project(tmp_path)
     gui = gui_factory()
-    gui.restore([project])
-    tab = gui.tab(project)
+    _, tab = gui.open_new_project(tmp_path)
     [cell] = gui.wait_for_shells(tab, 1)
     both = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
     proxy = cell.view.terminal.focusProxy()

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
+from idea.application.agents.placement_rules import InCell
 from idea.domain.orchestration import Human, Source, SubmitHumanInput
 from idea.domain.profile import Profile
-from tests.ui.gui_support import new_project
 
 ECHO_CLI = Path(__file__).resolve().parents[1] / "fixtures" / "agents" / "fake_agent_cli.py"
 OVERLAY_FLOOR_MS = 800
@@ -30,10 +30,8 @@ def short_delivery_timings(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_task_waits_for_the_persons_line_then_holds_their_keys(
     gui_factory, qtbot, tmp_path: Path, short_delivery_timings: None
 ) -> None:
-    project = new_project(tmp_path)
     gui = gui_factory()
-    gui.restore([project])
-    tab = gui.tab(project)
+    _, tab = gui.open_new_project(tmp_path)
     [cell] = gui.wait_for_shells(tab, 1)
     app = gui.session.app
     profile = Profile.from_json(
@@ -56,7 +54,7 @@ def test_a_task_waits_for_the_persons_line_then_holds_their_keys(
 
     agent_id = gui.run(prepare())
     leaf = gui.leaves(tab)[0].id
-    gui.run(tab.runtime.runner.launch(agent_id, node_id=leaf))
+    gui.run(tab.runtime.placement.launch(agent_id, InCell(leaf)))
     gui.wait(lambda: gui.cell(tab, 0).view is not None and "Fake agent CLI ready" in gui.screen(gui.cell(tab, 0)))
     agent_cell = gui.cell(tab, 0)
     proxy = agent_cell.view.terminal.focusProxy()

@@ -4,16 +4,52 @@ designation, and keeping personas in sync with their templates."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 from idea.application.agents.ports import ManifestStore, PersonaStore
 from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.agents.templates import TemplateCatalogue, TemplateLink, TemplateStatus
 from idea.application.ports import Clock, Diagnostics, EventPublisher, IdGenerator
-from idea.domain.agent import AgentEntry, AgentManifest, unique_md_path, validate_agent_name
+from idea.domain.agent import (
+    AGENT_NAME_MAX_CHARS,
+    AgentEntry,
+    AgentManifest,
+    Worktree,
+    unique_md_path,
+    validate_agent_name,
+)
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode
 from idea.domain.events import AgentsChanged
 from idea.domain.ids import AgentId, ProjectId
 from idea.domain.template import TemplateRecord
+
+BLANK_PERSONA = """# Role
+
+In a few sentences: what this agent is for.
+
+## Responsibilities
+
+- What it owns and decides.
+
+## Must not
+
+- Act outside the project, or push or publish anything, without asking the user.
+
+## How it reports
+
+- What changed, what was checked, what is left to do.
+"""
+
+
+class ProjectTeam(Protocol):
+    """An open project as the screens shared by every project see it (profiles, templates): its name and
+    its team. `ProjectRuntime` is one."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def agents(self) -> AgentCatalogue: ...
 
 
 class AgentCatalogue:
@@ -79,6 +115,22 @@ class AgentCatalogue:
         agent = self.agent(agent_id)
         return self._templates.status(agent, self.persona(agent_id))
 
+    # -- what the agent screens read (files, hence on the core loop) --
+
+    async def read_persona(self, agent_id: AgentId) -> str:
+        return self.persona(agent_id)
+
+    async def template_statuses(self) -> dict[AgentId, TemplateStatus]:
+        """Every agent's template link."""
+        return {agent.agent_id: self.template_status(agent.agent_id) for agent in self._manifest.agents}
+
+    async def template_comparison(self, agent_id: AgentId) -> tuple[str, str]:
+        """The agent's persona and its template's current body, for the diff."""
+        status = self.template_status(agent_id)
+        if status.template is None:
+            raise AppError(ErrorCode.INVALID, "this agent's template no longer exists")
+        return self.persona(agent_id), self._templates.body(status.template.id)
+
     # -- the team --
 
     async def create(
@@ -89,11 +141,12 @@ class AgentCatalogue:
         *,
         template: TemplateRecord | None = None,
         synchronized: bool = False,
+        worktree: Worktree | None = None,
     ) -> AgentEntry:
-        """A new agent, from scratch (`persona`) or from a template (its current body)."""
+        """A new agent, from scratch (`persona`) or from a template (its current body), in its own worktree
+        when one is given (made beforehand, `application/git/agent_worktrees.py`)."""
         name = name.strip()
-        validate_agent_name(name, self._manifest)
-        self._profiles.profile(profile_id)
+        self.check_new(name, profile_id)
         body = self._templates.body(template.id) if template is not None else persona
         entry = AgentEntry(
             agent_id=self._ids.new_id(),
@@ -103,11 +156,17 @@ class AgentCatalogue:
             synchronized=synchronized and template is not None,
             template_id=template.id if template else None,
             template_version=template.version if template else None,
+            worktree=worktree,
         )
         self._personas.write(self._root, entry.md_path, body)
         self._store(lambda manifest: manifest.with_agent(entry))
         self._diagnostics.beacon(f"[agents] created {entry.name} id={entry.agent_id}")
         return entry
+
+    def check_new(self, name: str, profile_id: str) -> None:
+        """AppError unless an agent of that name and profile can be created now."""
+        validate_agent_name(name.strip(), self._manifest)
+        self._profiles.profile(profile_id)
 
     async def rename(self, agent_id: AgentId, name: str) -> None:
         self._store(lambda manifest: manifest.renamed(agent_id, name.strip()))
@@ -118,6 +177,12 @@ class AgentCatalogue:
 
     async def set_orchestrator(self, agent_id: AgentId | None) -> None:
         self._store(lambda manifest: manifest.with_orchestrator(agent_id))
+
+    async def set_worktree(self, agent_id: AgentId, worktree: Worktree | None) -> None:
+        """Record (None: clear) the agent's own worktree; it applies from the agent's next launch."""
+        self._store(lambda manifest: manifest.with_worktree(agent_id, worktree))
+        where = worktree.path if worktree is not None else "the main tree"
+        self._diagnostics.beacon(f"[agents] {self.agent(agent_id).name} works in {where}")
 
     async def delete(self, agent_id: AgentId) -> str | None:
         """Remove an agent that is not running; its persona goes to `.ideai/agents/.deleted/`.
@@ -150,6 +215,13 @@ class AgentCatalogue:
         self._personas.write(self._root, self.agent(agent_id).md_path, self._templates.body(template.id))
         self._store(lambda manifest: manifest.with_template_version(agent_id, template.version))
 
+    async def keep_persona(self, agent_id: AgentId) -> None:
+        """"Keep mine": the persona stays as edited and the template's current version counts as seen, so the
+        update is not offered again until the template changes once more."""
+        persona = self.persona(agent_id)
+        await self.pull_template(agent_id)
+        await self.update_persona(agent_id, persona)
+
     async def sync_templates(self) -> list[str]:
         """Give synchronized agents without local edits their template's new body (at project open and
         after a template is saved). Returns the names of the agents updated."""
@@ -172,3 +244,15 @@ class AgentCatalogue:
 
     def _publish(self) -> None:
         self._events.publish(AgentsChanged(self._project_id, self._manifest))
+
+
+def free_agent_name(base: str, manifest: AgentManifest) -> str:
+    """A valid, unused name derived from a template name ("Reviewer / QA" -> "Reviewer QA", then "… 2")."""
+    cleaned = " ".join("".join(ch if ch.isalnum() or ch in "-_" else " " for ch in base).split())
+    cleaned = cleaned[: AGENT_NAME_MAX_CHARS - 4] or "Agent"
+    if manifest.by_name(cleaned) is None:
+        return cleaned
+    number = 2
+    while manifest.by_name(f"{cleaned} {number}") is not None:
+        number += 1
+    return f"{cleaned} {number}"

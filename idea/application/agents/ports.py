@@ -1,5 +1,5 @@
-"""Ports of the agents use cases: the stores of profiles, manifests, personas, templates and runtime
-bookkeeping, the run-dir writer, and the prompt texts.
+"""Ports of the agents use cases: the project they run in, the stores of profiles, manifests, personas,
+templates and runtime bookkeeping, the run-dir writer, and the prompt texts.
 
 Adapters live in idea.infrastructure.stores and idea.infrastructure.agents. Every load raises
 CorruptFileError (the file kept aside as `<name>.corrupt-<ms>`) when a file exists but cannot be read;
@@ -8,15 +8,91 @@ every write is atomic. `update` applies a change under the store's lock for that
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from idea.application.agents.compose import OrchestrationTexts
+from idea.application.agents.convention_file import OrchestrationTexts
+from idea.application.ports import Clock, Diagnostics, Host, IdGenerator
+from idea.application.sessions import SessionRegistry
+from idea.domain import layout as lay
 from idea.domain.agent import AgentManifest
+from idea.domain.ids import AgentId, ProjectId, SessionId
+from idea.domain.live_state import LiveStateRow
+from idea.domain.orchestration import Command, Outcome, Requester, Source
 from idea.domain.profile import Profile, ProfileBook
 from idea.domain.providers import ProviderSessions, RunningAgents
 from idea.domain.template import TemplateIndex, TemplateRecord
+from idea.domain.workspace import Settings
+
+
+class LaunchNotices(Protocol):
+    """What the agent services tell and ask the project's orchestration core."""
+
+    def agent_launching(self, agent_id: AgentId) -> None:
+        """Before the CLI starts: a task arriving now waits for its prompt (cold start)."""
+        ...
+
+    def agent_launched(self, agent_id: AgentId) -> None:
+        """The CLI runs and is placed."""
+        ...
+
+    def work_state_rows(self, excluding: AgentId) -> tuple[LiveStateRow, ...]:
+        """The other agents' live-state rows, for the convention file."""
+        ...
+
+    async def dispatch(self, requester: Requester, command: Command, source: Source) -> Outcome: ...
+
+
+class AgentProject(Protocol):
+    """What the agent services (runner, placement) use of their open project; `ProjectRuntime` is one."""
+
+    @property
+    def id(self) -> ProjectId: ...
+
+    @property
+    def root(self) -> str: ...
+
+    @property
+    def host(self) -> Host: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def ids(self) -> IdGenerator: ...
+
+    @property
+    def diagnostics(self) -> Diagnostics: ...
+
+    @property
+    def sessions(self) -> SessionRegistry: ...
+
+    @property
+    def orchestrator(self) -> LaunchNotices: ...
+
+    @property
+    def active(self) -> lay.Layout:
+        """The active layout (committed)."""
+        ...
+
+    def settings(self) -> Settings: ...
+
+    def schedule(self, work: Coroutine[Any, Any, Any]) -> None:
+        """Run follow-up work on the core loop."""
+        ...
+
+    async def change_layout(self, ops: Sequence[lay.LayoutOp]) -> list[lay.Applied]:
+        """Apply operations to the active layout as one saved change."""
+        ...
+
+    def release_unshown(self, session_id: SessionId) -> None:
+        """Forget an ended session once no layout shows it."""
+        ...
+
+    def report_problem(self, message: str) -> None:
+        """Something the person must know about this project (shown by the UI)."""
+        ...
 
 
 class ProfileStore(Protocol):
@@ -124,7 +200,7 @@ class BridgeEndpoint:
 
 @dataclass(frozen=True)
 class RunDirRequest:
-    project_root: str
+    project_root: str  # where `.ideai/` is: the run dir goes under it
     project_id: str
     agent_id: str
     profile: Profile
@@ -135,6 +211,9 @@ class RunDirRequest:
     codex_sandbox_mode: str | None = None  # from the permission projector, only when a policy exists
     trust_run_dir: bool = False  # record the run dir as trusted in the user's CLI configuration
     codex_approval_policy: str | None = None
+    sandbox_plan: Mapping[str, Any] | None = None  # `sandbox-plan.json` for `idea sandbox-exec` (spec 06 §8)
+    permission_args: tuple[str, ...] = ()  # the CLI's own permission arguments (spec 06 §6)
+    work_root: str | None = None  # the agent's own worktree, its project root (spec 07 §2); None: project_root
 
 
 @dataclass(frozen=True)
@@ -196,4 +275,12 @@ class CliDetector(Protocol):
 class PromptLibrary(Protocol):
     def orchestration_texts(self) -> OrchestrationTexts:
         """Section 2 of the convention file: idea/resources/prompts/orchestration_{mcp,file}.md."""
+        ...
+
+
+class SessionInspector(Protocol):
+    """Read-only look at a CLI's own session files (spec 05 §4)."""
+
+    def subject(self, profile: Profile, run_dir: str, engine_session_id: str) -> str | None:
+        """The first prompt of that session, at most 80 characters; None when it cannot be found."""
         ...

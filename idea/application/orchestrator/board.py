@@ -1,8 +1,9 @@
 """The live-state board of one project (spec 03 §10): rows kept in memory, persisted after every write.
 
-System acts (the automatic updates of §10.3, reboot reconciliation) write here directly; the self-only rule
-of idea_workstate_set belongs to the tool surface, not to the store. A store failure never fails the
-delegation that caused the write: it is logged and the board keeps going.
+System acts (the automatic updates of §10.3, reboot reconciliation) write here with `write_system`, which
+never fails the delegation that caused it; the self-only rule of idea_workstate_set belongs to the tool
+surface, not to the board, which only remembers when an agent declared its intent. A store failure is logged
+and the board keeps going.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from typing import Any
 from idea.application.orchestrator.ports import LiveStateStore
 from idea.application.ports import Clock, Diagnostics, EventPublisher
 from idea.domain.errors import AppError
-from idea.domain.live_state import LiveEntry, LiveState
+from idea.domain.ids import AgentId
+from idea.domain.live_state import LiveEntry, LiveState, RowChange
 from idea.domain.orchestration_events import LiveStateChanged
 
 
@@ -24,27 +26,52 @@ class LiveBoard:
         self._events = events
         self._diagnostics = diagnostics
         self._state: LiveState | None = None
+        self._declared_intents: dict[AgentId, tuple[str, int]] = {}  # intent, epoch ms it was declared
 
     def row(self, agent_id: str) -> LiveEntry | None:
         return self._loaded().row(agent_id)
 
-    def write(self, agent_id: str, **changes: Any) -> None:
-        """Upsert the agent's row with `LiveState.with_row` fields; `updatedAtMs` comes from the clock.
+    def write(self, agent_id: AgentId, change: RowChange) -> None:
+        """Upsert the agent's row; `updatedAtMs` comes from the clock.
 
         Raises AppError(INVALID) for an oversized text field, before anything changes.
         """
-        self._state = self._loaded().with_row(agent_id, self._clock.now_ms(), **changes)
+        self._state = self._loaded().with_change(agent_id, self._clock.now_ms(), change)
         self._persist()
         self._events.publish(LiveStateChanged(agent_id))
 
-    def lean(self, names: Mapping[str, str]) -> list[dict[str, Any]]:
-        """The rows agents may read, after the prune-on-read, which is persisted."""
+    def write_system(self, agent_id: AgentId, change: RowChange) -> None:
+        """A write of the core's own (§10.3): a refused one is logged, never raised."""
+        try:
+            self.write(agent_id, change)
+        except AppError as exc:  # a system write never fails the delegation that caused it
+            self._diagnostics.beacon(f"[live-state] write failed agent={agent_id}: {exc.message}")
+
+    def declare(self, agent_id: AgentId, change: RowChange) -> None:
+        """The agent's own write (idea_workstate_set): a declared intent outranks the automatic one for a while."""
+        self.write(agent_id, change)
+        if isinstance(change.intent, str) and change.intent:
+            self._declared_intents[agent_id] = (change.intent, self._clock.now_ms())
+
+    def declared_intent(self, agent_id: AgentId, fresh_ms: int) -> str | None:
+        """The intent the agent declared within the last `fresh_ms`, if any."""
+        declared = self._declared_intents.get(agent_id)
+        if declared and self._clock.now_ms() - declared[1] <= fresh_ms:
+            return declared[0]
+        return None
+
+    def current(self) -> tuple[LiveEntry, ...]:
+        """The rows after the prune-on-read, which is persisted."""
         state = self._loaded()
         pruned = state.pruned(self._clock.now_ms())
         if pruned != state:
             self._state = pruned
             self._persist()
-        return [entry.lean(names.get(entry.agent_id)) for entry in pruned.entries]
+        return pruned.entries
+
+    def lean(self, names: Mapping[str, str]) -> list[dict[str, Any]]:
+        """The rows agents may read (`idea_workstate_read`), named."""
+        return [entry.lean(names.get(entry.agent_id)) for entry in self.current()]
 
     def reconcile(self, is_live: Callable[[str], bool]) -> list[str]:
         """Reboot reconciliation (§10.4); returns the agents whose rows were marked stale."""

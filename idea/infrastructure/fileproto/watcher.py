@@ -41,24 +41,13 @@ from idea.domain.orchestration import AgentCaller, ListAgents, Outcome, Source
 from idea.domain.project import IDEAI_DIR
 from idea.infrastructure.agents.run_dir import REQUESTS_DIR
 from idea.infrastructure.fs import atomic_write_json
-from idea.infrastructure.mcp.tools import parse_tool_call
+from idea.infrastructure.mcp.tools import REQUEST_TYPES, parse_tool_call
 
 REQUEST_MAX_BYTES = 256 * 1024
 RESPONSE_MAX_AGE_S = 24 * 3600
 INBOX = "in"
 OUTBOX = "out"
 
-# Request type -> the tool whose arguments it carries.
-REQUEST_TYPES: dict[str, str] = {
-    "agent.list": "idea_list_agents",
-    "agent.message": "idea_ask_agent",
-    "agent.reply": "idea_reply",
-    "agent.launch": "idea_launch_agent",
-    "agent.stop": "idea_stop_agent",
-    "agent.context.update": "idea_update_context",
-    "workstate.read": "idea_workstate_read",
-    "workstate.set": "idea_workstate_set",
-}
 _TOOL_FIELDS = {"targetAgent": "target"}  # request field -> tool argument
 _REQUEST_FIELDS = {tool: request for request, tool in _TOOL_FIELDS.items()}
 _ENVELOPE = ("type", "requestId", "requestedBy")

@@ -1,5 +1,6 @@
-"""The `idea_*` tools: the catalogue MCP clients receive (spec 03 §5) and the one validation of their
-arguments, shared by every door that speaks in tool arguments (the MCP server, the request folders).
+"""The `idea_*` tools: the catalogue MCP clients receive (spec 03 §5), the request-file type of each (§6),
+and the one validation of their arguments, shared by every door that speaks in tool arguments (the MCP
+server, the request folders). `TOOLS` is the one table both doors read.
 
 The JSON schemas below are the rules: `parse_tool_call` checks arguments against them, so what a model is
 told and what IdeA enforces cannot drift apart. Identity is never an argument; it comes from the door.
@@ -10,6 +11,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from idea.domain.errors import AppError, ErrorCode
@@ -46,19 +48,39 @@ def _object(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[
     return schema
 
 
-TOOL_DEFINITIONS: tuple[dict[str, Any], ...] = (
-    {
-        "name": "idea_list_agents",
-        "description": "List the agents of this IdeA project: role, whether they run, what they are doing.",
-        "inputSchema": _object({}),
-    },
-    {
-        "name": "idea_ask_agent",
-        "description": (
+@dataclass(frozen=True)
+class ToolSpec:
+    """One `idea_*` tool: its name, the request-file type that carries the same arguments (spec 03 §2, §6),
+    what the model is told, the schema its arguments are checked against, and the command it builds."""
+
+    name: str
+    request_type: str
+    description: str
+    input_schema: dict[str, Any]
+    command: Callable[[dict[str, str]], Command]
+
+    def definition(self) -> dict[str, Any]:
+        """The tool as MCP clients receive it."""
+        return {"name": self.name, "description": self.description, "inputSchema": self.input_schema}
+
+
+# Adding a tool is one entry here (both doors read this table) plus a handler registered on the dispatch.
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="idea_list_agents",
+        request_type="agent.list",
+        description="List the agents of this IdeA project: role, whether they run, what they are doing.",
+        input_schema=_object({}),
+        command=lambda args: ListAgents(),
+    ),
+    ToolSpec(
+        name="idea_ask_agent",
+        request_type="agent.message",
+        description=(
             "Delegate a task to another agent and wait for its answer. Starts the agent if needed. Give "
             "complete, self-contained instructions: the target does not see your conversation."
         ),
-        "inputSchema": _object(
+        input_schema=_object(
             {
                 "target": _TARGET,
                 "task": {
@@ -70,28 +92,32 @@ TOOL_DEFINITIONS: tuple[dict[str, Any], ...] = (
             },
             required=("target", "task"),
         ),
-    },
-    {
-        "name": "idea_reply",
-        "description": (
+        command=lambda args: AskAgent(target=args["target"], task=args["task"]),
+    ),
+    ToolSpec(
+        name="idea_reply",
+        request_type="agent.reply",
+        description=(
             "Return the result of a task IdeA delivered to you (a message starting with "
             "'[IdeA · task from …]'). Always call this when you finish a delegated task."
         ),
-        "inputSchema": _object(
+        input_schema=_object(
             {
                 "result": {"type": "string", "minLength": 1, "maxLength": RESULT_MAX_CHARS},
                 "ticket": {"type": "string", "description": "The ticket id from the task header. Recommended."},
             },
             required=("result",),
         ),
-    },
-    {
-        "name": "idea_launch_agent",
-        "description": (
+        command=lambda args: Reply(result=args["result"], ticket=args.get("ticket")),
+    ),
+    ToolSpec(
+        name="idea_launch_agent",
+        request_type="agent.launch",
+        description=(
             "Start a teammate (visible in a free cell, or in the background). Optionally give it a task that "
             "needs no answer; use idea_ask_agent when you need the result."
         ),
-        "inputSchema": _object(
+        input_schema=_object(
             {
                 "target": _TARGET,
                 "visibility": {"type": "string", "enum": ["visible", "background"], "default": "visible"},
@@ -108,32 +134,45 @@ TOOL_DEFINITIONS: tuple[dict[str, Any], ...] = (
             },
             required=("target",),
         ),
-    },
-    {
-        "name": "idea_stop_agent",
-        "description": "Stop a running teammate (orchestrator only).",
-        "inputSchema": _object({"target": _TARGET}, required=("target",)),
-    },
-    {
-        "name": "idea_update_context",
-        "description": "Replace an agent's role file (its persona). Takes effect at its next launch.",
-        "inputSchema": _object(
+        command=lambda args: LaunchAgent(
+            target=args["target"],
+            visibility=Visibility(args["visibility"]),
+            node_id=args.get("nodeId"),
+            task=args.get("task"),
+        ),
+    ),
+    ToolSpec(
+        name="idea_stop_agent",
+        request_type="agent.stop",
+        description="Stop a running teammate (orchestrator only).",
+        input_schema=_object({"target": _TARGET}, required=("target",)),
+        command=lambda args: StopAgent(target=args["target"]),
+    ),
+    ToolSpec(
+        name="idea_update_context",
+        request_type="agent.context.update",
+        description="Replace an agent's role file (its persona). Takes effect at its next launch.",
+        input_schema=_object(
             {
                 "target": _TARGET,
                 "content": {"type": "string", "minLength": 1, "maxLength": RESULT_MAX_CHARS},
             },
             required=("target", "content"),
         ),
-    },
-    {
-        "name": "idea_workstate_read",
-        "description": "Read the team's live work state: who is working on what, for which ticket.",
-        "inputSchema": _object({}),
-    },
-    {
-        "name": "idea_workstate_set",
-        "description": "Set your own row of the team's live work state: your status and what you are doing.",
-        "inputSchema": _object(
+        command=lambda args: UpdateAgentContext(target=args["target"], content=args["content"]),
+    ),
+    ToolSpec(
+        name="idea_workstate_read",
+        request_type="workstate.read",
+        description="Read the team's live work state: who is working on what, for which ticket.",
+        input_schema=_object({}),
+        command=lambda args: ReadWorkState(),
+    ),
+    ToolSpec(
+        name="idea_workstate_set",
+        request_type="workstate.set",
+        description="Set your own row of the team's live work state: your status and what you are doing.",
+        input_schema=_object(
             {
                 "status": {"type": "string", "enum": ["idle", "working", "waiting", "blocked", "done"]},
                 "intent": {"type": "string"},
@@ -141,29 +180,16 @@ TOOL_DEFINITIONS: tuple[dict[str, Any], ...] = (
             },
             required=("status",),
         ),
-    },
+        command=lambda args: SetWorkState(
+            status=WorkStatus(args["status"]), intent=args.get("intent"), progress=args.get("progress")
+        ),
+    ),
 )
 
-TOOL_NAMES: tuple[str, ...] = tuple(tool["name"] for tool in TOOL_DEFINITIONS)
-_SCHEMAS: dict[str, dict[str, Any]] = {tool["name"]: tool["inputSchema"] for tool in TOOL_DEFINITIONS}
-
-_COMMANDS: dict[str, Callable[[dict[str, str]], Command]] = {
-    "idea_list_agents": lambda args: ListAgents(),
-    "idea_ask_agent": lambda args: AskAgent(target=args["target"], task=args["task"]),
-    "idea_reply": lambda args: Reply(result=args["result"], ticket=args.get("ticket")),
-    "idea_launch_agent": lambda args: LaunchAgent(
-        target=args["target"],
-        visibility=Visibility(args["visibility"]),
-        node_id=args.get("nodeId"),
-        task=args.get("task"),
-    ),
-    "idea_stop_agent": lambda args: StopAgent(target=args["target"]),
-    "idea_update_context": lambda args: UpdateAgentContext(target=args["target"], content=args["content"]),
-    "idea_workstate_read": lambda args: ReadWorkState(),
-    "idea_workstate_set": lambda args: SetWorkState(
-        status=WorkStatus(args["status"]), intent=args.get("intent"), progress=args.get("progress")
-    ),
-}
+TOOL_DEFINITIONS: tuple[dict[str, Any], ...] = tuple(tool.definition() for tool in TOOLS)
+TOOL_NAMES: tuple[str, ...] = tuple(tool.name for tool in TOOLS)
+REQUEST_TYPES: dict[str, str] = {tool.request_type: tool.name for tool in TOOLS}  # request type -> tool name
+_BY_NAME: dict[str, ToolSpec] = {tool.name: tool for tool in TOOLS}
 
 
 def parse_tool_call(
@@ -181,8 +207,8 @@ def parse_tool_call(
     `target`).
     """
     words = _Wording(label or name, field_names or {})
-    schema = _SCHEMAS.get(name)
-    if schema is None:
+    tool = _BY_NAME.get(name)
+    if tool is None:
         raise words.invalid(f"unknown tool {name}")
     arguments = {} if arguments is None else arguments
     if not isinstance(arguments, Mapping):
@@ -193,7 +219,7 @@ def parse_tool_call(
             f"the arguments take {size} bytes, more than the limit of {MAX_ARGUMENTS_BYTES} bytes; write the "
             "material to a file of the project and refer to its path instead"
         )
-    return _COMMANDS[name](_checked(schema, arguments, words))
+    return tool.command(_checked(tool.input_schema, arguments, words))
 
 
 class _Wording:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 
-from idea.infrastructure.installation import is_frozen
 from idea.infrastructure.windows.program_lookup import find_program, launch_argv
 
 
@@ -24,6 +23,9 @@ def windows_shell(
 
 
 class WindowsHost:
+    def __init__(self, is_frozen: Callable[[], bool]) -> None:
+        self._is_frozen = is_frozen  # installation.is_frozen (not imported here: it imports this package)
+
     def environ(self) -> dict[str, str]:
         return dict(os.environ)
 
@@ -36,9 +38,11 @@ class WindowsHost:
     def launch_argv(self, program: str, args: Sequence[str]) -> list[str]:
         return launch_argv(program, args, path=os.environ.get("PATH"))
 
-    def is_frozen(self) -> bool:
-        return is_frozen()
+    def is_dir(self, path: str) -> bool:
+        return os.path.isdir(path)
 
+    def is_frozen(self) -> bool:
+        return self._is_frozen()
 
 
 def available_shells(environ: Mapping[str, str], which: Callable[[str], str | None]) -> list[str]:

@@ -18,8 +18,9 @@ from idea.application.projects import ProjectRuntime
 from idea.domain.agent import AGENT_NAME_MAX_CHARS, AgentManifest, validate_agent_name
 from idea.domain.errors import AppError
 from idea.domain.ids import AgentId
-from idea.ui.agents.widgets import HintLabel, show_error
 from idea.ui.core_client import CoreClient
+from idea.ui.widgets.labels import HintLabel
+from idea.ui.widgets.messages import show_error
 
 NAME_HINT = "Letters, digits, spaces, - and _. Other agents address it by this name."
 

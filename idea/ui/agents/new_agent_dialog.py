@@ -1,5 +1,5 @@
 """Creating an agent: from a template (its persona, its proposed profile, optionally kept in sync) or from
-a blank persona written on the spot."""
+a blank persona written on the spot; in the main tree or in its own worktree."""
 
 from __future__ import annotations
 
@@ -20,48 +20,35 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from idea.application.agents.catalogue import BLANK_PERSONA, free_agent_name
+from idea.application.agents.profile_descriptions import delegation_sentence
 from idea.application.agents.profiles import ProfileCatalogue
+from idea.application.agents.template_editing import LoadedTemplates, load_templates
 from idea.application.agents.templates import TemplateCatalogue
+from idea.application.git.agent_worktrees import CreatedAgent
 from idea.application.projects import ProjectRuntime
-from idea.domain.agent import AGENT_NAME_MAX_CHARS, AgentEntry, AgentManifest
 from idea.domain.template import TemplateRecord
 from idea.ui.agents.name_field import AgentNameField
-from idea.ui.agents.persona_editor import MarkdownEditor
-from idea.ui.agents.profile_facts import delegation_sentence
-from idea.ui.agents.widgets import HintLabel, ListRowDelegate, show_error
+from idea.ui.agents.worktree_option import WorktreeOption
 from idea.ui.core_client import CoreClient
+from idea.ui.widgets.labels import HintLabel
+from idea.ui.widgets.list_row_delegate import ListRowDelegate
+from idea.ui.widgets.markdown_editor import MarkdownEditor
+from idea.ui.widgets.messages import show_error
 
 TEMPLATE_TAB, BLANK_TAB = 0, 1
-BLANK_PERSONA = """# Role
-
-In a few sentences: what this agent is for.
-
-## Responsibilities
-
-- What it owns and decides.
-
-## Must not
-
-- Act outside the project, or push or publish anything, without asking the user.
-
-## How it reports
-
-- What changed, what was checked, what is left to do.
-"""
 SYNC_TIP = (
     "When the template is saved with a new version, this agent's persona follows it automatically, "
     "unless you edited the persona yourself (then you choose)."
 )
 
 
-async def _templates_with_bodies(templates: TemplateCatalogue) -> list[tuple[TemplateRecord, str]]:
-    return [(record, templates.body(record.id)) for record in templates.templates()]
-
-
 class NewAgentDialog(QDialog):
-    """`created` carries the new AgentEntry once the core has stored it."""
+    """`created` carries the new AgentEntry once the core has stored it; `worktreeMade` the AgentWorktree
+    when it was created in its own worktree."""
 
     created = Signal(object)
+    worktreeMade = Signal(object)
 
     def __init__(
         self,
@@ -80,12 +67,37 @@ class NewAgentDialog(QDialog):
         self.setWindowTitle("New agent")
         self.resize(940, 620)
 
+        column = QVBoxLayout(self)
+        column.addLayout(self._name_and_profile(runtime))
+        column.addWidget(self._sources(), 1)
+        column.addWidget(self._buttons())
+        self.name.edit.textChanged.connect(lambda _t: self._update_ok())
+        self.name.edit.textChanged.connect(self.worktree.set_agent_name)
+        self.profile.currentIndexChanged.connect(self._profile_chosen)
+        self._profile_chosen()
+        self._update_ok()
+        self.name.setFocus()
+        client.call(load_templates(templates, None), on_done=self._show_templates, on_error=self._templates_failed)
+
+    def _name_and_profile(self, runtime: ProjectRuntime) -> QFormLayout:
         self.name = AgentNameField(runtime.agents.manifest)
         self.profile = QComboBox()
         self.profile.setMinimumWidth(260)
         self.profile_hint = HintLabel()
         self._fill_profiles()
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.addRow("Name", self.name)
+        profile_row = QHBoxLayout()
+        profile_row.addWidget(self.profile)
+        profile_row.addWidget(self.profile_hint, 1)
+        form.addRow("Profile", profile_row)
+        self.worktree = WorktreeOption(self._client, runtime)
+        form.addRow("", self.worktree)
+        return form
 
+    def _sources(self) -> QTabWidget:
+        """Where the persona comes from: a template (listed, previewed, kept in sync or not), or blank."""
         self.template_list = QListWidget()
         self.template_list.setItemDelegate(ListRowDelegate(self.template_list))
         self.template_list.setUniformItemSizes(True)
@@ -101,32 +113,16 @@ class NewAgentDialog(QDialog):
         self.source.addTab(self._template_page(), "From a template")
         self.source.addTab(self._padded(self.blank_persona), "Blank persona")
         self.source.currentChanged.connect(lambda _i: self._update_ok())
+        return self.source
 
+    def _buttons(self) -> QDialogButtonBox:
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
         self.ok.setText("Create agent")
         self.ok.setDefault(True)
         self.buttons.accepted.connect(self.create)
         self.buttons.rejected.connect(self.reject)
-
-        form = QFormLayout()
-        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        form.addRow("Name", self.name)
-        profile_row = QHBoxLayout()
-        profile_row.addWidget(self.profile)
-        profile_row.addWidget(self.profile_hint, 1)
-        form.addRow("Profile", profile_row)
-        column = QVBoxLayout(self)
-        column.addLayout(form)
-        column.addWidget(self.source, 1)
-        column.addWidget(self.buttons)
-
-        self.name.edit.textChanged.connect(lambda _t: self._update_ok())
-        self.profile.currentIndexChanged.connect(self._profile_chosen)
-        self._profile_chosen()
-        self._update_ok()
-        self.name.setFocus()
-        client.call(_templates_with_bodies(templates), on_done=self._show_templates, on_error=self._templates_failed)
+        return self.buttons
 
     @staticmethod
     def _padded(content: QWidget) -> QWidget:
@@ -171,16 +167,17 @@ class NewAgentDialog(QDialog):
 
     # -- templates --
 
-    def _show_templates(self, loaded: list[tuple[TemplateRecord, str]]) -> None:
+    def _show_templates(self, loaded: LoadedTemplates) -> None:
         self.templates_hint.show_hint("")
-        for record, body in loaded:
-            self._bodies[record.id] = body
+        for stored in loaded.templates:
+            record = stored.record
+            self._bodies[record.id] = stored.body
             item = QListWidgetItem(record.name)
             item.setData(Qt.ItemDataRole.UserRole, record)
             item.setData(ListRowDelegate.SUBTITLE_ROLE, record.description or "No description")
             item.setToolTip(record.description)
             self.template_list.addItem(item)
-        if not loaded:
+        if not loaded.templates:
             self.templates_hint.show_hint("No template yet: start from a blank persona.")
             self.source.setCurrentIndex(BLANK_TAB)
         self._update_ok()
@@ -235,33 +232,24 @@ class NewAgentDialog(QDialog):
         template = self.chosen_template() if self.source.currentIndex() == TEMPLATE_TAB else None
         self.ok.setEnabled(False)
         self._client.call(
-            self._runtime.agents.create(
+            self._runtime.worktrees.create_agent(
                 self.name.text(),
                 self.profile.currentData(),
                 "" if template else self.blank_persona.text(),
                 template=template,
                 synchronized=template is not None and self.keep_in_sync.isChecked(),
+                own_worktree=self.worktree.chosen,
             ),
             on_done=self._created,
             on_error=self._failed,
         )
 
-    def _created(self, entry: AgentEntry) -> None:
-        self.created.emit(entry)
+    def _created(self, created: CreatedAgent) -> None:
+        self.created.emit(created.agent)
+        if created.worktree is not None:
+            self.worktreeMade.emit(created.worktree)
         self.accept()
 
     def _failed(self, error: BaseException) -> None:
         self._update_ok()
         show_error(self, "Cannot create the agent", error)
-
-
-def free_agent_name(base: str, manifest: AgentManifest) -> str:
-    """A valid, unused name derived from a template name ("Reviewer / QA" -> "Reviewer QA", then "… 2")."""
-    cleaned = " ".join("".join(ch if ch.isalnum() or ch in "-_" else " " for ch in base).split())
-    cleaned = cleaned[: AGENT_NAME_MAX_CHARS - 4] or "Agent"
-    if manifest.by_name(cleaned) is None:
-        return cleaned
-    number = 2
-    while manifest.by_name(f"{cleaned} {number}") is not None:
-        number += 1
-    return f"{cleaned} {number}"

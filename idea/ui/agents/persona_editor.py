@@ -6,81 +6,24 @@ says so instead of pretending the change is live.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QMessageBox,
-    QPlainTextEdit,
-    QSplitter,
-    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
 
 from idea.application.projects import ProjectRuntime
 from idea.domain.ids import AgentId
-from idea.ui.agents.widgets import HintLabel, Notice, monospace_font, show_error
 from idea.ui.core_client import CoreClient
+from idea.ui.widgets.labels import HintLabel, Notice
+from idea.ui.widgets.markdown_editor import MarkdownEditor
+from idea.ui.widgets.messages import show_error
 
-PREVIEW_DELAY_MS = 150
 RESTART_NOTICE = "This agent is running: changes apply at the next launch — restart it to apply them."
-
-
-class MarkdownEditor(QWidget):
-    """A plain-text Markdown editor with a live preview beside it."""
-
-    changed = Signal()
-
-    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.source = QPlainTextEdit()
-        self.source.setFont(monospace_font())
-        self.source.setTabChangesFocus(False)
-        self.source.setPlaceholderText("# Role\n\nWhat this agent does, what it must not do, how it reports.")
-        self.preview = QTextBrowser()
-        self.preview.setOpenExternalLinks(True)
-        self.preview.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(self._titled("Markdown", self.source))
-        splitter.addWidget(self._titled("Preview", self.preview))
-        splitter.setChildrenCollapsible(False)
-        splitter.setSizes([1, 1])
-        column = QVBoxLayout(self)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(splitter)
-        # Rendering on every keystroke is wasteful for long personas; a short pause is enough.
-        self._render_timer = QTimer(self)
-        self._render_timer.setSingleShot(True)
-        self._render_timer.setInterval(PREVIEW_DELAY_MS)
-        self._render_timer.timeout.connect(self._render)
-        self.source.textChanged.connect(self._render_timer.start)
-        self.source.textChanged.connect(self.changed)
-        self.set_text(text)
-
-    @staticmethod
-    def _titled(title: str, body: QWidget) -> QWidget:
-        box = QWidget()
-        column = QVBoxLayout(box)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.setSpacing(4)
-        column.addWidget(HintLabel(title))
-        column.addWidget(body, 1)
-        return box
-
-    def text(self) -> str:
-        return self.source.toPlainText()
-
-    def set_text(self, text: str) -> None:
-        self.source.setPlainText(text)
-        self._render()
-
-    def _render(self) -> None:
-        self._render_timer.stop()
-        scroll = self.preview.verticalScrollBar().value()
-        self.preview.setMarkdown(self.source.toPlainText())
-        self.preview.verticalScrollBar().setValue(scroll)
 
 
 class PersonaEditor(QDialog):

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from idea.ui.agents.widgets import palette_colors
+from idea.ui.theme import palette_colors
 
 NOTICES_KEPT = 3
 REPLY_SHOWN_CHARS = 280

@@ -15,9 +15,9 @@ from PySide6.QtWidgets import (
 )
 
 from idea.application.projects import ProjectRuntime
-from idea.ui.agents import agent_tasks
-from idea.ui.agents.widgets import HintLabel, error_text
 from idea.ui.core_client import CoreClient
+from idea.ui.widgets.labels import HintLabel
+from idea.ui.widgets.messages import error_text
 
 SEND_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)  # with Ctrl; Enter alone starts a new line
 
@@ -95,7 +95,7 @@ class SendTaskDialog(QDialog):
         self.send_button.setText("Sending…")
         self._update_send()
         self._client.call(
-            agent_tasks.send_task(self._runtime, self._agent_name, task), on_done=self._sent, on_error=self._failed
+            self._runtime.requests.send_task(self._agent_name, task), on_done=self._sent, on_error=self._failed
         )
 
     def reject(self) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import logging
 import os
 import shutil
 from collections.abc import Callable, Mapping, Sequence
@@ -26,25 +25,22 @@ from idea.application.ports import Unsubscribe
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import ProjectId, SessionId
 from idea.domain.terminal import SpawnSpec
-from idea.infrastructure.process_tree import (
-    AGENT_MARKER_VARIABLE,
-    terminate_terminal_program,
-)
+from idea.infrastructure.process_tree import AGENT_MARKER_VARIABLE
+from idea.infrastructure.terminal_program import TerminalProgram
 from idea.infrastructure.terminal_start import executable_for
 from idea.infrastructure.terminal_stream import (
     BracketedPasteTracker,
     ColorQueryResponder,
+    may_matter_to_scanners,
 )
 from idea.infrastructure.terminal_subscribers import Subscribers
 from idea.ui.gui_thread import GuiThread
 from idea.ui.terminal.appearance import TerminalAppearance
+from idea.ui.terminal.factory import TerminalViewFactory
+from idea.ui.terminal.output_handover import OutputHandover
 from idea.ui.terminal.terminal_view import TerminalView
 from idea.ui.terminal.write_portal import WritePortal
 
-_log = logging.getLogger(__name__)
-
-# How long the widget gets to notice an exit once terminate_terminal_program has ended the program.
-_EXIT_REPORT_TIMEOUT_S = 2.0
 # Set by the widget itself and not wanted: WINDOWID=0 names no window, LANGUAGE is set empty. (COLORFGBG,
 # "15;0" on a dark scheme, is kept: it tells programs that do not ask by OSC 11 what they draw on.)
 _ADDED_BY_WIDGET = frozenset({"WINDOWID", "LANGUAGE"})
@@ -70,17 +66,15 @@ class QTermWidgetTerminal:
         self._appearance = appearance
         self._parking_lot = parking_lot
         self._started = False
-        self._pid: int | None = None
-        self._agent_marker: str | None = None
         colors = appearance.colors()
         self._bracketed_paste = BracketedPasteTracker()
         self._color_queries = ColorQueryResponder(colors.foreground, colors.background, list(colors.palette))
-        # Core-loop state: the exit as the application sees it.
-        self._exited = asyncio.Event()
-        self._exit_code: int | None = None
+        # The program as the application sees it: its pid, its exit (recorded on the core loop).
+        self._program = TerminalProgram(session_id, loop)
         self._output_subscribers: Subscribers[bytes] = Subscribers()
-        self._exit_subscribers: Subscribers[int | None] = Subscribers()
+        self._handover = OutputHandover(loop, self._output_subscribers.notify)
         self._title_subscribers: Subscribers[str] = Subscribers()
+        self._line_subscribers: Subscribers[None] = Subscribers()  # the person pressed Enter
         # GUI-thread state: the view and when it may go.
         self._view: TerminalView | None = None
         self.portal: WritePortal | None = None  # set with the view; read from the core loop
@@ -102,7 +96,6 @@ class QTermWidgetTerminal:
         self._started = True
         program, *arguments = spec.argv
         executable = executable_for(program, spec.cwd, spec.env.get("PATH", os.defpath))
-        self._agent_marker = spec.env.get(AGENT_MARKER_VARIABLE)
         return await self._gui.call(lambda: self._start_view(executable, arguments, spec))
 
     async def write_text(self, text: str) -> None:
@@ -121,42 +114,37 @@ class QTermWidgetTerminal:
 
     def pid(self) -> int | None:
         """The pid of the program started, also after it exited."""
-        return self._pid
+        return self._program.pid
 
     def foreground_pid(self) -> int | None:
-        if self._pid is None or self._exited.is_set():
+        pid = self._program.pid
+        if pid is None or self._program.has_exited():
             return None
-        return _terminal_foreground_group(self._pid)
+        return _terminal_foreground_group(pid)
 
     def exit_code(self) -> int | None:
-        return self._exit_code if self._exited.is_set() else None
+        return self._program.exit_code()
 
     def has_exited(self) -> bool:
-        return self._exited.is_set()
+        return self._program.has_exited()
 
     async def terminate(self, grace_ms: int = 3000) -> None:
         """End the program and its descendants, and what the agent left behind (IDEA_AGENT_ID)."""
-        if self._pid is None:
-            return
-        await terminate_terminal_program(
-            self._pid, grace_ms, has_exited=self._exited.is_set(), agent_marker=self._agent_marker
-        )
-        try:
-            await asyncio.wait_for(self._exited.wait(), _EXIT_REPORT_TIMEOUT_S)
-        except TimeoutError:
-            _log.warning("terminal %s: the exit of pid %s was not reported", self._session_id, self._pid)
+        await self._program.terminate(grace_ms)
 
     def on_output(self, callback: Callable[[bytes], None]) -> Unsubscribe:
         return self._output_subscribers.add(callback)
 
     def on_exit(self, callback: Callable[[int | None], None]) -> Unsubscribe:
         """Called once with the exit code; a subscriber that comes after the exit is called soon after."""
-        if self._exited.is_set():
-            return self._loop.call_soon_threadsafe(callback, self._exit_code).cancel
-        return self._exit_subscribers.add(callback)
+        return self._program.on_exit(callback)
 
     def on_title(self, callback: Callable[[str], None]) -> Unsubscribe:
         return self._title_subscribers.add(callback)
+
+    def on_line_submitted(self, callback: Callable[[None], None]) -> Unsubscribe:
+        """On the core loop, each time the person presses Enter in this terminal."""
+        return self._line_subscribers.add(callback)
 
     def release(self) -> None:
         """The session is forgotten: its view goes once the program has exited (now, if it has)."""
@@ -186,9 +174,10 @@ class QTermWidgetTerminal:
         except AppError:
             view.deleteLater()
             raise
-        self._pid = pid
+        self._program.started(pid, spec.env.get(AGENT_MARKER_VARIABLE))
         self._view = view
         self.portal = WritePortal(view, self._gui)
+        self.portal.lineSubmitted.connect(lambda: self._to_core(self._line_subscribers.notify, None))
         return pid
 
     def _send_text(self, text: str) -> None:
@@ -205,20 +194,24 @@ class QTermWidgetTerminal:
         return self._view.screen_text() if self._view is not None else ""
 
     def _on_received(self, data: str) -> None:
-        chunk = data.encode("latin-1")  # the widget hands the PTY bytes over decoded as Latin-1
-        self._bracketed_paste.feed(chunk)
-        reply = self._color_queries.feed(chunk)
-        if reply and self._view is not None:
-            self._view.terminal.sendText(reply.decode("ascii"))
+        # The widget hands the PTY bytes over decoded as Latin-1. Called for every chunk of output: the
+        # scanners run only on chunks that can concern them, and the bytes are rebuilt only when needed.
+        chunk: bytes | None = None
+        if not (self._bracketed_paste.idle and self._color_queries.idle) or may_matter_to_scanners(data):
+            chunk = data.encode("latin-1")
+            self._bracketed_paste.feed(chunk)
+            reply = self._color_queries.feed(chunk)
+            if reply and self._view is not None:
+                self._view.terminal.sendText(reply.decode("ascii"))
         if self._output_subscribers:
-            self._to_core(self._output_subscribers.notify, chunk)
+            self._handover.give(chunk if chunk is not None else data.encode("latin-1"))
 
     def _on_title(self, title: str) -> None:
         self._to_core(self._title_subscribers.notify, title)
 
     def _on_exited(self, code: int | None) -> None:
         self._view_exited = True
-        self._to_core(self._record_exit, code)
+        self._to_core(self._program.exited, code)
         if self._released:
             self._discard_view()
 
@@ -238,73 +231,20 @@ class QTermWidgetTerminal:
         except RuntimeError:
             pass  # the core loop has stopped: nobody is left to tell
 
-    # Core loop
 
-    def _record_exit(self, code: int | None) -> None:
-        if self._exited.is_set():
-            return
-        self._exit_code = code
-        self._exited.set()
-        self._exit_subscribers.notify(code)
-        self._exit_subscribers.clear()
-
-
-class QtTerminalFactory:
+class QtTerminalFactory(TerminalViewFactory[QTermWidgetTerminal]):
     """Creates widget-backed terminals and keeps their views. Construct it on the GUI thread."""
 
-    def __init__(self, gui: GuiThread, loop: asyncio.AbstractEventLoop, appearance: TerminalAppearance) -> None:
-        self._gui = gui
-        self._loop = loop
-        self._appearance = appearance
-        self._terminals: dict[SessionId, QTermWidgetTerminal] = {}
-        # Never shown: the parent of every view that no cell shows, so its program keeps running.
-        self.parking_lot = QWidget()
-        self.parking_lot.setObjectName("TerminalParkingLot")
-
-    def create(self, session_id: SessionId, project_id: ProjectId) -> QTermWidgetTerminal:
-        terminal = QTermWidgetTerminal(
+    def _make(self, session_id: SessionId, project_id: ProjectId) -> QTermWidgetTerminal:
+        return QTermWidgetTerminal(
             session_id, project_id, self._gui, self._loop, self._appearance, parking_lot=self.parking_lot
         )
-        self._terminals[session_id] = terminal
-        return terminal
-
-    def release(self, session_id: SessionId) -> None:
-        terminal = self._terminals.pop(session_id, None)
-        if terminal is not None:
-            terminal.release()
 
     def portal_for(self, session_id: SessionId) -> WritePortal | None:
-        """PortalProvider: the input portal of a started session (any thread)."""
-        terminal = self._terminals.get(session_id)
-        return terminal.portal if terminal is not None else None
+        return super().portal_for(session_id)
 
     def view_for(self, session_id: SessionId) -> TerminalView | None:
-        """GUI thread: the view of a started session, for a cell to show."""
-        terminal = self._terminals.get(session_id)
-        return terminal.view if terminal is not None else None
-
-    def screen_texts(self) -> list[str]:
-        """GUI thread: the visible screen of every started terminal, in start order (automation, tests)."""
-        views = (terminal.view for terminal in self._terminals.values())
-        return [view.screen_text() for view in views if view is not None]
-
-    def park(self, view: TerminalView) -> None:
-        """GUI thread: take back a view no cell shows any more (reparenting hides it; it keeps running)."""
-        view.setParent(self.parking_lot)
-
-    def close(self) -> None:
-        """GUI thread, after every program was stopped: delete the views now rather than whenever Python
-        collects them (a widget torn down late, outside its event loop, can take the process down)."""
-        for terminal in self._terminals.values():
-            terminal._release_view()
-        self._terminals.clear()
-        self.parking_lot.deleteLater()
-
-    def set_appearance(self, appearance: TerminalAppearance) -> None:
-        """GUI thread: restyle every terminal, and the ones created from now on."""
-        self._appearance = appearance
-        for terminal in list(self._terminals.values()):
-            terminal.set_appearance(appearance)
+        return super().view_for(session_id)
 
 
 def _command_with_exact_environment(executable: str, arguments: Sequence[str], env: Mapping[str, str]) -> list[str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
@@ -24,16 +24,14 @@ from PySide6.QtWidgets import (
 from idea import __version__
 from idea.domain import layout as lay
 from idea.domain.ids import NodeId, SessionId
-from idea.ui.agents.agents_panel import AgentsPanel
-from idea.ui.agents.first_run_wizard import FirstRunWizard
-from idea.ui.agents.profile_editor import ProfileEditor
-from idea.ui.agents.template_manager import TemplateManager
+from idea.domain.project import ProjectRecord
+from idea.ui.core_client import CoreClient
+from idea.ui.git.git_panel import git_dock
+from idea.ui.windows.agent_screens import AgentScreens
 from idea.ui.windows.desktop_menu import add_menu_entry_action
+from idea.ui.windows.layout_bar import LayoutBar
 from idea.ui.windows.project_tab import ProjectTab
 from idea.ui.windows.tab_bar import ProjectTabBar
-
-if TYPE_CHECKING:
-    from idea.ui.windows.window_manager import WindowManager
 
 # IdeA's own shortcuts use Ctrl+Shift and Ctrl+Alt so the keys agent CLIs need (Esc, Ctrl+C, Ctrl+R,
 # Tab, Shift+Tab, arrows, Ctrl+O...) always reach the terminal.
@@ -53,8 +51,62 @@ FOCUS_SHORTCUTS = (
 )
 
 
+DESKTOP_NOTIFICATION_KINDS = (
+    ("attention", "When an agent needs you"),
+    ("usageLimit", "When an agent hits its usage limit or is resumed"),
+    ("humanNet", "When IdeA cannot tell when to resume an agent"),
+)
+
+
+class WindowHost(Protocol):
+    """What a window asks of the application's set of windows (the WindowManager implements it)."""
+
+    def choose_and_open(self, window: MainWindow) -> None:
+        """Ask for a project folder and open it in `window`."""
+        ...
+
+    def open_project(self, path: str, window: MainWindow | None = None) -> None: ...
+
+    def recent_projects(self) -> list[ProjectRecord]: ...
+
+    def close_project(self, project_id: str) -> None: ...
+
+    def move_tab(self, project_id: str, target: QWidget | None, index: int, at: QPoint | None) -> None:
+        """Move a project's tab into the window owning the tab bar `target` (None: a new window at `at`)."""
+        ...
+
+    def move_targets(self, window: MainWindow) -> list[tuple[str, ProjectTabBar]]:
+        """The other windows a tab of `window` can move to: their title and tab bar."""
+        ...
+
+    def open_new_window(self) -> None: ...
+
+    def window_may_close(self, window: MainWindow) -> bool:
+        """Asked when `window` is about to close; False keeps it open (the person cancelled)."""
+        ...
+
+    def workspace_changed(self) -> None:
+        """The arrangement of windows and tabs changed: it is saved a moment later."""
+        ...
+
+    def quit(self) -> None: ...
+
+    def set_color_scheme(self, scheme: str) -> None: ...
+
+    def desktop_notifications(self) -> tuple[str, ...]: ...
+
+    def set_desktop_notification(self, kind: str, on: bool) -> None: ...
+
+    def diagnostics_path(self) -> str: ...
+
+    @property
+    def client(self) -> CoreClient:
+        """How the window's screens submit their use cases to the core."""
+        ...
+
+
 class WelcomePage(QWidget):
-    def __init__(self, manager: WindowManager, window: MainWindow) -> None:
+    def __init__(self, manager: WindowHost, window: MainWindow) -> None:
         super().__init__()
         self._manager = manager
         self._window = window
@@ -70,7 +122,9 @@ class WelcomePage(QWidget):
         column.addSpacing(16)
         column.addWidget(QLabel("Recent projects"))
         self.recent = QListWidget()
-        self.recent.itemActivated.connect(lambda item: manager.open_project(item.data(Qt.ItemDataRole.UserRole), window))
+        self.recent.itemActivated.connect(
+            lambda item: manager.open_project(item.data(Qt.ItemDataRole.UserRole), window)
+        )
         column.addWidget(self.recent, 1)
 
     def refresh(self) -> None:
@@ -85,10 +139,11 @@ class WelcomePage(QWidget):
 class MainWindow(QMainWindow):
     closing = Signal(object)  # this window, once its close was accepted
 
-    def __init__(self, manager: WindowManager, window_id: str) -> None:
+    def __init__(self, manager: WindowHost, screens: AgentScreens, window_id: str) -> None:
         super().__init__()
         self.window_id = window_id
         self._manager = manager
+        self._screens = screens
         self.setWindowTitle("IdeA")
         available = QGuiApplication.primaryScreen().availableGeometry()
         self.resize(min(1400, int(available.width() * 0.9)), min(900, int(available.height() * 0.9)))
@@ -105,13 +160,15 @@ class MainWindow(QMainWindow):
         self._stack.addWidget(self.welcome)
         self._stack.addWidget(self.tabs)
         self.setCentralWidget(self._stack)
-        self.agents_panel = AgentsPanel(manager.client, manager.app.profiles, manager.app.templates, self, self)
+        self.agents_panel = screens.agents_panel(self, self)
         self.agents_panel.statusMessage.connect(self.show_message)
         self.agents_dock = QDockWidget("Agents", self)
         self.agents_dock.setObjectName("AgentsDock")
         self.agents_dock.setWidget(self.agents_panel)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.agents_dock)
         self.resizeDocks([self.agents_dock], [300], Qt.Orientation.Horizontal)
+        self.git_panel, self.git_dock = git_dock(self, manager.client, beside=self.agents_dock)
+        self.git_panel.statusMessage.connect(self.show_message)
         self._build_menus()
         self._refresh_stack()
 
@@ -166,6 +223,7 @@ class MainWindow(QMainWindow):
         self._update_title()
         tab = self.current_tab()
         self.agents_panel.set_project(tab.runtime if tab else None)
+        self.git_panel.set_project(tab.runtime if tab else None)
         if tab is not None:
             tab.focus_active()
         self._manager.workspace_changed()
@@ -206,13 +264,11 @@ class MainWindow(QMainWindow):
             return
         menu = QMenu(self)
         menu.addAction("Move to new window", lambda: self._manager.move_tab(project_id, None, 0, None))
-        others = [w for w in self._manager.windows if w is not self]
+        others = self._manager.move_targets(self)
         if others:
             move_to = menu.addMenu("Move to window")
-            for other in others:
-                move_to.addAction(
-                    other.windowTitle(), lambda w=other: self._manager.move_tab(project_id, w.tab_bar, -1, None)
-                )
+            for title, tab_bar in others:
+                move_to.addAction(title, lambda bar=tab_bar: self._manager.move_tab(project_id, bar, -1, None))
         menu.addSeparator()
         menu.addAction("Close project", lambda: self._manager.close_project(project_id))
         menu.exec(at)
@@ -220,66 +276,87 @@ class MainWindow(QMainWindow):
     # -- menus --
 
     def _build_menus(self) -> None:
+        self._build_file_menu(self.menuBar().addMenu("&File"))
+        self._build_cell_menu(self.menuBar().addMenu("&Cell"))
+        self._build_layout_menu(self.menuBar().addMenu("&Layout"))
+        self._build_agents_menu(self.menuBar().addMenu("&Agents"))
+        view_menu = self.menuBar().addMenu("&View")
+        view_menu.addAction(self.git_dock.toggleViewAction())
+        self._action(view_menu, "Dark theme", None, lambda: self._manager.set_color_scheme("dark"))
+        self._action(view_menu, "Light theme", None, lambda: self._manager.set_color_scheme("light"))
+        view_menu.addSeparator()
+        notifications = view_menu.addMenu("Desktop notifications")
+        for kind, text in DESKTOP_NOTIFICATION_KINDS:
+            toggle = notifications.addAction(text)
+            toggle.setCheckable(True)
+            toggle.setChecked(kind in self._manager.desktop_notifications())
+            toggle.toggled.connect(lambda on, k=kind: self._manager.set_desktop_notification(k, on))
+        notifications.aboutToShow.connect(lambda: self._sync_notification_toggles(notifications))
+        help_menu = self.menuBar().addMenu("&Help")
+        add_menu_entry_action(self, help_menu)
+        self._action(help_menu, "About IdeA", None, self._about)
+
+    def _sync_notification_toggles(self, menu: QMenu) -> None:
+        enabled = self._manager.desktop_notifications()
+        for action, (kind, _text) in zip(menu.actions(), DESKTOP_NOTIFICATION_KINDS, strict=True):
+            action.blockSignals(True)
+            action.setChecked(kind in enabled)
+            action.blockSignals(False)
+
+    def _build_file_menu(self, file_menu: QMenu) -> None:
         manager = self._manager
-        file_menu = self.menuBar().addMenu("&File")
         self._action(file_menu, "Open project…", "Ctrl+Alt+O", lambda: manager.choose_and_open(self))
         self._recent_menu = file_menu.addMenu("Open recent")
         self._recent_menu.aboutToShow.connect(self._fill_recent)
         self._action(file_menu, "Close project", None, self._close_current)
         file_menu.addSeparator()
-        self._action(file_menu, "New window", "Ctrl+Shift+N", lambda: manager.new_window().show())
+        self._action(file_menu, "New window", "Ctrl+Shift+N", manager.open_new_window)
         self._action(file_menu, "Close window", None, self.close)
         file_menu.addSeparator()
         self._action(file_menu, "Quit", "Ctrl+Shift+Q", manager.quit)
 
-        cell_menu = self.menuBar().addMenu("&Cell")
+    def _build_cell_menu(self, cell_menu: QMenu) -> None:
         for key, text, shortcut in CELL_SHORTCUTS:
-            self._action(cell_menu, text, shortcut, lambda k=key: self._on_tab(lambda tab: tab.act_on_active(k)))
+            self._action(cell_menu, text, shortcut, lambda k=key: self._on_tab(lambda t: t.gestures.act_on_active(k)))
         cell_menu.addSeparator()
         for towards, text, shortcut in FOCUS_SHORTCUTS:
-            self._action(cell_menu, text, shortcut, lambda t=towards: self._on_tab(lambda tab: tab.focus_neighbour(t)))
+            self._action(cell_menu, text, shortcut, lambda w=towards: self._on_tab(lambda t: t.focus_neighbour(w)))
 
-        layout_menu = self.menuBar().addMenu("&Layout")
-        self._action(layout_menu, "New layout…", None, lambda: self._on_tab(ProjectTab.create_layout))
-        self._action(layout_menu, "Duplicate layout…", None, lambda: self._on_tab(ProjectTab.duplicate_layout))
-        self._action(layout_menu, "Rename layout…", None, lambda: self._on_tab(ProjectTab.rename_layout))
-        self._action(layout_menu, "Delete layout", None, lambda: self._on_tab(ProjectTab.delete_layout))
+    def _build_layout_menu(self, layout_menu: QMenu) -> None:
+        def on_bar(act: Callable[[LayoutBar], object]) -> Callable[[], None]:
+            return lambda: self._on_tab(lambda tab: act(tab.layout_bar))
+
+        self._action(layout_menu, "New layout…", None, on_bar(LayoutBar.create_layout))
+        self._action(layout_menu, "Duplicate layout…", None, on_bar(LayoutBar.duplicate_layout))
+        self._action(layout_menu, "Rename layout…", None, on_bar(LayoutBar.rename_layout))
+        self._action(layout_menu, "Delete layout", None, on_bar(LayoutBar.delete_layout))
         layout_menu.addSeparator()
-        self._action(layout_menu, "Next layout", "Ctrl+Alt+PgDown", lambda: self._cycle_layout(1))
-        self._action(layout_menu, "Previous layout", "Ctrl+Alt+PgUp", lambda: self._cycle_layout(-1))
+        self._action(layout_menu, "Next layout", "Ctrl+Alt+PgDown", on_bar(lambda bar: bar.next_layout(1)))
+        self._action(layout_menu, "Previous layout", "Ctrl+Alt+PgUp", on_bar(lambda bar: bar.next_layout(-1)))
 
-        agents_menu = self.menuBar().addMenu("&Agents")
-        panel = self.agents_panel
-        agents_menu.addAction(panel.new_agent_action)
-        agents_menu.addAction(panel.send_task_action)
-        agents_menu.addAction(panel.interrupt_action)
+    def _build_agents_menu(self, agents_menu: QMenu) -> None:
+        screens, panel = self._screens, self.agents_panel.agent_actions
+        agents_menu.addActions([panel.new_agent_action, panel.send_task_action, panel.interrupt_action])
         agents_menu.addSeparator()
-        for action in (panel.launch_here_action, panel.launch_split_action, panel.launch_background_action,
-                       panel.stop_action, panel.attach_action, panel.background_action, panel.focus_action):
-            agents_menu.addAction(action)
+        agents_menu.addActions([panel.launch_here_action, panel.launch_split_action, panel.launch_background_action,
+                                panel.stop_action, panel.attach_action, panel.background_action, panel.focus_action])
         agents_menu.addSeparator()
-        self._action(agents_menu, "Set up AI CLIs…", None, self.open_setup_wizard)
-        self._action(agents_menu, "Profiles…", None, self.open_profile_editor)
-        self._action(agents_menu, "Templates…", None, self.open_template_manager)
+        self._action(agents_menu, "Set up AI CLIs…", None, lambda: screens.open_setup_wizard(self))
+        self._action(agents_menu, "Profiles…", None, lambda: screens.open_profile_editor(self))
+        self._action(agents_menu, "Templates…", None, lambda: screens.open_template_manager(self))
+        self._action(agents_menu, "Permissions…", None,
+                     lambda: self._on_tab(lambda tab: screens.open_permissions(tab.runtime, self)))
         trust = self._action(
             agents_menu, "Trust agents' run folders automatically", None,
-            lambda: manager.set_trust_run_dirs(trust.isChecked()),
+            lambda: screens.set_trust_run_dirs(trust.isChecked()),
         )
         trust.setCheckable(True)
-        trust.setChecked(manager.app.preferences.settings.trust_run_dirs_automatically)
+        trust.setChecked(screens.trusts_run_dirs)
         trust.setToolTip(
             "Record each agent's private run folder as trusted in your Claude and Gemini settings, so an agent "
             "started in the background does not wait at a trust question nobody sees."
         )
         agents_menu.addAction(self.agents_dock.toggleViewAction())
-
-        view_menu = self.menuBar().addMenu("&View")
-        self._action(view_menu, "Dark theme", None, lambda: manager.set_color_scheme("dark"))
-        self._action(view_menu, "Light theme", None, lambda: manager.set_color_scheme("light"))
-
-        help_menu = self.menuBar().addMenu("&Help")
-        add_menu_entry_action(self, help_menu)
-        self._action(help_menu, "About IdeA", None, self._about)
 
     def _action(self, menu: QMenu, text: str, shortcut: str | None, slot: Callable[[], object]) -> QAction:
         action = QAction(text, self)
@@ -295,14 +372,6 @@ class MainWindow(QMainWindow):
         tab = self.current_tab()
         if tab is not None:
             act(tab)
-
-    def _cycle_layout(self, step: int) -> None:
-        tab = self.current_tab()
-        if tab is None:
-            return
-        document = tab.runtime.document
-        ids = [layout.id for layout in document.layouts]
-        tab.activate_layout(ids[(ids.index(document.active_id) + step) % len(ids)])
 
     def _fill_recent(self) -> None:
         self._recent_menu.clear()
@@ -328,28 +397,6 @@ class MainWindow(QMainWindow):
             f"<h3>IdeA {__version__}</h3><p>Manage a team of AI coding agents in a grid of real terminals.</p>"
             f"<p>Diagnostics log: {self._manager.diagnostics_path()}</p>",
         )
-
-    def open_setup_wizard(self) -> None:
-        manager = self._manager
-        wizard = FirstRunWizard(manager.client, manager.app.profiles, manager.app.projects.open_runtimes, self)
-        wizard.finished.connect(lambda _result: manager.profiles_changed())
-        wizard.open()
-
-    def open_profile_editor(self) -> None:
-        manager = self._manager
-        editor = ProfileEditor(manager.client, manager.app.profiles, manager.app.projects.open_runtimes, self)
-        editor.finished.connect(lambda _result: manager.profiles_changed())
-        editor.open()
-
-    def open_template_manager(self) -> None:
-        manager = self._manager
-        dialog = TemplateManager(
-            manager.client, manager.app.templates, manager.app.projects.open_runtimes, self,
-            profiles=manager.app.profiles,
-        )
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.templatesChanged.connect(manager.profiles_changed)
-        dialog.open()
 
     def show_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)

@@ -1,7 +1,9 @@
 """A project's tab: the layout bar, the grid of cells, and what the user must know about the project.
 
 The tab is a view over a ProjectRuntime that the application owns; it can move between windows without
-any process noticing. Every change goes to the core as a use case; the tab redraws from the events.
+any process noticing. It draws the snapshots the core's events bring and keeps which cell is active and
+selected; what the person does to cells is `CellGestures`, what cells offer is `CellMenus`, named layouts
+are the `LayoutBar`'s. Every change goes to the core as a use case; the tab redraws from the events.
 """
 
 from __future__ import annotations
@@ -9,28 +11,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import (
-    QComboBox,
-    QFrame,
-    QHBoxLayout,
-    QInputDialog,
-    QLabel,
-    QMenu,
-    QMessageBox,
-    QPushButton,
-    QToolButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
+from idea.application.agents.agent_activity import ActivityBook
+from idea.application.agents.agent_rows import describe_limit
 from idea.application.projects import ProjectRuntime
+from idea.domain.agent_state_events import AgentAttentionCleared, AgentNeedsAttention
 from idea.domain import layout as lay
-from idea.domain.events import (
-    LayoutChanged,
-    OrchestrationNews,
-    ProjectProblem,
-    SessionsChanged,
-)
+from idea.domain.errors import AppError
+from idea.domain.events import LayoutChanged, OrchestrationNews, ProjectProblem, SessionsChanged
 from idea.domain.ids import SessionId
 from idea.domain.orchestration_events import (
     AgentAttention,
@@ -39,12 +28,18 @@ from idea.domain.orchestration_events import (
     DelegationDelivered,
     DeliveryWaiting,
 )
-from idea.domain.session import SessionInfo, SessionKind
+from idea.domain.session import SessionInfo
+from idea.infrastructure.agent_watching import format_local_time
 from idea.ui.core_client import CoreClient
 from idea.ui.foreground import program_in_front
 from idea.ui.icons import icon
 from idea.ui.layout.cell import CellWidget
 from idea.ui.layout.grid_view import GridView
+from idea.ui.windows.cell_gestures import CellGestures
+from idea.ui.windows.cell_menus import CellMenus
+from idea.ui.windows.layout_bar import LayoutBar
+
+COUNTDOWN_TICK_MS = 30_000  # "resumes in 12 min" is redrawn this often
 
 if TYPE_CHECKING:
     from idea.ui.terminal.qtermwidget_terminal import QtTerminalFactory
@@ -88,6 +83,21 @@ class ProblemBanner(QFrame):
         self.hide()
 
 
+class CellController:
+    """What the grid's cells ask (`GridController`), answered by the tab (its terminals, which cell is
+    active), its gestures and its menus."""
+
+    def __init__(self, tab: ProjectTab, gestures: CellGestures, menus: CellMenus) -> None:
+        self.view_for, self.park, self.start_cell_drag = tab.view_for, tab.park, tab.start_cell_drag
+        self.cell_activated = tab.cell_activated
+        self.split, self.close_cell, self.toggle_zoom = gestures.split, gestures.close_cell, gestures.toggle_zoom
+        self.start_shell, self.restart, self.deliver_now = gestures.start_shell, gestures.restart, gestures.deliver_now
+        self.resize_split, self.resize_grid = gestures.resize_split, gestures.resize_grid
+        self.swap_cells = gestures.swap_cells
+        self.fill_context_menu, self.fill_attach_menu = menus.fill_context_menu, menus.fill_attach_menu
+        self.fill_launch_menu = menus.fill_launch_menu
+
+
 class ProjectTab(QWidget):
     """Emits `statusMessage` for the window's status bar, `activeCellChanged` when another cell is active."""
 
@@ -103,25 +113,33 @@ class ProjectTab(QWidget):
     ) -> None:
         super().__init__(parent)
         self.runtime = runtime
-        self._client = client
         self._terminals = terminals
         self._sessions: dict[SessionId, SessionInfo] = {s.id: s for s in runtime.sessions.snapshot()}
         self._document = runtime.document
         self._queues: dict[str, AgentQueueSnapshot] = {}
+        self._agent_states = ActivityBook()  # limits and liveness of the agents, for their cells
+        self._countdown = QTimer(self)
+        self._countdown.setInterval(COUNTDOWN_TICK_MS)
+        self._countdown.timeout.connect(self._show_agent_states)
         self.active_leaf: str | None = None
         self.selection: set[str] = set()
 
+        self.gestures = CellGestures(runtime, client, self, self)
+        self.menus = CellMenus(runtime, self, self.gestures)
         self.banner = ProblemBanner()
         for problem in runtime.problems:
             self.banner.add(problem)
-        self.grid = GridView(self)
-        self._layout_bar = self._build_layout_bar()
+        self.grid = GridView(CellController(self, self.gestures, self.menus))
+        self.layout_bar = LayoutBar(
+            runtime, client, lambda: self.gestures.make_grid(self.active_leaf),
+            lambda: self.gestures.mutate(lay.Equalize(None)),
+        )
         self._status = QLabel()
         self._status.setContentsMargins(8, 2, 8, 2)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
-        column.addWidget(self._layout_bar)
+        column.addWidget(self.layout_bar)
         column.addWidget(self.banner)
         column.addWidget(self.grid, 1)
         column.addWidget(self._status)
@@ -137,6 +155,15 @@ class ProjectTab(QWidget):
     @property
     def title(self) -> str:
         return self.runtime.name
+
+    @property
+    def document(self) -> lay.LayoutDocument:
+        """The layouts as the last event told them."""
+        return self._document
+
+    @property
+    def sessions(self) -> dict[SessionId, SessionInfo]:
+        return self._sessions
 
     # -- events from the core --
 
@@ -177,17 +204,42 @@ class ProjectTab(QWidget):
                 cell = self._cell_of_agent(agent_id)
                 if cell is not None:
                     cell.needs_attention(message or reason)
+            case AgentNeedsAttention(agent_id=agent_id, reason=reason, message=message):
+                cell = self._cell_of_agent(agent_id)
+                if cell is not None:
+                    cell.needs_attention(message or reason.value)
+            case AgentAttentionCleared(agent_id=agent_id):
+                cell = self._cell_of_agent(agent_id)
+                if cell is not None:
+                    cell.needs_attention(None)
+            case _ if self._agent_states.apply(event, self.runtime.clock.now_ms()):
+                self._show_agent_states()
+
+    def _show_agent_states(self) -> None:
+        """Limits ("limited until 15:00 · resumes in 12 min") and stalls on the cells showing the agents."""
+        now = self.runtime.clock.now_ms()
+        ticking = False
+        for agent_id, activity in self._agent_states.all().items():
+            cell = self._cell_of_agent(agent_id)
+            text = None
+            if activity.limit is not None:
+                text = describe_limit(activity.limit, now, format_local_time)
+                ticking = ticking or activity.limit.fire_at_ms is not None
+            elif activity.stalled:
+                text = "no sign of work for a while"
+            if cell is not None:
+                cell.set_agent_state(text)
+        if ticking and not self._countdown.isActive():
+            self._countdown.start()
+        elif not ticking:
+            self._countdown.stop()
 
     def _cell_of_agent(self, agent_id: str) -> CellWidget | None:
         info = next((s for s in self._sessions.values() if s.agent_id == agent_id and s.is_live), None)
         leaf = lay.leaf_showing_session(self._document.active.root, info.id) if info else None
         return self.grid.cell(leaf.id) if leaf else None
 
-    def deliver_now(self, ticket_id: str) -> None:
-        async def force() -> None:
-            self.runtime.orchestrator.force_delivery(ticket_id)
-
-        self._client.call(force())
+    # -- drawing --
 
     def _redraw(self) -> None:
         layout = self._document.active
@@ -195,72 +247,15 @@ class ProjectTab(QWidget):
         leaf_ids = {leaf.id for leaf in lay.leaves(layout.root)}
         self.selection &= leaf_ids
         if self.active_leaf not in leaf_ids:
-            self.active_leaf = next(iter(sorted(leaf_ids, key=lambda i: self._reading_order(i))), None)
+            self.active_leaf = next(iter(sorted(leaf_ids, key=lambda i: self.reading_order(i))), None)
         for leaf_id, cell in self.grid.cells().items():
             cell.set_active(leaf_id == self.active_leaf)
             cell.set_selected(leaf_id in self.selection and len(self.selection) > 1)
             agent_id = cell.session.agent_id if cell.session else None
             queue = self._queues.get(agent_id) if agent_id else None
             cell.set_agent_status(_queue_status(queue) if queue else None)
-        self._refresh_layout_bar()
+        self.layout_bar.show_document(self._document)
         self._refresh_status()
-
-    def _reading_order(self, leaf_id: str) -> int:
-        order = [leaf.id for leaf in lay.leaves(self._document.active.root)]
-        return order.index(leaf_id) if leaf_id in order else len(order)
-
-    # -- the layout bar --
-
-    def _build_layout_bar(self) -> QWidget:
-        bar = QFrame()
-        bar.setObjectName("LayoutBar")
-        row = QHBoxLayout(bar)
-        row.setContentsMargins(6, 3, 6, 3)
-        row.setSpacing(4)
-        row.addWidget(QLabel("Layout"))
-        self.layout_picker = QComboBox()
-        self.layout_picker.setMinimumWidth(160)
-        self.layout_picker.activated.connect(self._picked_layout)
-        row.addWidget(self.layout_picker)
-        for text, tip, slot in (
-            ("New", "Create a new layout", self.create_layout),
-            ("Duplicate", "Duplicate this layout", self.duplicate_layout),
-            ("Rename", "Rename this layout", self.rename_layout),
-            ("Delete", "Delete this layout (its terminals keep running)", self.delete_layout),
-        ):
-            button = QPushButton(text)
-            button.setToolTip(tip)
-            button.clicked.connect(slot)
-            row.addWidget(button)
-            if text == "Delete":
-                self._delete_layout_button = button
-        row.addStretch(1)
-        grid = QPushButton(icon("grid"), "Grid…")
-        grid.setToolTip("Turn the active cell into a grid of rows × columns")
-        grid.clicked.connect(lambda: self.make_grid(self.active_leaf))
-        row.addWidget(grid)
-        equalize = QPushButton("Equalize")
-        equalize.setToolTip("Give every cell of the layout the same size (Ctrl+Alt+=)")
-        equalize.clicked.connect(lambda: self.mutate(lay.Equalize(None)))
-        row.addWidget(equalize)
-        return bar
-
-    def _refresh_layout_bar(self) -> None:
-        picker = self.layout_picker
-        names = [(layout.id, layout.name) for layout in self._document.layouts]
-        if [picker.itemData(i) for i in range(picker.count())] != [i for i, _ in names] or [
-            picker.itemText(i) for i in range(picker.count())
-        ] != [n for _, n in names]:
-            picker.blockSignals(True)
-            picker.clear()
-            for layout_id, name in names:
-                picker.addItem(name, layout_id)
-            picker.blockSignals(False)
-        picker.setCurrentIndex(max(0, picker.findData(self._document.active_id)))
-        self._delete_layout_button.setEnabled(len(names) > 1)
-
-    def _picked_layout(self, index: int) -> None:
-        self.activate_layout(self.layout_picker.itemData(index))
 
     def _refresh_status(self) -> None:
         live = [s for s in self._sessions.values() if s.is_live]
@@ -277,81 +272,29 @@ class ProjectTab(QWidget):
                 continue
             cell.set_foreground(program_in_front(self.runtime, session.id))
 
-    # -- named layouts --
+    # -- reading the tab --
 
-    def activate_layout(self, layout_id: str) -> None:
-        self._client.call(self.runtime.activate_layout(layout_id))
+    def leaf(self, leaf_id: str) -> lay.Leaf | None:
+        try:
+            return lay.find_leaf(self._document.active.root, leaf_id)
+        except AppError:
+            return None
 
-    def create_layout(self) -> None:
-        name, ok = QInputDialog.getText(self, "New layout", "Name of the new layout:", text=self._free_name("Layout"))
-        if ok:
-            self._client.call(self.runtime.create_layout(name))
+    def reading_order(self, leaf_id: str) -> int:
+        order = [leaf.id for leaf in lay.leaves(self._document.active.root)]
+        return order.index(leaf_id) if leaf_id in order else len(order)
 
-    def duplicate_layout(self) -> None:
-        active = self._document.active
-        name, ok = QInputDialog.getText(
-            self, "Duplicate layout", "Name of the copy:", text=self._free_name(f"{active.name} copy")
-        )
-        if ok:
-            self._client.call(self.runtime.duplicate_layout(active.id, name))
+    def busy_sessions(self) -> list[SessionInfo]:
+        """Live sessions whose process would be stopped by closing the project."""
+        return [s for s in self._sessions.values() if s.is_live]
 
-    def rename_layout(self) -> None:
-        active = self._document.active
-        name, ok = QInputDialog.getText(self, "Rename layout", "New name:", text=active.name)
-        if ok and name != active.name:
-            self._client.call(self.runtime.rename_layout(active.id, name))
-
-    def delete_layout(self) -> None:
-        active = self._document.active
-        answer = QMessageBox.question(
-            self,
-            "Delete layout",
-            f"Delete the layout “{active.name}”? Terminals it shows keep running in the background.",
-        )
-        if answer == QMessageBox.StandardButton.Yes:
-            self._client.call(self.runtime.delete_layout(active.id))
-
-    def _free_name(self, base: str) -> str:
-        taken = {layout.name.casefold() for layout in self._document.layouts}
-        if base.casefold() not in taken:
-            return base
-        number = 2
-        while f"{base} {number}".casefold() in taken:
-            number += 1
-        return f"{base} {number}"
-
-    # -- GridController --
+    # -- the cells' terminals, the active cell and the focus --
 
     def view_for(self, session_id: SessionId) -> TerminalView | None:
         return self._terminals.view_for(session_id)
 
     def park(self, view: TerminalView) -> None:
         self._terminals.park(view)
-
-    def mutate(self, op: lay.LayoutOp) -> None:
-        self._client.call(self.runtime.mutate(op))
-
-    def split(self, leaf_id: str, direction: lay.Direction, position: str) -> None:
-        self._client.call(self.runtime.split(leaf_id, direction, position), on_done=self._focus_later)
-
-    def toggle_zoom(self, leaf_id: str) -> None:
-        self.mutate(lay.ToggleZoom(leaf_id))
-        self._focus_later(leaf_id)
-
-    def start_shell(self, leaf_id: str) -> None:
-        self._client.call(self.runtime.start_shell(leaf_id), on_done=lambda _info: self._focus_later(leaf_id))
-
-    def restart(self, leaf_id: str) -> None:
-        self._client.call(self.runtime.restart(leaf_id), on_done=lambda _info: self._focus_later(leaf_id))
-
-    def resize_split(self, split_id: str, weights: list[float]) -> None:
-        self.mutate(lay.ResizeSplit(split_id, tuple(weights)))
-
-    def resize_grid(self, grid_id: str, rows: list[float], cols: list[float]) -> None:
-        self.mutate(lay.ResizeGrid(grid_id, tuple(rows), tuple(cols)))
-
-    def swap_cells(self, source: str, destination: str) -> None:
-        self.mutate(lay.MoveContent(source, destination))
 
     def start_cell_drag(self, leaf_id: str) -> None:
         self.grid.drag_cell(leaf_id)
@@ -375,228 +318,8 @@ class ProjectTab(QWidget):
         """Make a cell visible (leaving another cell's zoom) and give its terminal the focus."""
         zoomed = self._document.active.zoomed
         if zoomed is not None and zoomed != leaf_id:
-            self.mutate(lay.ToggleZoom(zoomed))
-        self._focus_later(leaf_id)
-
-    def close_cell(self, leaf_id: str) -> None:
-        leaf = self._leaf(leaf_id)
-        if leaf is None:
-            return
-        session = self._sessions.get(leaf.session) if leaf.session else None
-        stop = True
-        if session is not None and session.is_live:
-            choice = self._ask_close(session)
-            if choice is None:
-                return
-            stop = choice
-        self._client.call(self.runtime.close_cell(leaf_id, stop_session=stop))
-
-    def _ask_close(self, session: SessionInfo) -> bool | None:
-        """True: stop the process; False: keep it in the background; None: keep the cell."""
-        program = program_in_front(self.runtime, session.id)
-        if session.kind is SessionKind.SHELL and program is None:
-            return True
-        box = QMessageBox(self)
-        box.setIcon(QMessageBox.Icon.Question)
-        box.setWindowTitle("Close cell")
-        if session.kind is SessionKind.AGENT:
-            box.setText(f"The agent {session.label} is running in this cell.")
-            box.setInformativeText(
-                "Keep it running in the background (it still receives tasks; attach it to a cell from the "
-                "Agents panel), or stop it?"
-            )
-        else:
-            box.setText(f"{program or session.label} is still running in this cell.")
-            box.setInformativeText(
-                "Stop it, or keep it running in the background (you can attach it to a cell later)?"
-            )
-        stop = box.addButton("Stop it", QMessageBox.ButtonRole.DestructiveRole)
-        keep = box.addButton("Keep in background", QMessageBox.ButtonRole.AcceptRole)
-        box.addButton(QMessageBox.StandardButton.Cancel)
-        box.setDefaultButton(keep)
-        box.exec()
-        clicked = box.clickedButton()
-        if clicked is stop:
-            return True
-        if clicked is keep:
-            return False
-        return None
-
-    def busy_sessions(self) -> list[SessionInfo]:
-        """Live sessions whose process would be stopped by closing the project."""
-        return [s for s in self._sessions.values() if s.is_live]
-
-    def fill_attach_menu(self, leaf_id: str, menu: QMenu) -> None:
-        background = self.runtime.background_sessions()
-        if not background:
-            action = menu.addAction("No terminal is running in the background")
-            action.setEnabled(False)
-            return
-        for session in background:
-            label = session.title or session.label
-            menu.addAction(label, lambda s=session.id: self._client.call(self.runtime.attach(leaf_id, s)))
-
-    def fill_launch_menu(self, leaf_id: str, menu: QMenu) -> None:
-        """The project's agents, to run in this empty cell: launch a stopped one, attach a background one."""
-        manifest = self.runtime.agents.manifest()
-        if not manifest.agents:
-            menu.addAction("No agent yet: create one in the Agents panel").setEnabled(False)
-            return
-        root = self._document.active.root
-        for agent in manifest.agents:
-            live = self.runtime.sessions.live_agent_session(agent.agent_id)
-            if live is None:
-                menu.addAction(
-                    f"Launch {agent.name}",
-                    lambda a=agent.agent_id: self._client.call(
-                        self.runtime.runner.launch(a, node_id=leaf_id, visible=True),
-                        on_done=lambda _live: self._focus_later(leaf_id),
-                    ),
-                )
-                continue
-            shown = lay.leaf_showing_session(root, live.id)
-            if shown is None:
-                menu.addAction(
-                    f"Attach {agent.name} (running in the background)",
-                    lambda a=agent.agent_id: self._client.call(
-                        self.runtime.runner.attach(a, leaf_id), on_done=lambda _r: self._focus_later(leaf_id)
-                    ),
-                )
-            else:
-                running = menu.addAction(f"{agent.name} (running in cell {self._reading_order(shown.id) + 1})")
-                running.setEnabled(False)
-
-    def fill_context_menu(self, leaf_id: str, menu: QMenu) -> None:
-        leaf = self._leaf(leaf_id)
-        if leaf is None:
-            return
-        root = self._document.active.root
-        parent = lay.parent_of(root, leaf_id)
-        add = menu.addAction
-        add(icon("split-right"), "Split right\tCtrl+Shift+E", lambda: self.split(leaf_id, lay.Direction.ROW, "after"))
-        add("Split left", lambda: self.split(leaf_id, lay.Direction.ROW, "before"))
-        add(icon("split-down"), "Split down\tCtrl+Shift+O", lambda: self.split(leaf_id, lay.Direction.COLUMN, "after"))
-        add("Split up", lambda: self.split(leaf_id, lay.Direction.COLUMN, "before"))
-        menu.addSeparator()
-        add("Columns in this row…", lambda: self.set_count(leaf_id, lay.Direction.ROW))
-        add("Rows in this column…", lambda: self.set_count(leaf_id, lay.Direction.COLUMN))
-        add(icon("grid"), "Make grid…", lambda: self.make_grid(leaf_id))
-        if isinstance(parent, lay.Grid):
-            add("Grid size…", lambda: self.set_grid_size(parent))
-            placed = next(c for c in parent.cells if c.node.id == leaf_id)
-            if placed.row_span > 1 or placed.col_span > 1:
-                add("Unmerge cell", lambda: self.mutate(lay.UnmergeCell(parent.id, placed.row, placed.col)))
-        merge = menu.addMenu("Merge")
-        for towards, label in (("right", "With the cell on the right"), ("down", "With the cell below"),
-                               ("left", "With the cell on the left"), ("up", "With the cell above")):
-            other = lay.neighbour(root, leaf_id, towards)
-            action = merge.addAction(label, lambda o=other: self.merge((leaf_id, o), keep=leaf_id))
-            action.setEnabled(other is not None)
-        selected = merge.addAction(
-            f"Selected cells ({len(self.selection)})\tCtrl+Shift+M", self.merge_selection
-        )
-        selected.setEnabled(len(self.selection) > 1)
-        swap = menu.addMenu("Swap with")
-        for other in lay.leaves(root):
-            if other.id != leaf_id:
-                swap.addAction(self._describe_leaf(other), lambda o=other.id: self.swap_cells(leaf_id, o))
-        swap.setEnabled(len(lay.leaves(root)) > 1)
-        if parent is not None:
-            add("Equalize sizes here", lambda: self.mutate(lay.Equalize(parent.id)))
-        add("Equalize all\tCtrl+Alt+=", lambda: self.mutate(lay.Equalize(None)))
-        menu.addSeparator()
-        zoomed = self._document.active.zoomed == leaf_id
-        add(icon("zoom"), ("Restore layout" if zoomed else "Zoom cell") + "\tCtrl+Shift+X", lambda: self.toggle_zoom(leaf_id))
-        session = self._sessions.get(leaf.session) if leaf.session else None
-        if session is not None and session.kind is SessionKind.AGENT and session.agent_id:
-            agent_id = session.agent_id
-            add(icon("restart"), f"Restart {session.label}", lambda: self.restart(leaf_id))
-            background = add(
-                "Send to background",
-                lambda: self._client.call(self.runtime.runner.send_to_background(agent_id)),
-            )
-            background.setEnabled(session.is_live)
-            stop = add(f"Stop {session.label}", lambda: self._client.call(self.runtime.runner.stop(agent_id)))
-            stop.setEnabled(session.is_live)
-        elif session is not None:
-            add(icon("restart"), "Restart", lambda: self.restart(leaf_id))
-            stop = add("Stop process", lambda: self._client.call(self.runtime.stop_session(session.id)))
-            stop.setEnabled(session.is_live)
-        if session is not None:
-            view = self.view_for(session.id)
-            if view is not None:
-                menu.addSeparator()
-                add("Copy\tCtrl+Shift+C", view.copy)
-                add("Paste\tCtrl+Shift+V", view.paste)
-                add("Find…\tCtrl+Shift+F", view.toggle_find)
-        else:
-            add("Open shell", lambda: self.start_shell(leaf_id))
-            self.fill_launch_menu(leaf_id, menu.addMenu("Launch agent"))
-            attach = menu.addMenu("Attach session")
-            self.fill_attach_menu(leaf_id, attach)
-        menu.addSeparator()
-        add(icon("close"), "Close cell\tCtrl+Shift+W", lambda: self.close_cell(leaf_id))
-
-    # -- spreadsheet operations with a question first --
-
-    def set_count(self, leaf_id: str, direction: lay.Direction) -> None:
-        parent = lay.parent_of(self._document.active.root, leaf_id)
-        container = parent.id if isinstance(parent, lay.Split) and parent.direction is direction else leaf_id
-        current = len(parent.children) if container != leaf_id and isinstance(parent, lay.Split) else 1
-        what = "columns in this row" if direction is lay.Direction.ROW else "rows in this column"
-        count, ok = QInputDialog.getInt(self, "Set count", f"Number of {what}:", current, 1, 12)
-        if ok:
-            self.mutate(lay.SetCount(container, direction, count))
-
-    def make_grid(self, leaf_id: str | None) -> None:
-        if leaf_id is None:
-            return
-        text, ok = QInputDialog.getText(self, "Make grid", "Rows × columns (for example 2x3):", text="2x2")
-        if not ok:
-            return
-        size = _parse_size(text)
-        if size is None:
-            QMessageBox.warning(self, "Make grid", f"“{text}” is not a size like 2x3 (1 to 12 each).")
-            return
-        self.mutate(lay.MakeGrid(leaf_id, *size))
-
-    def set_grid_size(self, grid: lay.Grid) -> None:
-        text, ok = QInputDialog.getText(
-            self, "Grid size", "Rows × columns:", text=f"{len(grid.rows)}x{len(grid.cols)}"
-        )
-        size = _parse_size(text) if ok else None
-        if size is not None:
-            self.mutate(lay.SetGridSize(grid.id, *size))
-
-    def merge(self, leaf_ids: tuple[str | None, ...], keep: str | None) -> None:
-        ids = tuple(i for i in leaf_ids if i)
-        if len(ids) > 1:
-            self.mutate(lay.MergeLeaves(ids, keep))
-
-    def merge_selection(self) -> None:
-        keep = self.active_leaf if self.active_leaf in self.selection else None
-        self.merge(tuple(self.selection), keep)
-        self.selection.clear()
-
-    # -- keyboard actions on the active cell --
-
-    def act_on_active(self, action: str) -> None:
-        leaf_id = self.active_leaf
-        if leaf_id is None:
-            return
-        match action:
-            case "split-right":
-                self.split(leaf_id, lay.Direction.ROW, "after")
-            case "split-down":
-                self.split(leaf_id, lay.Direction.COLUMN, "after")
-            case "close":
-                self.close_cell(leaf_id)
-            case "zoom":
-                self.toggle_zoom(leaf_id)
-            case "merge":
-                self.merge_selection()
-            case "equalize":
-                self.mutate(lay.Equalize(None))
+            self.gestures.mutate(lay.ToggleZoom(zoomed))
+        self.focus_later(leaf_id)
 
     def focus_neighbour(self, towards: str) -> None:
         if self.active_leaf is None:
@@ -604,13 +327,13 @@ class ProjectTab(QWidget):
         other = lay.neighbour(self._document.active.root, self.active_leaf, towards)
         if other is not None:
             self.cell_activated(other, False)
-            self._focus_later(other)
+            self.focus_later(other)
 
     def focus_active(self) -> None:
         if self.active_leaf:
-            self._focus_later(self.active_leaf)
+            self.focus_later(self.active_leaf)
 
-    def _focus_later(self, leaf_id: str) -> None:
+    def focus_later(self, leaf_id: str) -> None:
         """Focus a cell's terminal once the core's change has been drawn."""
 
         def focus() -> None:
@@ -621,20 +344,6 @@ class ProjectTab(QWidget):
 
         QTimer.singleShot(50, self, focus)
 
-    # -- helpers --
-
-    def _leaf(self, leaf_id: str) -> lay.Leaf | None:
-        try:
-            return lay.find_leaf(self._document.active.root, leaf_id)
-        except Exception:
-            return None
-
-    def _describe_leaf(self, leaf: lay.Leaf) -> str:
-        session = self._sessions.get(leaf.session) if leaf.session else None
-        if session is None:
-            return f"Empty cell {self._reading_order(leaf.id) + 1}"
-        return f"{session.label} (cell {self._reading_order(leaf.id) + 1})"
-
 
 def _queue_status(snapshot: AgentQueueSnapshot) -> str | None:
     """One line for an agent cell's header: what it serves and what waits."""
@@ -643,11 +352,3 @@ def _queue_status(snapshot: AgentQueueSnapshot) -> str | None:
     head, waiting = snapshot.tickets[0], len(snapshot.tickets) - 1
     doing = f"serving {head.requester_label} (ticket {head.ticket_id[:8]})" if snapshot.busy else "task queued"
     return doing + (f" · {waiting} queued" if waiting > 0 else "")
-
-
-def _parse_size(text: str) -> tuple[int, int] | None:
-    parts = text.lower().replace("×", "x").replace(" ", "").split("x")
-    if len(parts) != 2 or not all(p.isdigit() for p in parts):
-        return None
-    rows, cols = int(parts[0]), int(parts[1])
-    return (rows, cols) if 1 <= rows <= 12 and 1 <= cols <= 12 else None

@@ -11,6 +11,7 @@ import os
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QByteArray, QPoint, QTimer
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QWidget
@@ -24,7 +25,8 @@ from idea.domain.workspace import ColorScheme, WindowState, Workspace
 from idea.ui.agents.resume_dialog import offer_resume
 from idea.ui.core_client import CoreClient
 from idea.ui.event_relay import EventRelay
-from idea.ui.terminal.qtermwidget_terminal import QtTerminalFactory
+from idea.ui.terminal.factory import TerminalViewFactory
+from idea.ui.windows.agent_screens import AgentScreens
 from idea.ui.windows.main_window import MainWindow
 from idea.ui.windows.project_tab import ProjectTab
 from idea.ui.windows.tab_bar import ProjectTabBar
@@ -37,7 +39,7 @@ class WindowManager:
         self,
         app: App,
         client: CoreClient,
-        terminals: QtTerminalFactory,
+        terminals: TerminalViewFactory[Any],
         relay: EventRelay,
         theme_changed: Callable[[], None],
     ) -> None:
@@ -46,7 +48,12 @@ class WindowManager:
         self._terminals = terminals
         self._theme_changed = theme_changed
         self.windows: list[MainWindow] = []
+        self._screens = AgentScreens(
+            client, app.profiles, app.templates, app.preferences, app.permissions, app.projects.open_runtimes,
+            self.profiles_changed,
+        )
         self.tabs: dict[str, ProjectTab] = {}
+        self.settings_changed: Callable[[], None] = lambda: None  # told when a setting the GUI follows changes
         self._quitting = False
         self._save_timer = QTimer()
         self._save_timer.setSingleShot(True)
@@ -69,11 +76,17 @@ class WindowManager:
     # -- windows --
 
     def new_window(self, window_id: str | None = None) -> MainWindow:
-        window = MainWindow(self, window_id or str(uuid.uuid4()))
+        window = MainWindow(self, self._screens, window_id or str(uuid.uuid4()))
         window.closing.connect(self._window_closed)
         self.windows.append(window)
         self.workspace_changed()
         return window
+
+    def open_new_window(self) -> None:
+        self.new_window().show()
+
+    def move_targets(self, window: MainWindow) -> list[tuple[str, ProjectTabBar]]:
+        return [(other.windowTitle(), other.tab_bar) for other in self.windows if other is not window]
 
     def active_window(self) -> MainWindow:
         active = QApplication.activeWindow()
@@ -247,6 +260,7 @@ class WindowManager:
                 tab.on_event(event)
             for window in self.windows:
                 window.agents_panel.on_event(event)
+                window.git_panel.on_event(event)
         elif isinstance(event, ProjectProblem):
             window = self.active_window()
             window.show_message(event.message)
@@ -254,8 +268,13 @@ class WindowManager:
 
     # -- appearance --
 
-    def set_trust_run_dirs(self, enabled: bool) -> None:
-        self._app.preferences.update_settings(trust_run_dirs_automatically=enabled)
+    def desktop_notifications(self) -> tuple[str, ...]:
+        return self._app.preferences.settings.desktop_notifications
+
+    def set_desktop_notification(self, kind: str, on: bool) -> None:
+        kinds = [k for k in self.desktop_notifications() if k != kind] + ([kind] if on else [])
+        self._app.preferences.update_settings(desktop_notifications=tuple(kinds))
+        self.settings_changed()
 
     def set_color_scheme(self, scheme: str) -> None:
         self._app.preferences.update_settings(color_scheme=ColorScheme(scheme))
@@ -301,7 +320,7 @@ class WindowManager:
         if not self.windows:
             self.new_window().show()
         if self._app.profiles.needs_setup():
-            self.windows[0].open_setup_wizard()
+            self._screens.open_setup_wizard(self.windows[0])
         for path in extra_paths:
             self.open_project(path, self.windows[0])
         if missing:

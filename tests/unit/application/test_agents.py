@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from idea.application.agents.placement_rules import InBackground, InCell, InFirstEmptyCell
 from idea.application.agents.templates import TemplateLink
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
@@ -72,12 +73,12 @@ async def test_an_unknown_profile_is_refused(world: World) -> None:
 async def test_deleting_an_agent_keeps_its_persona_in_the_trash_and_refuses_a_running_one(world: World) -> None:
     runtime = await open_project(world)
     agent = await runtime.agents.create("QA", CLAUDE, "test everything")
-    await runtime.runner.launch(agent.agent_id)
+    await runtime.placement.launch(agent.agent_id, InBackground())
     with pytest.raises(AppError) as raised:
         await runtime.agents.delete(agent.agent_id)
     assert "stop it" in raised.value.message
 
-    await runtime.runner.stop(agent.agent_id)
+    await runtime.placement.stop(agent.agent_id)
     kept = await runtime.agents.delete(agent.agent_id)
 
     assert kept == f"agents/.deleted/qa-{world.clock.now}.md"
@@ -147,7 +148,7 @@ async def test_launch_in_a_cell_runs_the_cli_in_its_run_dir_with_identity_and_se
     agent = await runtime.agents.create("Main", CLAUDE, "lead the team")
     cell = only_leaf(runtime).id
 
-    live = await runtime.runner.launch(agent.agent_id, node_id=cell)
+    live = await runtime.placement.launch(agent.agent_id, InCell(cell))
 
     [request] = world.run_dirs.requests
     assert request.bridge is not None and request.bridge.endpoint == SOCKET and request.bridge.token == "token-1"
@@ -169,13 +170,13 @@ async def test_launch_in_a_cell_runs_the_cli_in_its_run_dir_with_identity_and_se
 async def test_the_assigned_session_id_is_stored_and_resumed_at_the_next_launch(world: World) -> None:
     runtime = await open_project(world)
     agent = await runtime.agents.create("Main", CLAUDE, "")
-    first = await runtime.runner.launch(agent.agent_id)
+    first = await runtime.placement.launch(agent.agent_id, InBackground())
     assigned = world.terminals.terminals[first.session_id].spec.argv[-1]
     engine = world.providers.load(ROOT).engine_session_for(agent.agent_id, "claude")
     assert engine == assigned
 
-    await runtime.runner.stop(agent.agent_id)
-    second = await runtime.runner.launch(agent.agent_id)
+    await runtime.placement.stop(agent.agent_id)
+    second = await runtime.placement.launch(agent.agent_id, InBackground())
     assert world.terminals.terminals[second.session_id].spec.argv[-2:] == ("--resume", assigned)
 
 
@@ -185,13 +186,13 @@ async def test_one_agent_is_one_live_session(world: World) -> None:
     cell = only_leaf(runtime).id
     other = await runtime.split(cell, lay.Direction.ROW)
 
-    first = await runtime.runner.launch(agent.agent_id, node_id=cell)
-    again = await runtime.runner.launch(agent.agent_id)
+    first = await runtime.placement.launch(agent.agent_id, InCell(cell))
+    again = await runtime.placement.launch(agent.agent_id, InBackground())
     assert again.session_id == first.session_id
     assert len(world.terminals.terminals) == 1
 
     with pytest.raises(AppError) as raised:
-        await runtime.runner.launch(agent.agent_id, node_id=other)
+        await runtime.placement.launch(agent.agent_id, InCell(other))
     assert raised.value.code is ErrorCode.AGENT_ALREADY_RUNNING
     assert raised.value.data == {"nodeId": cell}
 
@@ -199,18 +200,18 @@ async def test_one_agent_is_one_live_session(world: World) -> None:
 async def test_a_background_agent_attaches_to_a_cell_with_the_same_process(world: World) -> None:
     runtime = await open_project(world)
     agent = await runtime.agents.create("Architect", CODEX, "")
-    live = await runtime.runner.launch(agent.agent_id)
+    live = await runtime.placement.launch(agent.agent_id, InBackground())
     assert live.node_id is None
     assert runtime.background_sessions()[0].id == live.session_id
 
     cell = only_leaf(runtime).id
-    await runtime.runner.attach(agent.agent_id, cell)
+    await runtime.placement.attach(agent.agent_id, InCell(cell))
 
     attached = runtime.runner.live(agent.agent_id)
     assert (attached.session_id, attached.node_id) == (live.session_id, cell)
     assert len(world.terminals.terminals) == 1
 
-    await runtime.runner.send_to_background(agent.agent_id)
+    await runtime.placement.send_to_background(agent.agent_id)
     assert runtime.runner.live(agent.agent_id).node_id is None
     assert only_leaf(runtime).is_empty
 
@@ -218,7 +219,7 @@ async def test_a_background_agent_attaches_to_a_cell_with_the_same_process(world
 async def test_visible_launch_takes_the_first_empty_cell(world: World) -> None:
     runtime = await open_project(world)
     agent = await runtime.agents.create("QA", GEMINI, "")
-    live = await runtime.runner.launch(agent.agent_id, visible=True)
+    live = await runtime.placement.start(agent.agent_id, InFirstEmptyCell(), reason="launch")
     assert live.node_id == only_leaf(runtime).id
     assert world.run_dirs.requests[0].bridge is None  # Gemini uses the request folder
 
@@ -226,9 +227,9 @@ async def test_visible_launch_takes_the_first_empty_cell(world: World) -> None:
 async def test_stopping_an_agent_ends_its_process_and_frees_its_cell(world: World) -> None:
     runtime = await open_project(world)
     agent = await runtime.agents.create("Main", CLAUDE, "")
-    live = await runtime.runner.launch(agent.agent_id, node_id=only_leaf(runtime).id)
+    live = await runtime.placement.launch(agent.agent_id, InCell(only_leaf(runtime).id))
 
-    await runtime.runner.stop(agent.agent_id)
+    await runtime.placement.stop(agent.agent_id)
 
     assert world.terminals.terminals[live.session_id].terminated
     assert only_leaf(runtime).is_empty
@@ -241,7 +242,7 @@ async def test_a_cli_missing_from_path_gives_a_clear_error_and_no_process(world:
     world.host.installed.discard("codex")
     agent = await runtime.agents.create("Architect", CODEX, "")
     with pytest.raises(AppError) as raised:
-        await runtime.runner.launch(agent.agent_id)
+        await runtime.placement.launch(agent.agent_id, InBackground())
     assert raised.value.code is ErrorCode.PROCESS
     assert "Codex (codex) is not installed or not on PATH" in raised.value.message
     assert world.terminals.terminals == {}
@@ -250,7 +251,7 @@ async def test_a_cli_missing_from_path_gives_a_clear_error_and_no_process(world:
 async def test_a_cli_that_exits_at_once_shows_its_exit_in_the_cell(world: World) -> None:
     runtime = await open_project(world)
     agent = await runtime.agents.create("Main", CLAUDE, "")
-    live = await runtime.runner.launch(agent.agent_id, node_id=only_leaf(runtime).id)
+    live = await runtime.placement.launch(agent.agent_id, InCell(only_leaf(runtime).id))
     world.terminals.terminals[live.session_id].exit(1)
 
     info = runtime.sessions.info(live.session_id)
@@ -265,8 +266,8 @@ async def test_agents_running_at_close_are_offered_for_resume_at_reopen(world: W
     main = await runtime.agents.create("Main", CLAUDE, "")
     architect = await runtime.agents.create("Architect", CODEX, "")
     cell = only_leaf(runtime).id
-    await runtime.runner.launch(main.agent_id, node_id=cell)
-    await runtime.runner.launch(architect.agent_id)
+    await runtime.placement.launch(main.agent_id, InCell(cell))
+    await runtime.placement.launch(architect.agent_id, InBackground())
     await world.service.close(runtime.id)
 
     reopened = await open_project(world)
@@ -275,7 +276,7 @@ async def test_agents_running_at_close_are_offered_for_resume_at_reopen(world: W
     assert [(c.name, c.node_id) for c in candidates] == [("Main", cell), ("Architect", None)]
     assert only_leaf(reopened).session is None and only_leaf(reopened).agent == main.agent_id
 
-    await reopened.runner.forget_resume([c.agent_id for c in candidates])
+    await reopened.placement.forget_resume([c.agent_id for c in candidates])
     assert reopened.runner.resumable() == []
 
 
@@ -283,9 +284,9 @@ async def test_changing_the_profile_relaunches_in_the_same_cell(world: World) ->
     runtime = await open_project(world)
     agent = await runtime.agents.create("Main", CLAUDE, "")
     cell = only_leaf(runtime).id
-    first = await runtime.runner.launch(agent.agent_id, node_id=cell)
+    first = await runtime.placement.launch(agent.agent_id, InCell(cell))
 
-    await runtime.runner.change_profile(agent.agent_id, CODEX)
+    await runtime.placement.change_profile(agent.agent_id, CODEX)
 
     second = runtime.runner.live(agent.agent_id)
     assert second.session_id != first.session_id and second.node_id == cell
@@ -298,7 +299,7 @@ async def test_an_agent_cli_that_quits_by_itself_has_its_leftovers_ended(world: 
     # so that whatever carries the agent's marker ends too.
     runtime = await open_project(world)
     agent = await runtime.agents.create("Architect", CODEX, "")
-    live = await runtime.runner.launch(agent.agent_id)
+    live = await runtime.placement.launch(agent.agent_id, InBackground())
     terminal = world.terminals.terminals[live.session_id]
 
     terminal.exit(0)
@@ -315,7 +316,7 @@ async def test_a_stdin_profile_is_told_to_read_its_context_once_ready(world: Wor
     world.profiles.save_profile(profile)
     world.run_dirs.first_turn = "Read /work/demo/.ideai/run/x/IDEA_CONTEXT.md now: it contains your role and IdeA's rules."
     agent = await runtime.agents.create("Scout", profile.id, "")
-    await runtime.runner.launch(agent.agent_id)
+    await runtime.placement.launch(agent.agent_id, InBackground())
     await asyncio.sleep(0)
 
     [queue] = [q for q in runtime.orchestrator.queue_snapshots() if q.agent_id == agent.agent_id]
@@ -325,8 +326,83 @@ async def test_a_stdin_profile_is_told_to_read_its_context_once_ready(world: Wor
 async def test_trusting_run_dirs_follows_the_setting(world: World) -> None:
     runtime = await open_project(world)
     agent = await runtime.agents.create("Main", CLAUDE, "")
-    await runtime.runner.launch(agent.agent_id)
+    await runtime.placement.launch(agent.agent_id, InBackground())
     world.preferences.update_settings(trust_run_dirs_automatically=True)
-    await runtime.runner.stop(agent.agent_id)
-    await runtime.runner.launch(agent.agent_id)
+    await runtime.placement.stop(agent.agent_id)
+    await runtime.placement.launch(agent.agent_id, InBackground())
     assert [r.trust_run_dir for r in world.run_dirs.requests] == [False, True]
+
+
+async def test_a_cli_without_credentials_started_by_the_person_starts_and_says_what_to_do(world: World) -> None:
+    from idea.domain.events import ProjectProblem
+
+    runtime = await open_project(world)
+    agent = await runtime.agents.create("Main", CLAUDE, "")
+    world.sign_in.signed_out.add("claude")
+    live = await runtime.placement.launch(agent.agent_id, InCell(only_leaf(runtime).id))
+    assert live is not None
+    [problem] = [e for e in world.events.events if isinstance(e, ProjectProblem)]
+    assert "Claude Code is not signed in for agent Main: run `claude login`" in problem.message
+
+
+async def test_a_delegation_to_a_cli_without_credentials_is_refused_with_what_to_do(world: World) -> None:
+    from idea.domain.orchestration import AgentCaller, AskAgent, Source
+
+    runtime = await open_project(world)
+    main = await runtime.agents.create("Main", CLAUDE, "")
+    await runtime.agents.create("Reviewer", CODEX, "")
+    await runtime.placement.launch(main.agent_id, InBackground())
+    world.sign_in.signed_out.add("codex")
+    with pytest.raises(AppError) as refused:
+        await runtime.orchestrator.dispatch(AgentCaller(main.agent_id), AskAgent("Reviewer", "review"), Source.MCP)
+    assert refused.value.code is ErrorCode.PROCESS
+    assert "Codex is not signed in for agent Reviewer: run `codex login`" in refused.value.message
+    assert runtime.runner.live(runtime.agents.manifest().by_name("Reviewer").agent_id) is None  # type: ignore[union-attr]
+
+
+async def test_a_session_the_cli_started_itself_is_recorded_for_its_conversation_and_resumed(world: World) -> None:
+    """After `/clear` (or a session chosen inside the CLI), the hooks name a new session: it is the one
+    resumed next time, by its id."""
+    runtime = await open_project(world)
+    agent = await runtime.agents.create("Main", CLAUDE, "")
+    await runtime.placement.launch(agent.agent_id, InBackground())
+    fresh = "7d9c0b6e-1f2a-4b3c-8d4e-5f6a7b8c9d0e"
+    runtime.orchestrator.hook_event(agent.agent_id, "claude", "SessionStart", {"session_id": fresh, "source": "clear"})
+    assert world.providers.load(ROOT).engine_session_for(agent.agent_id, "claude") == fresh
+
+    await runtime.placement.stop(agent.agent_id)
+    again = await runtime.placement.launch(agent.agent_id, InBackground())
+    assert world.terminals.terminals[again.session_id].spec.argv[-2:] == ("--resume", fresh)
+
+
+async def test_lr13_the_resume_offer_lists_background_agents_says_what_resuming_means_and_starts_nothing_alone(
+    world: World,
+) -> None:
+    from idea.domain.resume_offer import ResumeChoice
+
+    runtime = await open_project(world)
+    main = await runtime.agents.create("Main", CLAUDE, "")
+    scout = await runtime.agents.create("Scout", GEMINI, "")
+    cell = only_leaf(runtime).id
+    await runtime.placement.launch(main.agent_id, InCell(cell))
+    await runtime.placement.launch(scout.agent_id, InBackground())
+    runtime.runner.note_limit(main.agent_id, 1_781_380_000_000)
+    first_main_session = world.providers.load(ROOT).engine_session_for(main.agent_id, "claude")
+    await world.service.close(runtime.id)
+
+    reopened = await open_project(world)
+    candidates = {c.name: c for c in reopened.runner.resumable()}
+    assert candidates["Scout"].node_id is None  # from running.json: no cell remembers it
+    assert candidates["Main"].native_resume and candidates["Main"].limited_until_ms == 1_781_380_000_000
+    assert candidates["Scout"].native_resume  # Gemini: IdeA assigned its session id, resumed by --resume
+    assert reopened.runner.live(main.agent_id) is None and reopened.runner.live(scout.agent_id) is None
+
+    failures = await reopened.placement.apply_resume(
+        [(candidates["Main"], ResumeChoice.FRESH), (candidates["Scout"], ResumeChoice.RESUME)], spacing_ms=0
+    )
+    assert failures == []
+    main_argv = world.terminals.terminals[reopened.runner.live(main.agent_id).session_id].spec.argv  # type: ignore[union-attr]
+    scout_argv = world.terminals.terminals[reopened.runner.live(scout.agent_id).session_id].spec.argv  # type: ignore[union-attr]
+    assert "--resume" not in main_argv and main_argv[-2] == "--session-id" and main_argv[-1] != first_main_session
+    assert scout_argv[-2] == "--resume"
+    assert reopened.runner.resumable() == []

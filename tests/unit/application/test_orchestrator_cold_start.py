@@ -10,7 +10,8 @@ import pytest
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.orchestration import Reply, Source
 from idea.domain.orchestration_events import ColdStartDegraded
-from tests.orchestration_fakes import Harness, claude_profile, file_protocol_profile, make_harness, settle
+from tests.fakes_orchestration import settle
+from tests.world import Harness, claude_profile, file_protocol_profile, make_harness
 
 SETTLE = 500
 

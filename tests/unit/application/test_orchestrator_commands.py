@@ -10,7 +10,7 @@ import pytest
 from idea.application.orchestrator.timing import OrchestratorTimings
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import conversation_for_pair
-from idea.domain.live_state import STALE_AT_RESTART_MARKER, LiveEntry, LiveState
+from idea.domain.live_state import STALE_AT_RESTART_MARKER, LiveEntry, LiveState, LiveStateRow
 from idea.domain.orchestration import (
     AskAgent,
     CancelTicket,
@@ -29,16 +29,8 @@ from idea.domain.orchestration import (
 )
 from idea.domain.orchestration_events import HumanReplyReceived
 from idea.domain.tickets import AgentSource, HumanSource
-from tests.orchestration_fakes import (
-    HUMAN,
-    Harness,
-    MemoryLiveStateStore,
-    bridgeless_profile,
-    claude_profile,
-    file_protocol_profile,
-    make_harness,
-    settle,
-)
+from tests.fakes_orchestration import MemoryLiveStateStore, settle
+from tests.world import HUMAN, Harness, bridgeless_profile, claude_profile, file_protocol_profile, make_harness
 
 
 def team(store: MemoryLiveStateStore | None = None) -> Harness:
@@ -256,6 +248,23 @@ async def test_reading_the_work_state_is_lean_named_and_pruned() -> None:
     }
     assert "secret detail" not in outcome.text
     assert h.store.state.row("ghost") is None  # the prune is persisted
+    await h.close()
+
+
+async def test_an_agent_s_convention_file_lists_the_others_rows_in_manifest_order() -> None:
+    ghost = LiveEntry("ghost", WorkStatus.WORKING, "gone", None, None, None, 0)
+    h = team(MemoryLiveStateStore(LiveState((ghost,))))
+    await run(h, h.agent("QA"), SetWorkState(WorkStatus.BLOCKED, intent="waiting for review"))
+    await run(h, h.agent("Architect"), SetWorkState(WorkStatus.WORKING))
+    await run(h, h.agent("Main"), SetWorkState(WorkStatus.WORKING, intent="planning"))
+
+    rows = h.service.work_state_rows(excluding=h.id("Main"))
+
+    assert rows == (
+        LiveStateRow(h.id("Architect"), "Architect", "working", "", None),
+        LiveStateRow(h.id("QA"), "QA", "blocked", "waiting for review", None),
+    )
+    assert h.store.state.row("ghost") is None  # pruned on read, as for the agents' own reads
     await h.close()
 
 

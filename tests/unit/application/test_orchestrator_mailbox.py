@@ -10,7 +10,8 @@ import pytest
 from idea.domain.orchestration import CancelTicket, Reply, Source, SubmitHumanInput
 from idea.domain.orchestration_events import AgentBusyChanged, AgentQueueChanged
 from idea.domain.tickets import AgentSource, TicketPhase
-from tests.orchestration_fakes import HUMAN, Harness, claude_profile, make_harness, settle
+from tests.fakes_orchestration import settle
+from tests.world import HUMAN, Harness, claude_profile, make_harness
 
 WINDOW = 600_000
 

@@ -10,15 +10,8 @@ from idea.application.orchestrator.timing import OrchestratorTimings
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.orchestration import AskAgent, CancelTicket, Reply, Source, StopAgent, WorkStatus
 from idea.domain.orchestration_events import RendezvousEnded
-from tests.orchestration_fakes import (
-    HUMAN,
-    Harness,
-    claude_profile,
-    codex_profile,
-    file_protocol_profile,
-    make_harness,
-    settle,
-)
+from tests.fakes_orchestration import settle
+from tests.world import HUMAN, Harness, claude_profile, codex_profile, file_protocol_profile, make_harness
 
 GRACE = 2_000
 WINDOW = 600_000

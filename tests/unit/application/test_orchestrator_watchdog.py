@@ -13,7 +13,7 @@ from idea.application.orchestrator.rendezvous import (
     watch_for_quiet_return,
 )
 from idea.application.orchestrator.timing import OrchestratorTimings
-from tests.orchestration_fakes import VirtualTime, settle
+from tests.fakes_orchestration import VirtualTime, settle
 
 WINDOW = 1_000
 

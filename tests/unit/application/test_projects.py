@@ -149,14 +149,14 @@ async def test_switching_layouts_never_stops_a_session(world: World) -> None:
     original = leaf.session
     default_id = runtime.document.active_id
 
-    second_id = await runtime.create_layout("Review")
+    second_id = await runtime.layouts.create("Review")
     assert runtime.document.active_id == second_id
     [new_leaf] = lay.leaves(runtime.active.root)
     assert new_leaf.session not in (None, original)
     assert runtime.sessions.is_live(original)
     assert [s.id for s in runtime.background_sessions()] == [original]
 
-    await runtime.activate_layout(default_id)
+    await runtime.layouts.activate(default_id)
     assert lay.leaves(runtime.active.root)[0].session == original
     assert not any(t.terminated for t in world.terminals.terminals.values())
 
@@ -180,13 +180,13 @@ async def test_reopening_a_project_gives_fresh_shells_to_cells_that_had_one(worl
 async def test_deleting_the_active_layout_activates_another_and_keeps_sessions(world: World) -> None:
     runtime = await world.service.open(ROOT)
     default_id = runtime.document.active_id
-    second_id = await runtime.create_layout("Second")
+    second_id = await runtime.layouts.create("Second")
     shown = lay.leaves(runtime.active.root)[0].session
 
-    await runtime.delete_layout(second_id)
+    await runtime.layouts.delete(second_id)
 
     assert runtime.document.active_id == default_id
     assert [layout.id for layout in runtime.document.layouts] == [default_id]
     assert runtime.sessions.is_live(shown)
     with pytest.raises(AppError):
-        await runtime.delete_layout(default_id)
+        await runtime.layouts.delete(default_id)

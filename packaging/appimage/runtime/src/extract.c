@@ -47,8 +47,9 @@ static int ensure_dir(const char *path)
 {
     struct stat st;
     if (lstat(path, &st) == 0) {
+        /* A folder from an earlier extraction may be read-only: writable until finish_dir sets its mode. */
         if (S_ISDIR(st.st_mode))
-            return 0;
+            return (st.st_mode & 0700) == 0700 ? 0 : chmod(path, (st.st_mode & 07777) | 0700);
         if (unlink(path) != 0)
             return -1;
     }

@@ -210,6 +210,7 @@ int fuse_mount_image(struct fuse_mount *m, const struct image *img, struct failu
     char *argv[] = {"appimage-runtime", "-o", options, NULL};
     struct fuse_args args = FUSE_ARGS_INIT(3, argv);
     m->se = fuse_session_new(&args, &squashfs_ops, sizeof squashfs_ops, &m->ll);
+    fuse_opt_free_args(&args);
     if (!m->se) {
         fail_set(why, RT_EXIT_OSERR, "cannot start a FUSE session");
         goto undo_mountpoint;

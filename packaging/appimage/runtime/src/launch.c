@@ -59,7 +59,7 @@ int launch_spawn(const struct launch *l, pid_t *child, struct failure *f)
     }
     struct stat st;
     if (stat(apprun, &st) != 0) {
-        fail_set(f, RT_EXIT_NOTFOUND, "this AppImage has no AppRun at its root, so there is nothing to start");
+        fail_set(f, RT_EXIT_NOTFOUND, MSG_NO_APPRUN);
         return -1;
     }
     if (!S_ISREG(st.st_mode) || access(apprun, X_OK) != 0) {
@@ -99,9 +99,13 @@ int launch_spawn(const struct launch *l, pid_t *child, struct failure *f)
         }
         signals_give_back();
         execv(apprun, argv);
-        int code = errno == ENOENT ? RT_EXIT_NOTFOUND : RT_EXIT_NOEXEC;
-        msg("cannot start AppRun: %s", strerror(errno));
-        _exit(code);
+        int err = errno;
+        if (err == EIO) { /* the mount could not read it */
+            msg("this AppImage is damaged: AppRun cannot be read from it. Download it again.");
+            _exit(RT_EXIT_DAMAGED);
+        }
+        msg("cannot start AppRun: %s", strerror(err));
+        _exit(err == ENOENT ? RT_EXIT_NOTFOUND : RT_EXIT_NOEXEC);
     }
     free(argv);
     *child = pid;

@@ -39,7 +39,7 @@ int sqfs_find_apprun(sqfs *fs, struct failure *f)
         return -1;
     }
     if (!found) {
-        fail_set(f, RT_EXIT_NOTFOUND, "this AppImage has no AppRun at its root, so there is nothing to start");
+        fail_set(f, RT_EXIT_NOTFOUND, MSG_NO_APPRUN);
         return -1;
     }
     return 0;

@@ -19,6 +19,9 @@ enum {
     RT_EXIT_NOTFOUND = 127,   /* the image has no AppRun */
 };
 
+/* Said where the image, mounted or extracted, has no AppRun. */
+#define MSG_NO_APPRUN "this AppImage has no AppRun at its root, so there is nothing to start"
+
 /* A failure on its way up to main: the exit code it maps to and a sentence for the user. */
 struct failure {
     int code;

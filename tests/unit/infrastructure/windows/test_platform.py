@@ -6,7 +6,7 @@ from idea.domain.command_line import POSIX_SHELL, WINDOWS_SHELL
 from idea.infrastructure.host import LocalHost
 from idea.infrastructure.platform import platform_adapters
 from idea.infrastructure.windows.host import WindowsHost
-from tests.fakes_orchestration import PROJECT_ID
+from tests.fakes_gateway import PROJECT_ID
 
 
 def test_windows_gets_loopback_tcp_cmd_and_bash_quoting_and_the_pathext_host() -> None:

@@ -1,0 +1,1 @@
+"""Operating-system enforcement of file permissions: Landlock and the `sandbox-exec` wrapper."""

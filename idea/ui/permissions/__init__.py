@@ -1,0 +1,1 @@
+"""The Permissions panel (spec 06 §10)."""

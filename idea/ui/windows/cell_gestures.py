@@ -1,0 +1,213 @@
+"""What the person does to the cells of a project tab — split, close, zoom, restart, resize, swap, merge,
+turn into a grid, open a shell, launch or attach an agent — each one use case of the project runtime (the
+agents' through its placement service), with a question first where the gesture could lose something."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Protocol
+
+from PySide6.QtWidgets import QInputDialog, QMessageBox, QWidget
+
+from idea.application.agents.placement_rules import InCell
+from idea.application.projects import ProjectRuntime
+from idea.domain import layout as lay
+from idea.domain.ids import AgentId, SessionId
+from idea.domain.session import SessionInfo, SessionKind
+from idea.ui.core_client import CoreClient
+from idea.ui.foreground import program_in_front
+
+GRID_MAX = 12  # rows or columns of a grid, as the layout allows
+
+
+class TabView(Protocol):
+    """What the gestures read of the tab they act on, and how they give its terminal the focus."""
+
+    @property
+    def document(self) -> lay.LayoutDocument: ...
+
+    @property
+    def sessions(self) -> Mapping[SessionId, SessionInfo]: ...
+
+    active_leaf: str | None
+    selection: set[str]
+
+    def leaf(self, leaf_id: str) -> lay.Leaf | None: ...
+
+    def focus_later(self, leaf_id: str) -> None:
+        """Focus the cell's terminal once the core's change has been drawn."""
+        ...
+
+
+class CellGestures:
+    def __init__(self, runtime: ProjectRuntime, client: CoreClient, tab: TabView, widget: QWidget) -> None:
+        self._runtime = runtime
+        self._client = client
+        self._tab = tab
+        self._widget = widget  # parent of the questions
+
+    # -- cells --
+
+    def mutate(self, op: lay.LayoutOp) -> None:
+        self._client.call(self._runtime.mutate(op))
+
+    def split(self, leaf_id: str, direction: lay.Direction, position: str) -> None:
+        self._client.call(self._runtime.split(leaf_id, direction, position), on_done=self._tab.focus_later)
+
+    def toggle_zoom(self, leaf_id: str) -> None:
+        self.mutate(lay.ToggleZoom(leaf_id))
+        self._tab.focus_later(leaf_id)
+
+    def start_shell(self, leaf_id: str) -> None:
+        self._client.call(self._runtime.start_shell(leaf_id), on_done=lambda _info: self._tab.focus_later(leaf_id))
+
+    def restart(self, leaf_id: str) -> None:
+        self._client.call(self._runtime.restart(leaf_id), on_done=lambda _info: self._tab.focus_later(leaf_id))
+
+    def resize_split(self, split_id: str, weights: list[float]) -> None:
+        self.mutate(lay.ResizeSplit(split_id, tuple(weights)))
+
+    def resize_grid(self, grid_id: str, rows: list[float], cols: list[float]) -> None:
+        self.mutate(lay.ResizeGrid(grid_id, tuple(rows), tuple(cols)))
+
+    def swap_cells(self, source: str, destination: str) -> None:
+        self.mutate(lay.MoveContent(source, destination))
+
+    def close_cell(self, leaf_id: str) -> None:
+        leaf = self._tab.leaf(leaf_id)
+        if leaf is None:
+            return
+        session = self._tab.sessions.get(leaf.session) if leaf.session else None
+        stop = True
+        if session is not None and session.is_live:
+            choice = ask_close(self._widget, self._runtime, session)
+            if choice is None:
+                return
+            stop = choice
+        self._client.call(self._runtime.close_cell(leaf_id, stop_session=stop))
+
+    def deliver_now(self, ticket_id: str) -> None:
+        self._client.call(self._runtime.requests.deliver_now(ticket_id))
+
+    # -- what runs in a cell --
+
+    def launch_agent(self, agent_id: AgentId, leaf_id: str) -> None:
+        self._client.call(self._runtime.placement.launch(agent_id, InCell(leaf_id)),
+                          on_done=lambda _live: self._tab.focus_later(leaf_id))
+
+    def attach_agent(self, agent_id: AgentId, leaf_id: str) -> None:
+        self._client.call(self._runtime.placement.attach(agent_id, InCell(leaf_id)),
+                          on_done=lambda _live: self._tab.focus_later(leaf_id))
+
+    def attach_session(self, leaf_id: str, session_id: SessionId) -> None:
+        self._client.call(self._runtime.attach(leaf_id, session_id))
+
+    def send_agent_to_background(self, agent_id: AgentId) -> None:
+        self._client.call(self._runtime.placement.send_to_background(agent_id))
+
+    def stop_agent(self, agent_id: AgentId) -> None:
+        self._client.call(self._runtime.placement.stop(agent_id))
+
+    def stop_process(self, session_id: SessionId) -> None:
+        self._client.call(self._runtime.stop_session(session_id))
+
+    # -- spreadsheet operations with a question first --
+
+    def set_count(self, leaf_id: str, direction: lay.Direction) -> None:
+        parent = lay.parent_of(self._tab.document.active.root, leaf_id)
+        container = parent.id if isinstance(parent, lay.Split) and parent.direction is direction else leaf_id
+        current = len(parent.children) if container != leaf_id and isinstance(parent, lay.Split) else 1
+        what = "columns in this row" if direction is lay.Direction.ROW else "rows in this column"
+        count, ok = QInputDialog.getInt(self._widget, "Set count", f"Number of {what}:", current, 1, GRID_MAX)
+        if ok:
+            self.mutate(lay.SetCount(container, direction, count))
+
+    def make_grid(self, leaf_id: str | None) -> None:
+        if leaf_id is None:
+            return
+        text, ok = QInputDialog.getText(self._widget, "Make grid", "Rows × columns (for example 2x3):", text="2x2")
+        if not ok:
+            return
+        size = parse_grid_size(text)
+        if size is None:
+            QMessageBox.warning(self._widget, "Make grid", f"“{text}” is not a size like 2x3 (1 to {GRID_MAX} each).")
+            return
+        self.mutate(lay.MakeGrid(leaf_id, *size))
+
+    def set_grid_size(self, grid: lay.Grid) -> None:
+        text, ok = QInputDialog.getText(
+            self._widget, "Grid size", "Rows × columns:", text=f"{len(grid.rows)}x{len(grid.cols)}"
+        )
+        size = parse_grid_size(text) if ok else None
+        if size is not None:
+            self.mutate(lay.SetGridSize(grid.id, *size))
+
+    def merge(self, leaf_ids: tuple[str | None, ...], keep: str | None) -> None:
+        ids = tuple(i for i in leaf_ids if i)
+        if len(ids) > 1:
+            self.mutate(lay.MergeLeaves(ids, keep))
+
+    def merge_selection(self) -> None:
+        keep = self._tab.active_leaf if self._tab.active_leaf in self._tab.selection else None
+        self.merge(tuple(self._tab.selection), keep)
+        self._tab.selection.clear()
+
+    # -- keyboard actions on the active cell --
+
+    def act_on_active(self, action: str) -> None:
+        leaf_id = self._tab.active_leaf
+        if leaf_id is None:
+            return
+        match action:
+            case "split-right":
+                self.split(leaf_id, lay.Direction.ROW, "after")
+            case "split-down":
+                self.split(leaf_id, lay.Direction.COLUMN, "after")
+            case "close":
+                self.close_cell(leaf_id)
+            case "zoom":
+                self.toggle_zoom(leaf_id)
+            case "merge":
+                self.merge_selection()
+            case "equalize":
+                self.mutate(lay.Equalize(None))
+
+
+def ask_close(parent: QWidget, runtime: ProjectRuntime, session: SessionInfo) -> bool | None:
+    """Closing a cell whose program runs. True: stop the process; False: keep it in the background; None:
+    keep the cell. An idle shell is simply stopped."""
+    program = program_in_front(runtime, session.id)
+    if session.kind is SessionKind.SHELL and program is None:
+        return True
+    box = QMessageBox(parent)
+    box.setIcon(QMessageBox.Icon.Question)
+    box.setWindowTitle("Close cell")
+    if session.kind is SessionKind.AGENT:
+        box.setText(f"The agent {session.label} is running in this cell.")
+        box.setInformativeText(
+            "Keep it running in the background (it still receives tasks; attach it to a cell from the "
+            "Agents panel), or stop it?"
+        )
+    else:
+        box.setText(f"{program or session.label} is still running in this cell.")
+        box.setInformativeText("Stop it, or keep it running in the background (you can attach it to a cell later)?")
+    stop = box.addButton("Stop it", QMessageBox.ButtonRole.DestructiveRole)
+    keep = box.addButton("Keep in background", QMessageBox.ButtonRole.AcceptRole)
+    box.addButton(QMessageBox.StandardButton.Cancel)
+    box.setDefaultButton(keep)
+    box.exec()
+    clicked = box.clickedButton()
+    if clicked is stop:
+        return True
+    if clicked is keep:
+        return False
+    return None
+
+
+def parse_grid_size(text: str) -> tuple[int, int] | None:
+    """"2x3", "2 × 3" -> (2, 3); None unless both are 1 to GRID_MAX."""
+    parts = text.lower().replace("×", "x").replace(" ", "").split("x")
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        return None
+    rows, cols = int(parts[0]), int(parts[1])
+    return (rows, cols) if 1 <= rows <= GRID_MAX and 1 <= cols <= GRID_MAX else None
