@@ -127,6 +127,11 @@ class McpSocketServer:
             task.cancel()
         await asyncio.gather(*connections, return_exceptions=True)
         if self._listener is not None:
+            # A connection accepted while closing may have no running task yet: close its transport here,
+            # or it is left for the garbage collector, which detaches it from a server already closed.
+            close_clients = getattr(self._listener, "close_clients", None)  # Python 3.13+
+            if close_clients is not None:
+                close_clients()
             await self._listener.wait_closed()
         if self._endpoint is not None:
             self._endpoint.release()
