@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from idea.infrastructure.mcp.bridge import CONNECT_TIMEOUT_S
-from idea.infrastructure.mcp.transport import transport_for
+from idea.infrastructure.mcp.transport import McpTransport, transport_for
 from tests.fakes import RecordingDiagnostics
 from tests.fakes_gateway import MAIN, TOKENS
 from tests.integration.mcp_support import (
@@ -92,8 +92,12 @@ class ScriptedEndpoint:
     writer: asyncio.StreamWriter | None = None
     reader: asyncio.StreamReader | None = None
 
+    transport: McpTransport | None = None
+
     async def accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader, self.writer = reader, writer
+        assert self.transport is not None
+        assert await self.transport.admit(writer) is None  # as IdeA's server does (loopback: the greeting)
         handshake = await reader.readline()
         self.handshake_at = time.monotonic()
         self.received += handshake
@@ -108,9 +112,10 @@ class ScriptedEndpoint:
 
 @asynccontextmanager
 async def scripted_endpoint(path: str) -> AsyncIterator[ScriptedEndpoint]:
-    scripted = ScriptedEndpoint()
-    # The real transport (for loopback TCP it publishes the endpoint file and greets each connection).
-    server, listening = await transport_for(path).listen(path, scripted.accept, 2**16, RecordingDiagnostics())
+    scripted = ScriptedEndpoint(transport=transport_for(path))
+    # The real transport (for loopback TCP it publishes the endpoint file and greets each admitted connection).
+    assert scripted.transport is not None
+    server, listening = await scripted.transport.listen(path, scripted.accept, 2**16, RecordingDiagnostics())
     try:
         yield scripted
     finally:

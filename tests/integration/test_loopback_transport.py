@@ -172,7 +172,8 @@ async def test_a_live_endpoint_means_the_project_is_open_elsewhere(endpoint: str
         assert json.loads(Path(endpoint).read_text())["pid"] == os.getpid()  # the owner's file is untouched
 
 
-async def test_another_users_process_is_refused_before_the_handshake(endpoint: str) -> None:
+async def test_another_users_process_is_refused_before_it_is_greeted(endpoint: str) -> None:
+    """The proof never reaches another user's process: with it, that process could pose as this IdeA later."""
     diagnostics = RecordingDiagnostics()
     server = McpSocketServer(
         PROJECT_ID,
@@ -185,9 +186,12 @@ async def test_another_users_process_is_refused_before_the_handshake(endpoint: s
     )
     await server.start()
     try:
-        client = await RawClient.connect(endpoint)
-        assert await client.at_end()
-        await client.close()
+        port = json.loads(Path(endpoint).read_text())["port"]
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        assert await asyncio.wait_for(reader.read(), 5) == b""  # closed without a byte: no greeting
+        writer.close()
+        with pytest.raises(ConnectionRefusedError):  # what a client then says
+            await RawClient.connect(endpoint)
         assert any("refused a connection from user OTHER\\mallory" in line for line in diagnostics.lines)
     finally:
         await server.close()

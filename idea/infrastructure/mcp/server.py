@@ -160,7 +160,10 @@ class McpSocketServer:
             writer.close()
 
     async def _peer_is_this_user(self, writer: asyncio.StreamWriter) -> bool:
-        refusal = await self._transport.peer_refusal(writer)
+        try:
+            refusal = await self._transport.admit(writer)
+        except ConnectionError:
+            return False  # gone before it was admitted (e.g. a liveness probe)
         if refusal is None:
             return True
         self._diagnostics.beacon(f"[mcp] refused a connection from {refusal}")

@@ -60,8 +60,9 @@ class McpTransport(Protocol):
         self, endpoint: str, handler: ConnectionHandler, limit: int, diagnostics: Diagnostics
     ) -> tuple[asyncio.AbstractServer, Listening]: ...
 
-    async def peer_refusal(self, writer: asyncio.StreamWriter) -> str | None:
-        """Why this peer is refused (another user's process), or None to go on with the handshake."""
+    async def admit(self, writer: asyncio.StreamWriter) -> str | None:
+        """Why this peer is refused (another user's process), or None once it is admitted and may send its
+        handshake (the loopback transport greets it with the proof then, never before the check)."""
         ...
 
 
@@ -94,7 +95,7 @@ class UnixTransport:
         bound = unix.bind_endpoint(endpoint, diagnostics)
         return await _serve(bound, lambda sock: asyncio.start_unix_server(handler, sock=sock, limit=limit))
 
-    async def peer_refusal(self, writer: asyncio.StreamWriter) -> str | None:
+    async def admit(self, writer: asyncio.StreamWriter) -> str | None:
         sock = writer.get_extra_info("socket")
         uid = unix.peer_uid(sock) if sock is not None else None
         if uid is None or uid == os.getuid():
@@ -160,25 +161,25 @@ class LoopbackTransport:
     def __init__(self, owner_of: Callable[[tuple[str, int], tuple[str, int]], object] | None = None) -> None:
         # Injectable for tests: who owns the client end of a connection.
         self._owner_of = owner_of or connection_owner
+        self._greeting = b""  # set by `listen`
 
     async def listen(
         self, endpoint: str, handler: ConnectionHandler, limit: int, diagnostics: Diagnostics
     ) -> tuple[asyncio.AbstractServer, Listening]:
         listening = await asyncio.to_thread(bind_loopback, endpoint, diagnostics)
-        greeting = greeting_line(listening.proof)
+        self._greeting = greeting_line(listening.proof)
+        return await _serve(listening, lambda sock: asyncio.start_server(handler, sock=sock, limit=limit))
 
-        async def greet_then_handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            try:
-                writer.write(greeting)
-                await writer.drain()
-            except ConnectionError:
-                writer.close()
-                return
-            await handler(reader, writer)
+    async def admit(self, writer: asyncio.StreamWriter) -> str | None:
+        """Another user's process is refused before it is greeted: the proof never reaches it (with it, that
+        process could later pose as this IdeA on the same port and collect the hooks' tokens)."""
+        refusal = await self._refusal(writer)
+        if refusal is None:
+            writer.write(self._greeting)
+            await writer.drain()  # a peer already gone raises ConnectionError: the server ends the connection
+        return refusal
 
-        return await _serve(listening, lambda sock: asyncio.start_server(greet_then_handle, sock=sock, limit=limit))
-
-    async def peer_refusal(self, writer: asyncio.StreamWriter) -> str | None:
+    async def _refusal(self, writer: asyncio.StreamWriter) -> str | None:
         peer = writer.get_extra_info("peername")
         local = writer.get_extra_info("sockname")
         if not peer or not local:
