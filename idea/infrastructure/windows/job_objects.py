@@ -73,6 +73,10 @@ class JobTrees:
         self._jobs[pid] = job
         return True
 
+    def holds(self, pid: int) -> bool:
+        """Whether `pid`'s job is still open (adopted, neither ended nor forgotten)."""
+        return pid in self._jobs
+
     def members(self, pid: int) -> list[int]:
         """The live processes of `pid`'s job (empty when it was not adopted)."""
         job = self._jobs.get(pid)
