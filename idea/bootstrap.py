@@ -34,6 +34,7 @@ from idea.infrastructure.git.pygit2_git import Pygit2Git
 from idea.infrastructure.git.watcher import WatchdogFolderWatcher
 from idea.infrastructure.git.worker import ThreadWorker
 from idea.infrastructure.inspect.process_cpu import DescendantCpuProbe
+from idea.infrastructure.knowledge_adapters import LocalKnowledgeAdapters
 from idea.infrastructure.agent_watching import LocalAgentWatchAdapters
 from idea.infrastructure.agents.sign_in import LocalSignInChecker
 from idea.infrastructure.inspect.engine_sessions import LocalSessionInspector
@@ -181,6 +182,7 @@ def bootstrap(
             cpu=DescendantCpuProbe(),
             watching=LocalAgentWatchAdapters(clock, MonotonicTimer(), diagnostics),
         ),
+        knowledge=LocalKnowledgeAdapters(data_dir),
         git=git,
     )
     return App(

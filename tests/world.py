@@ -36,6 +36,7 @@ from tests.fakes import (
     RecordingEvents,
     SequentialIds,
 )
+from tests.fakes_knowledge import MemoryKnowledgeAdapters
 from tests.fakes_permissions import FakeSandbox, MemoryPermissionStore
 from tests.fakes_orchestration import (
     FakeActivity,
@@ -102,6 +103,7 @@ class World:
         self.run_dirs = RecordingRunDirWriter()
         self.tokens = iter(f"token-{n}" for n in range(1, 1000))
         self.orchestration = MemoryOrchestrationAdapters()
+        self.knowledge = MemoryKnowledgeAdapters()
         self.sign_in = ScriptedSignIn()
         self.permission_store = MemoryPermissionStore()
         self.sandbox = FakeSandbox()
@@ -138,6 +140,7 @@ class World:
                 timer=VirtualTime(),
                 timings=OrchestratorTimings(),
             ),
+            knowledge=self.knowledge,
         )
         self.service = ProjectService(self.deps, self.user_data)
 

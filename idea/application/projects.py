@@ -18,12 +18,14 @@ from idea.application.agents.runner import AgentLaunchDeps, AgentRunner
 from idea.application.agents.templates import TemplateCatalogue
 from idea.application.git.agent_worktrees import AgentWorktrees
 from idea.application.git.projects import GitProjects
+from idea.application.knowledge.runtime import KnowledgeAdapters
 from idea.application.named_layouts import NamedLayouts
 from idea.application.orchestrator.ports import OrchestrationAdapters, PortalProvider, ProcessCpuProbe, Timer
 from idea.application.orchestrator.service import OrchestratorService
 from idea.application.engine_sessions import EngineSessionRecorder
 from idea.application.limits.requests import LimitRequests
 from idea.application.orchestrator.timing import OrchestratorTimings
+from idea.application.project_knowledge import compose_project_knowledge
 from idea.application.orchestrator.watch_ports import AgentWatchAdapters
 from idea.application.ports import (
     Clock,
@@ -65,6 +67,7 @@ class ProjectDeps:
     templates: TemplateCatalogue
     launching: AgentLaunchDeps
     orchestration: OrchestrationDeps
+    knowledge: KnowledgeAdapters  # conversations, handoffs, memory, skills, the shared context
     git: GitProjects | None = None  # None: projects without git (tests of other features)
 
 
@@ -106,6 +109,14 @@ class ProjectRuntime:
         self.git = deps.git.workspace(record.id, record.root) if deps.git is not None else None
         self.runner = AgentRunner(self, self.agents, deps.launching, shared_git_dir=self._git_dir)
         self.placement = AgentPlacement(self, self.agents, self.runner)
+        self.knowledge, knowledge_commands = compose_project_knowledge(
+            self,
+            deps.knowledge.for_project(record.root),
+            clock=deps.clock,
+            ids=deps.ids,
+            events=_ProjectNews(record.id, deps.events),
+            diagnostics=deps.diagnostics,
+        )
         self.worktrees = AgentWorktrees(self, self.agents, self.git.worktrees if self.git is not None else None)
         orchestration = deps.orchestration
         self.orchestrator = OrchestratorService(
@@ -115,11 +126,11 @@ class ProjectRuntime:
             portals=orchestration.portals,
             activity=orchestration.adapters.activity(record.root, self._cli_family),
             live_state=orchestration.adapters.live_state(record.root),
-            conversations=orchestration.adapters.conversations(record.root),
+            conversations=self.knowledge,  # every turn recorded is folded into its handoff
             clock=deps.clock,
             timer=orchestration.timer,
             ids=deps.ids,
-            events=_ProjectNews(record.id, deps.events, lambda event: _note_limits(self.runner, event)),
+            events=_ProjectNews(record.id, deps.events, lambda event: _observe_core(self, event)),
             diagnostics=deps.diagnostics,
             timings=orchestration.timings,
             cpu=orchestration.cpu,
@@ -132,6 +143,7 @@ class ProjectRuntime:
                 conversation_of=self.runner.conversation_of,
                 provider_of=lambda agent_id: _provider_key(self.runner, agent_id),
             ),
+            families=(knowledge_commands,),
         )
         self.requests = HumanRequests(self.orchestrator)
         self.limit_requests = LimitRequests(lambda: self.orchestrator.states.limits)
@@ -298,6 +310,7 @@ class ProjectRuntime:
         await self.agents.sync_templates()
         await self.layouts.show(lambda document: document, new_cells=new_cells)
         self.orchestrator.reconcile_at_open()  # before any launch: a crash never ran close
+        await self.knowledge.open()
         if self.git is not None:
             self.schedule(self.git.open())  # best effort, on the worker pool: the project does not wait
 
@@ -308,6 +321,7 @@ class ProjectRuntime:
         await self.doors.close()
         await self.runner.stop_all_for_close()
         await self.sessions.stop_all()
+        await self.knowledge.close()
 
     async def start_shells(self, count: int) -> list[SessionInfo]:
         """What new cells run: the user's shell, unless the user prefers empty cells."""
@@ -338,6 +352,13 @@ class ProjectRuntime:
         self._deps.events.publish(LayoutChanged(self.id, document))
 
 
+def _observe_core(runtime: ProjectRuntime, event: object) -> None:
+    """Every event of the orchestration core, on the core loop, before it is published: the limits noted for
+    the resume offer, and what the project's knowledge learns (its work panel)."""
+    _note_limits(runtime.runner, event)
+    runtime.knowledge.observe(event)
+
+
 def _note_limits(runner: AgentRunner, event: object) -> None:
     """running.json says when an agent was at its usage limit, for the resume offer (spec 05 §9)."""
     match event:
@@ -355,8 +376,8 @@ def _provider_key(runner: AgentRunner, agent_id: AgentId) -> str | None:
 
 
 class _ProjectNews:
-    """Tags the orchestration core's events with their project, for subscribers of many projects; `observe`
-    sees each one first (the project's own bookkeeping)."""
+    """Tags the orchestration core's and the knowledge's events with their project, for subscribers of many
+    projects; `observe` sees each one first, on the core loop (the project's own bookkeeping)."""
 
     def __init__(
         self, project_id: ProjectId, events: EventPublisher, observe: Callable[[object], None] | None = None

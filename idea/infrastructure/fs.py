@@ -107,6 +107,15 @@ def read_text(path: str | os.PathLike[str]) -> str | None:
         raise quarantine(source, f"not UTF-8 text: {exc.reason}") from exc
 
 
+def remove_if_present(path: str | os.PathLike[str]) -> bool:
+    """Delete a file; False when there was none."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return False
+    return True
+
+
 def quarantine(path: str | os.PathLike[str], reason: str) -> CorruptFileError:
     """Move a broken file to `<name>.corrupt-<epoch ms>` and return the error that tells the user."""
     source = Path(path)

@@ -195,6 +195,11 @@ class AgentCatalogue:
         self._diagnostics.beacon(f"[agents] deleted {agent.name} id={agent_id} persona kept as {kept}")
         return kept
 
+    async def change_manifest(self, change: Callable[[AgentManifest], AgentManifest]) -> AgentManifest:
+        """Apply `change` (a skill assigned to an agent, …), save `agents.json`, announce the new team."""
+        self._store(change)
+        return self._manifest
+
     async def update_persona(self, agent_id: AgentId, body: str) -> None:
         """Takes effect at the agent's next launch (the context file is composed at each launch)."""
         self._personas.write(self._root, self.agent(agent_id).md_path, body)

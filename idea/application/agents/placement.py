@@ -78,6 +78,13 @@ class AgentPlacement:
         where: Place = InCell(free) if free is not None else InNewSplit(beside) if beside else InBackground()
         return await self.launch(agent_id, where)
 
+    async def show_running(self, agent_id: AgentId, active: NodeId | None) -> LiveAgent:
+        """`show` for an agent that runs (the work panel's Open and Attach); one that does not is refused,
+        never launched."""
+        if self._project.sessions.live_agent_session(agent_id) is None:
+            raise AppError(ErrorCode.NOT_FOUND, f"{self._name(agent_id)} is not running; launch it from the Agents panel")
+        return await self.show(agent_id, active)
+
     async def send_to_background(self, agent_id: AgentId) -> None:
         """Free the agent's cell; it keeps running and receiving tasks."""
         live = self._runner.live(agent_id)

@@ -17,11 +17,13 @@ from idea.application.ports import Clock, Diagnostics, Host, IdGenerator
 from idea.application.sessions import SessionRegistry
 from idea.domain import layout as lay
 from idea.domain.agent import AgentManifest
-from idea.domain.ids import AgentId, ProjectId, SessionId
+from idea.domain.ids import AgentId, ConversationId, ProjectId, SessionId
 from idea.domain.live_state import LiveStateRow
+from idea.domain.memory import MemoryPointerLine
 from idea.domain.orchestration import Command, Outcome, Requester, Source
 from idea.domain.profile import Profile, ProfileBook
 from idea.domain.providers import ProviderSessions, RunningAgents
+from idea.domain.skill import Skill
 from idea.domain.template import TemplateIndex, TemplateRecord
 from idea.domain.workspace import Settings
 
@@ -42,6 +44,35 @@ class LaunchNotices(Protocol):
         ...
 
     async def dispatch(self, requester: Requester, command: Command, source: Source) -> Outcome: ...
+
+
+class LaunchInjection(Protocol):
+    """What a launch gives an agent from the project's knowledge (spec 04 §1): bounded, distilled or a pointer,
+    never a transcript."""
+
+    @property
+    def project_context(self) -> str: ...
+
+    @property
+    def memory(self) -> tuple[MemoryPointerLine, ...]: ...
+
+    @property
+    def skills(self) -> tuple[Skill, ...]:
+        """The skills assigned to the agent."""
+        ...
+
+    @property
+    def handoff(self) -> str:
+        """The bounded handoff of the launch conversation, for `# Conversation resume`."""
+        ...
+
+
+class LaunchKnowledge(Protocol):
+    """The project's knowledge as a launch reads it (`ProjectKnowledge` is one)."""
+
+    async def injection(self, agent_id: AgentId, conversation: ConversationId | None) -> LaunchInjection:
+        """Never raises: a part that cannot be read is left out (and logged)."""
+        ...
 
 
 class AgentProject(Protocol):
@@ -70,6 +101,9 @@ class AgentProject(Protocol):
 
     @property
     def orchestrator(self) -> LaunchNotices: ...
+
+    @property
+    def knowledge(self) -> LaunchKnowledge: ...
 
     @property
     def active(self) -> lay.Layout:

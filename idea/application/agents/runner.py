@@ -11,11 +11,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from idea.application.agents.catalogue import AgentCatalogue
-from idea.application.agents.convention_file import ComposeInputs, compose_convention_file
+from idea.application.agents.convention_file import ComposeInputs, SkillBrief, compose_convention_file
 from idea.application.agents.ports import (
     SessionInspector,
     AgentProject,
     BridgeEndpoint,
+    LaunchInjection,
     PreparedRunDir,
     PromptLibrary,
     ProviderSessionStore,
@@ -206,8 +207,9 @@ class AgentRunner:
             project.root, agent_id, name, profile, work_root=worktree,
             shared_git_dir=self._shared_git_dir() if worktree else None,
         )
-        prepared = self._prepare_run_dir(entry, profile, token, permissions, worktree)
         conversation = conversation_id or conversation_for_pair(agent_id, None)
+        knowledge = await project.knowledge.injection(agent_id, conversation)
+        prepared = self._prepare_run_dir(entry, profile, token, permissions, worktree, knowledge)
         plan = self._session_plan(profile, conversation, fresh=fresh)
         args = [*profile.args, *prepared.extra_args, *session_args(profile, plan)]
         argv = permissions.wrap(project.host.launch_argv(program, args))  # a Windows .cmd shim through node
@@ -270,7 +272,13 @@ class AgentRunner:
         return worktree.path
 
     def _prepare_run_dir(
-        self, entry: AgentEntry, profile: Profile, token: str, permissions: LaunchPermissions, worktree: str | None
+        self,
+        entry: AgentEntry,
+        profile: Profile,
+        token: str,
+        permissions: LaunchPermissions,
+        worktree: str | None,
+        knowledge: LaunchInjection,
     ) -> PreparedRunDir:
         """Write `.ideai/run/<agentId>/` (always in the main project, like the MCP endpoint): the convention
         file, the MCP declaration and hooks with this launch's secret, what the CLI's settings need."""
@@ -284,7 +292,7 @@ class AgentRunner:
                 project_id=project.id,
                 agent_id=agent_id,
                 profile=profile,
-                convention_text=self._convention_text(entry, profile, permissions.summary, worktree),
+                convention_text=self._convention_text(entry, profile, permissions.summary, worktree, knowledge),
                 bridge=bridge,
                 tool_timeout_ms=rendezvous_tool_timeout_ms(
                     self._deps.rendezvous_window_ms, self._deps.rendezvous_ceiling_ms
@@ -376,7 +384,12 @@ class AgentRunner:
         return plan_session(profile, engine, assign_id=self._project.ids.new_id())
 
     def _convention_text(
-        self, entry: AgentEntry, profile: Profile, permission_summary: str | None, worktree: str | None
+        self,
+        entry: AgentEntry,
+        profile: Profile,
+        permission_summary: str | None,
+        worktree: str | None,
+        knowledge: LaunchInjection,
     ) -> str:
         agent_id = entry.agent_id
         requests_dir = f"{self._project.root}/.ideai/requests/{agent_id}"
@@ -393,6 +406,10 @@ class AgentRunner:
                 persona=self._catalogue.persona(agent_id),
                 live_state=self._project.orchestrator.work_state_rows(excluding=agent_id),
                 permission_summary=permission_summary,
+                skills=tuple(SkillBrief(s.name, s.effective_description, s.body) for s in knowledge.skills),
+                project_context=knowledge.project_context,
+                memory=knowledge.memory,
+                handoff=knowledge.handoff,
             )
         )
 

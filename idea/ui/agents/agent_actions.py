@@ -79,6 +79,10 @@ class AgentActions:
             "Send to background", run.send_to_background, "background", tip="Free its cell; it keeps running"
         )
         self.focus_action = action("Focus", run.focus, "focus", tip="Go to the agent's cell")
+        self.conversation_action = action(
+            "Open conversation", run.open_conversation,
+            tip="Read your conversation with the agent: every task and reply, newest last",
+        )
         self.send_task_action = action(
             "Send task…", run.send_task, "send",
             tip="Send a task to the agent: typed into its terminal after its queue (a stopped agent is started)",
@@ -150,7 +154,7 @@ class AgentActions:
     def fill_menu(self, menu: QMenu) -> None:
         self.update()
         menu.clear()
-        menu.addAction(self.focus_action)
+        menu.addActions([self.focus_action, self.conversation_action])
         menu.addActions([self.launch_here_action, self.launch_split_action, self.launch_background_action])
         menu.addAction(self.stop_action)
         menu.addSeparator()
@@ -204,6 +208,7 @@ class AgentActions:
         self.attach_action.setEnabled(row is not None and row.in_background and cell_usable)
         self.background_action.setEnabled(row is not None and row.in_cell)
         self.focus_action.setEnabled(row is not None and row.in_cell)
+        self.conversation_action.setEnabled(selected)
         self.send_task_action.setEnabled(row is not None and not row.profile_missing)
         self.interrupt_action.setEnabled(live)
         limit = row.activity.limit if row is not None else None

@@ -99,6 +99,12 @@ class RunGestures:
         if row is not None and row.in_cell and row.session_id is not None:
             self._go_to(row)
 
+    def open_conversation(self) -> None:
+        """Read the conversation between the person and the selected agent (the viewer, in the grid's place)."""
+        agent_id = self._ctx.selected_agent()
+        if agent_id is not None:
+            self._ctx.host.open_agent_conversation(agent_id)
+
     # -- what the agent is asked --
 
     def send_task(self) -> SendTaskDialog | None:

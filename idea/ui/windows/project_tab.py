@@ -33,6 +33,7 @@ from idea.infrastructure.agent_watching import format_local_time
 from idea.ui.core_client import CoreClient
 from idea.ui.foreground import program_in_front
 from idea.ui.icons import icon
+from idea.ui.knowledge.conversation_area import ConversationArea
 from idea.ui.layout.cell import CellWidget
 from idea.ui.layout.grid_view import GridView
 from idea.ui.windows.cell_gestures import CellGestures
@@ -141,7 +142,10 @@ class ProjectTab(QWidget):
         column.setSpacing(0)
         column.addWidget(self.layout_bar)
         column.addWidget(self.banner)
-        column.addWidget(self.grid, 1)
+        self.area = ConversationArea(self.grid, runtime, client)  # the grid, or a conversation in its place
+        self.area.gridShown.connect(self.focus_active)
+        self.area.currentChanged.connect(lambda _index: self.layout_bar.setVisible(not self.area.showing_conversation))
+        column.addWidget(self.area, 1)
         column.addWidget(self._status)
         self._redraw()
         self._poll = QTimer(self)
@@ -179,6 +183,7 @@ class ProjectTab(QWidget):
                 self.banner.add(event.message)
             case OrchestrationNews(project_id=self.project_id):
                 self._orchestration_event(event.event)
+                self.area.on_event(event)
 
     def _orchestration_event(self, event: object) -> None:
         """What the orchestration core says about an agent, shown on the cell that displays it."""
@@ -315,11 +320,16 @@ class ProjectTab(QWidget):
             self.activeCellChanged.emit()
 
     def reveal(self, leaf_id: str) -> None:
-        """Make a cell visible (leaving another cell's zoom) and give its terminal the focus."""
+        """Make a cell visible (leaving another cell's zoom, or a conversation shown in the grid's place) and
+        give its terminal the focus."""
+        self.area.show_grid()
         zoomed = self._document.active.zoomed
         if zoomed is not None and zoomed != leaf_id:
             self.gestures.mutate(lay.ToggleZoom(zoomed))
         self.focus_later(leaf_id)
+
+    def open_agent_conversation(self, agent_id: str) -> None:
+        self.area.show_agent_conversation(agent_id)
 
     def focus_neighbour(self, towards: str) -> None:
         if self.active_leaf is None:

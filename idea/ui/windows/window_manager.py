@@ -25,6 +25,7 @@ from idea.domain.workspace import ColorScheme, WindowState, Workspace
 from idea.ui.agents.resume_dialog import offer_resume
 from idea.ui.core_client import CoreClient
 from idea.ui.event_relay import EventRelay
+from idea.ui.knowledge.knowledge_screens import KnowledgeScreens
 from idea.ui.terminal.factory import TerminalViewFactory
 from idea.ui.windows.agent_screens import AgentScreens
 from idea.ui.windows.main_window import MainWindow
@@ -52,6 +53,7 @@ class WindowManager:
             client, app.profiles, app.templates, app.preferences, app.permissions, app.projects.open_runtimes,
             self.profiles_changed,
         )
+        self.knowledge = KnowledgeScreens(client)
         self.tabs: dict[str, ProjectTab] = {}
         self.settings_changed: Callable[[], None] = lambda: None  # told when a setting the GUI follows changes
         self._quitting = False
@@ -76,7 +78,7 @@ class WindowManager:
     # -- windows --
 
     def new_window(self, window_id: str | None = None) -> MainWindow:
-        window = MainWindow(self, self._screens, window_id or str(uuid.uuid4()))
+        window = MainWindow(self, self._screens, self.knowledge, window_id or str(uuid.uuid4()))
         window.closing.connect(self._window_closed)
         self.windows.append(window)
         self.workspace_changed()
@@ -261,6 +263,8 @@ class WindowManager:
             for window in self.windows:
                 window.agents_panel.on_event(event)
                 window.git_panel.on_event(event)
+                window.work_dock.on_event(event)
+            self.knowledge.on_event(event)
         elif isinstance(event, ProjectProblem):
             window = self.active_window()
             window.show_message(event.message)

@@ -12,6 +12,7 @@ from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.events import AgentsChanged
+from idea.domain.orchestration_events import AgentQueueSnapshot
 from idea.domain.profile import reference_profile_id
 from idea.domain.session import SessionState
 from tests.world import ROOT, SOCKET, World
@@ -317,10 +318,15 @@ async def test_a_stdin_profile_is_told_to_read_its_context_once_ready(world: Wor
     world.run_dirs.first_turn = "Read /work/demo/.ideai/run/x/IDEA_CONTEXT.md now: it contains your role and IdeA's rules."
     agent = await runtime.agents.create("Scout", profile.id, "")
     await runtime.placement.launch(agent.agent_id, InBackground())
-    await asyncio.sleep(0)
 
-    [queue] = [q for q in runtime.orchestrator.queue_snapshots() if q.agent_id == agent.agent_id]
-    assert [t.task_preview for t in queue.tickets] == [world.run_dirs.first_turn[:160]]
+    def queue() -> AgentQueueSnapshot:
+        return next(q for q in runtime.orchestrator.queue_snapshots() if q.agent_id == agent.agent_id)
+
+    for _ in range(500):  # the ticket is queued once its prompt turn is recorded (on a worker thread)
+        if queue().tickets:
+            break
+        await asyncio.sleep(0.01)
+    assert [t.task_preview for t in queue().tickets] == [world.run_dirs.first_turn[:160]]
 
 
 async def test_trusting_run_dirs_follows_the_setting(world: World) -> None:

@@ -13,7 +13,6 @@ from idea.application.agents.convention_file import (
     MemoryPointer,
     OrchestrationTexts,
     SkillBrief,
-    bounded_handoff,
     compose_convention_file,
 )
 
@@ -254,15 +253,6 @@ def test_handoff_is_rebounded_to_4096_characters_keeping_the_objective_and_recen
     kept = resume.split("\n\n", 1)[1].splitlines()
     assert kept == bullets[-len(kept) :]
     assert len("\n".join(["**Objective:** Ship 1.0", "", *bullets[-len(kept) - 1 :]])) > 4096
-
-
-def test_bounded_handoff_is_idempotent_and_leaves_short_bodies_alone() -> None:
-    body = "**Objective:** x\n\n" + "\n".join(f"- **Response:** {i}" for i in range(1000))
-
-    once = bounded_handoff(body, 4096)
-
-    assert bounded_handoff(once, 4096) == once
-    assert bounded_handoff("short", 4096) == "short"
 
 
 @pytest.mark.parametrize("summary", [None, "", "   "])
