@@ -33,16 +33,15 @@ from idea.infrastructure.git.files import LocalWorktreeFiles
 from idea.infrastructure.git.pygit2_git import Pygit2Git
 from idea.infrastructure.git.watcher import WatchdogFolderWatcher
 from idea.infrastructure.git.worker import ThreadWorker
-from idea.infrastructure.host import LocalHost
 from idea.infrastructure.inspect.process_cpu import DescendantCpuProbe
 from idea.infrastructure.installation import name_live_appdir
-from idea.infrastructure.mcp.endpoint import mcp_endpoint
 from idea.infrastructure.knowledge_adapters import LocalKnowledgeAdapters
 from idea.infrastructure.agent_watching import LocalAgentWatchAdapters
 from idea.infrastructure.agents.sign_in import LocalSignInChecker
 from idea.infrastructure.inspect.engine_sessions import LocalSessionInspector
 from idea.infrastructure.orchestration_adapters import LocalOrchestrationAdapters
 from idea.infrastructure.paths import user_data_dir
+from idea.infrastructure.platform import platform_adapters
 from idea.infrastructure.project_folder import LocalProjectFolder
 from idea.infrastructure.resources import ResourcePromptLibrary
 from idea.infrastructure.sandbox.enforcer import platform_sandbox
@@ -117,7 +116,8 @@ def bootstrap(
     data_dir.mkdir(parents=True, exist_ok=True)
     clock = clock or SystemClock()
     ids = ids or Uuid4Generator()
-    host = host or LocalHost()
+    platform = platform_adapters()  # Unix socket or loopback TCP, hook quoting, PATH lookups
+    host = host or platform.make_host()
     diagnostics = FileDiagnostics(data_dir / "logs")
     diagnostics.beacon("[startup] IdeA launched; diagnostics log armed")
     events = EventBus()
@@ -164,9 +164,9 @@ def bootstrap(
             profiles=profiles,
             providers=JsonProviderSessionStore(),
             running=JsonRunningAgentsStore(),
-            run_dirs=LocalRunDirWriter(),
+            run_dirs=LocalRunDirWriter(shell=platform.shell),
             prompts=ResourcePromptLibrary(),
-            endpoint_for=mcp_endpoint,
+            endpoint_for=platform.endpoint_for,
             new_token=lambda: secrets.token_hex(32),
             rendezvous_window_ms=timings.window_ms,
             rendezvous_ceiling_ms=timings.ceiling_ms,
@@ -175,7 +175,9 @@ def bootstrap(
             sessions=LocalSessionInspector(),
         ),
         orchestration=OrchestrationDeps(
-            adapters=LocalOrchestrationAdapters(diagnostics, timings.mcp_safety_net_ms()),
+            adapters=LocalOrchestrationAdapters(
+                diagnostics, timings.mcp_safety_net_ms(), endpoint_for=platform.endpoint_for
+            ),
             portals=portals,
             timer=MonotonicTimer(),
             timings=timings,

@@ -6,7 +6,7 @@ composition root (idea.bootstrap) wires them. Tests use the fakes in tests/fakes
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 from idea.domain.ids import ProjectId, SessionId
@@ -119,6 +119,11 @@ class Host(Protocol):
 
     def which(self, program: str, path: str | None) -> str | None:
         """The absolute path `program` resolves to on `path` (or as given when it has a slash), or None."""
+        ...
+
+    def launch_argv(self, program: str, args: Sequence[str]) -> list[str]:
+        """The argv that starts a program `which` found with `args`: itself, or on Windows what a `.cmd`
+        shim would run (npm's: node and the package's script; any other: cmd.exe /d /s /c)."""
         ...
 
     def is_dir(self, path: str) -> bool:

@@ -26,6 +26,7 @@ class Kind(enum.Enum):
     APPIMAGE = "AppImage"
     FROZEN = "one-dir"  # PyInstaller: the .deb, the .tar.gz
     VENV = "Python package"  # pip / pipx, editable or not
+    WINDOWS = "Windows setup"  # setup.exe: %LOCALAPPDATA%\Programs\IdeA
     CHECKOUT = "source checkout"
 
 
@@ -59,6 +60,10 @@ def detect(
         return Installation(Kind.FROZEN, (exe,))
     if not exe:
         return Installation(Kind.CHECKOUT, (FALLBACK_COMMAND,))
+    if sys.platform == "win32":
+        windows = _windows_installation(exe)
+        if windows is not None:
+            return windows
     script = _console_script_of(exe)
     if script is not None:
         return Installation(Kind.VENV, (script,))
@@ -80,6 +85,15 @@ def name_live_appdir(environ: MutableMapping[str, str] | None = None) -> None:
 def idea_command(environ: Mapping[str, str] | None = None) -> list[str]:
     """The argv prefix that starts this IdeA again (see `detect`)."""
     return list(detect(environ).command)
+
+
+def _windows_installation(exe: str) -> Installation | None:
+    from idea.infrastructure.windows import installation as windows
+
+    if windows.setup_root(exe) is not None:
+        return Installation(Kind.WINDOWS, (windows.console_interpreter(exe), "-m", "idea"))
+    script = windows.venv_script(exe)
+    return Installation(Kind.VENV, (script,)) if script is not None else None
 
 
 def _inside(path: str, directory: str) -> bool:

@@ -44,9 +44,12 @@ class LocalProjectFolder:
     def _update_gitignore(root: str) -> None:
         gitignore = Path(root) / ".gitignore"
         try:
-            current = gitignore.read_text(encoding="utf-8")
+            raw = gitignore.read_bytes().decode("utf-8")
         except FileNotFoundError:
-            current = ""
+            raw = ""
+        # A .gitignore checked out with CRLF (Windows, core.autocrlf) keeps its line ends.
+        crlf = "\r\n" in raw
+        current = raw.replace("\r\n", "\n")
         updated = with_managed_gitignore_block(current)
         if updated != current:
-            atomic_write_text(gitignore, updated)
+            atomic_write_text(gitignore, updated.replace("\n", "\r\n") if crlf else updated)

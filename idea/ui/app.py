@@ -112,9 +112,26 @@ class GuiSession:
         self.qt_app.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
 
 
+def split_qt_arguments(argv: list[str]) -> tuple[list[str], list[str]]:
+    """Qt's `-platform NAME` (or `-platform=NAME`) apart from IdeA's own arguments. On Windows under Wine it
+    is the only way to choose a platform: Wine drops QT_* variables."""
+    qt: list[str] = []
+    rest: list[str] = []
+    args = iter(argv)
+    for arg in args:
+        if arg == "-platform":
+            qt += [arg, next(args, "")]
+        elif arg.startswith("-platform="):
+            qt += ["-platform", arg.split("=", 1)[1]]
+        else:
+            rest.append(arg)
+    return qt, rest
+
+
 def run_gui(argv: list[str]) -> int:
+    qt_arguments, argv = split_qt_arguments(argv)
     args = parse_args(argv)
-    qt_app = QApplication.instance() or QApplication([sys.argv[0], *[a for a in sys.argv[1:] if a.startswith("-platform")]])
+    qt_app = QApplication.instance() or QApplication([sys.argv[0], *qt_arguments])
     qt_app.setApplicationName("IdeA")
     qt_app.setApplicationDisplayName("IdeA")
     qt_app.setApplicationVersion(__version__)

@@ -112,3 +112,13 @@ def test_quit_at_first_paint_prints_when_the_window_was_painted(tmp_path: Path) 
     assert done.returncode == 0, done.stderr
     [line] = [line for line in done.stdout.splitlines() if line.startswith("first-paint ")]
     assert before < float(line.split()[1]) < time.time()
+
+
+def test_qt_platform_arguments_are_set_apart_from_ideas_own() -> None:
+    from idea.ui.app import split_qt_arguments
+
+    assert split_qt_arguments(["proj", "-platform", "offscreen", "--quit-after", "5"]) == (
+        ["-platform", "offscreen"],
+        ["proj", "--quit-after", "5"],
+    )
+    assert split_qt_arguments(["-platform=windows"]) == (["-platform", "windows"], [])

@@ -127,7 +127,8 @@ class AgentRunner:
         knowledge = await project.knowledge.injection(agent_id, conversation)
         prepared = self._prepare.prepare_run_dir(entry, profile, token, permissions, worktree, knowledge)
         plan = self._session_plan(profile, conversation, fresh=fresh)
-        argv = permissions.wrap((program, *profile.args, *prepared.extra_args, *session_args(profile, plan)))
+        args = [*profile.args, *prepared.extra_args, *session_args(profile, plan)]
+        argv = permissions.wrap(project.host.launch_argv(program, args))  # a Windows .cmd shim through node
         self._tokens[agent_id] = token
         self._conversations[agent_id] = conversation
         cwd = resolve_cwd(profile, prepared.run_dir, work_root)

@@ -1,6 +1,7 @@
 """`idea mcp-server`: the stdio MCP server an agent CLI starts, relaying to its project's endpoint (spec 03 §4).
 
-The bridge is a byte relay. It connects to the project's Unix socket, introduces its agent with one
+The bridge is a byte relay. It connects to the project's endpoint (a Unix socket, or loopback TCP on
+Windows: `connect.py`), introduces its agent with one
 handshake line, then runs two independent pumps: the CLI's stdin to the socket and the socket to the CLI's
 stdout. Neither pump waits for the other, because MCP is not one answer per line: notifications have no
 answer, and a pending `idea_ask_agent` must not hold back the next request. Bytes are forwarded as soon as
@@ -20,6 +21,7 @@ import threading
 import time
 
 from idea.domain.launch_secret import TOKEN_ENV_VAR
+from idea.infrastructure.mcp.connect import NotIdeaError, connect_endpoint
 
 CONNECT_TIMEOUT_S = 5.0
 CONNECT_RETRY_S = 0.2
@@ -104,12 +106,11 @@ def _connect(endpoint: str) -> socket.socket:
     """Retry every 200 ms for at most 5 s: IdeA may still be binding the endpoint of a project it opens."""
     deadline = time.monotonic() + CONNECT_TIMEOUT_S
     while True:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            sock.connect(endpoint)
-            return sock
+            return connect_endpoint(endpoint, timeout=None)
+        except NotIdeaError:
+            raise  # another program holds the port of an IdeA that died: retrying cannot help
         except OSError:
-            sock.close()
             if time.monotonic() + CONNECT_RETRY_S > deadline:
                 raise
         time.sleep(CONNECT_RETRY_S)
