@@ -121,14 +121,14 @@ class McpSocketServer:
             return
         self._closed = True
         if self._listener is not None:
+            await _stop_accepting(self._listener)
             self._listener.close()
         connections = list(self._connections)
         for task in connections:
             task.cancel()
         await asyncio.gather(*connections, return_exceptions=True)
         if self._listener is not None:
-            # A connection accepted while closing may have no running task yet: close its transport here,
-            # or it is left for the garbage collector, which detaches it from a server already closed.
+            # A connection accepted just before may have no running task yet: its transport is closed here.
             close_clients = getattr(self._listener, "close_clients", None)  # Python 3.13+
             if close_clients is not None:
                 close_clients()
@@ -478,3 +478,17 @@ async def _read_hook_event(reader: asyncio.StreamReader) -> tuple[str, str, dict
     payload = event["payload"]
     name = event["event"] or payload.get("hook_event_name") or payload.get("type") or "unknown"
     return event["source"], name if isinstance(name, str) else "unknown", payload
+
+
+async def _stop_accepting(listener: asyncio.AbstractServer) -> None:
+    """Take no new connection, then let the ones already accepted become transports of the server while it
+    is still open. (Closing the server between the accept and the transport's creation leaves a transport
+    that Python 3.13.0's server cannot detach: its collection raises in `Server._wakeup`.)"""
+    loop = asyncio.get_running_loop()
+    for sock in getattr(listener, "sockets", ()) or ():
+        try:
+            loop.remove_reader(sock.fileno())
+        except NotImplementedError:  # a proactor loop (Windows) accepts without a reader
+            return
+    for _ in range(2):
+        await asyncio.sleep(0)
