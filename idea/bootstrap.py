@@ -64,6 +64,10 @@ class App:
     projects: ProjectService
     permissions: PermissionService
 
+    def startup_problems(self) -> list[str]:
+        """What went wrong while the user data was read (broken files kept aside), for the first window."""
+        return [*self.preferences.problems, *self.profiles.problems]
+
     def shutdown(self, wait: Callable[[concurrent.futures.Future[None]], None] | None = None) -> None:
         """Stop every project's processes, then the core loop. `wait` waits for the closing; the GUI passes
         one that keeps processing Qt events, since stopping a terminal needs the GUI thread."""

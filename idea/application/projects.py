@@ -407,7 +407,9 @@ class ProjectService:
         try:
             return self._user_data.load_projects()
         except CorruptFileError as exc:
-            self._deps.events.publish(ProjectProblem(None, exc.message))
+            self._deps.diagnostics.beacon(f"[project] {exc.message}")
+            message = f"{exc.message}. The list of recent projects starts afresh; the projects themselves are untouched."
+            self._deps.events.publish(ProjectProblem(None, message))
             return ProjectRegistry()
 
     def _save_registry(self, registry: ProjectRegistry) -> None:

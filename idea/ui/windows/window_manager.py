@@ -17,7 +17,6 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QWidget
 
 from idea.application.projects import ProjectRuntime
 from idea.bootstrap import App
-from idea.domain.errors import AppError
 from idea.domain.events import ProjectProblem
 from idea.domain.project import ProjectRecord
 from idea.domain.workspace import ColorScheme, WindowState, Workspace
@@ -25,6 +24,7 @@ from idea.ui.agents.resume_dialog import offer_resume
 from idea.ui.core_client import CoreClient
 from idea.ui.event_relay import EventRelay
 from idea.ui.terminal.qtermwidget_terminal import QtTerminalFactory
+from idea.ui.widgets.messages import error_text, show_error
 from idea.ui.windows.agent_screens import AgentScreens
 from idea.ui.windows.main_window import MainWindow
 from idea.ui.windows.project_tab import ProjectTab
@@ -57,6 +57,7 @@ class WindowManager:
         self._save_timer.setSingleShot(True)
         self._save_timer.setInterval(WORKSPACE_SAVE_DELAY_MS)
         self._save_timer.timeout.connect(self.save_workspace)
+        self._unseen_notices: list[str] = []  # told before any window existed
         relay.published.connect(self._route)
 
     @property
@@ -77,6 +78,9 @@ class WindowManager:
         window = MainWindow(self, self._screens, window_id or str(uuid.uuid4()))
         window.closing.connect(self._window_closed)
         self.windows.append(window)
+        for message in self._unseen_notices:
+            window.show_notice(message)
+        self._unseen_notices.clear()
         self.workspace_changed()
         return window
 
@@ -95,6 +99,15 @@ class WindowManager:
 
     def window_of(self, project_id: str) -> MainWindow | None:
         return next((w for w in self.windows if project_id in w.project_ids()), None)
+
+    def notify(self, message: str) -> None:
+        """Tell the person something that stays on screen until dismissed, without a modal box: start-up and
+        automation (`--quit-after`) must never wait for a click."""
+        if not self.windows:
+            if message not in self._unseen_notices:
+                self._unseen_notices.append(message)
+            return
+        self.active_window().show_notice(message)
 
     # -- projects --
 
@@ -115,7 +128,10 @@ class WindowManager:
         window: MainWindow | None = None,
         *,
         activate: bool = True,
+        asked: bool = True,
     ) -> None:
+        """Open a project in a tab of `window`. `asked`: the person chose it now (a failure also opens a
+        non-modal box); restored and command-line projects report a failure in the notice area only."""
         target = window or self.active_window()
 
         def opened(runtime: ProjectRuntime) -> None:
@@ -132,9 +148,10 @@ class WindowManager:
                     owner.focus_tab(runtime.id)
 
         def failed(error: BaseException) -> None:
-            message = error.message if isinstance(error, AppError) else f"Unexpected error: {error}"
-            target.show_message(message)
-            QMessageBox.warning(target, "Cannot open project", message)
+            message = error_text(error)
+            target.show_notice(message)
+            if asked:
+                show_error(target, "Cannot open project", message)
 
         self._client.call(self._app.projects.open(path), on_done=opened, on_error=failed)
 
@@ -259,9 +276,7 @@ class WindowManager:
             for window in self.windows:
                 window.agents_panel.on_event(event)
         elif isinstance(event, ProjectProblem):
-            window = self.active_window()
-            window.show_message(event.message)
-            QMessageBox.warning(window, "IdeA", event.message)
+            self.notify(event.message)
 
     # -- appearance --
 
@@ -304,18 +319,18 @@ class WindowManager:
                 if record is None or not Path(record.root).is_dir():
                     missing.append(record.root if record else project_id)
                     continue
-                self.open_project(record.root, window, activate=project_id == state.active_tab)
+                self.open_project(record.root, window, activate=project_id == state.active_tab, asked=False)
             window.show()
         if not self.windows:
             self.new_window().show()
+        for problem in self._app.startup_problems():
+            self.notify(problem)
         if self._app.profiles.needs_setup():
             self._screens.open_setup_wizard(self.windows[0])
         for path in extra_paths:
-            self.open_project(path, self.windows[0])
+            self.open_project(path, self.windows[0], asked=False)
         if missing:
-            self.windows[0].show_message(
-                "Not reopened (folder missing): " + ", ".join(missing)
-            )
+            self.windows[0].show_notice("Not reopened (folder missing): " + ", ".join(missing))
 
 
 def _encode(data: QByteArray) -> str:

@@ -1,0 +1,55 @@
+"""What the person is told at start-up never stops the start: broken files are said in the window's notice
+area, not in a modal box; a start that fails shows the crash dialog with the reason and the kept report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from idea.domain.errors import AppError, ErrorCode
+from idea.ui.crash import CrashDialog, report_start_failure
+from tests.ui.gui_support import Gui
+
+
+def test_broken_user_data_files_are_told_in_the_notice_area_without_a_modal_box(
+    qtbot, qapp, isolated_data_dir: Path, quiet_home: Path, tmp_path: Path  # noqa: ANN001
+) -> None:
+    data = isolated_data_dir
+    (data / "settings.json").write_text(json.dumps({"version": 1, "firstRunCompleted": True}))
+    (data / "profiles.json").write_text("{")
+    (data / "projects.json").write_text("[")
+    (data / "workspace.json").write_text("{]")
+    gui = Gui(qtbot, qapp, data)
+    try:
+        gui.restore([])
+        [window] = gui.windows
+        notices = window.notices.messages
+        for name in ("profiles.json", "projects.json", "workspace.json"):
+            assert any(name in message and ".corrupt-" in message for message in notices), (name, notices)
+        assert any("reference profiles" in message for message in notices)
+        qtbot.wait(200)  # events relayed after the restore are in the notices too, never in a box
+        assert QApplication.activeModalWidget() is None
+        assert not [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()]
+        assert [p.id for p in gui.session.app.profiles.profiles()]  # the reference profiles, ready to use
+    finally:
+        gui.close()
+
+
+def test_a_failed_start_shows_the_reason_and_where_the_report_is(qapp, tmp_path: Path, capsys) -> None:  # noqa: ANN001
+    shown: list[CrashDialog] = []
+    try:
+        raise AppError(ErrorCode.INTERNAL, "The reference profiles are missing: /opt/idea/resources")
+    except AppError as error:
+        status = report_start_failure(error, tmp_path / "logs", interactive=True, show=shown.append)
+
+    assert status == 1
+    [report] = (tmp_path / "logs").glob("crash-*.log")
+    assert "Traceback" in report.read_text()
+    [dialog] = shown
+    assert "The reference profiles are missing: /opt/idea/resources" in dialog.reason.text()
+    assert str(report) in dialog.where.text()
+    assert "AppError" in dialog.details.toPlainText() and not dialog.details.isVisibleTo(dialog)
+    assert f"The full report was kept in {report}" in capsys.readouterr().err
+    dialog.deleteLater()
