@@ -325,6 +325,7 @@ class ProjectService:
         self._user_data = user_data
         self._runtimes: dict[ProjectId, ProjectRuntime] = {}
         self._closing: dict[ProjectId, asyncio.Future[None]] = {}
+        self._opening: dict[str, asyncio.Future[ProjectRuntime]] = {}  # by root
 
     def runtime(self, project_id: ProjectId) -> ProjectRuntime:
         try:
@@ -342,7 +343,8 @@ class ProjectService:
         return self._load_registry().by_id(project_id)
 
     async def open(self, path: str) -> ProjectRuntime:
-        """Open a project folder (or return its runtime if it is already open)."""
+        """Open a project folder (or return its runtime if it is already open). Opens of the same folder that
+        overlap (restored and named on the command line) share one opening."""
         root = self._deps.folder.resolve_root(path)
         for runtime in list(self._runtimes.values()):
             if runtime.root != root:
@@ -350,19 +352,28 @@ class ProjectService:
             if runtime.id not in self._closing:
                 return runtime
             await asyncio.shield(self._closing[runtime.id])  # reopened while closing: open it afresh
+        opening = self._opening.get(root)
+        if opening is None:
+            opening = asyncio.ensure_future(self._open(root))
+            self._opening[root] = opening
+            opening.add_done_callback(lambda _done: self._opening.pop(root, None))
+        return await asyncio.shield(opening)
+
+    async def _open(self, root: str) -> ProjectRuntime:
         registry = self._load_registry()
         record = registry.by_root(root) or ProjectRecord(
             id=self._deps.ids.new_id(), name=_folder_name(root), root=root
         )
         runtime = ProjectRuntime(record, self._deps)
-        await runtime.doors.start()  # refused before anything is written if another IdeA serves it
+        try:  # refused before anything is written if another IdeA serves it
+            await runtime.doors.start()
+        except OSError as exc:  # the request folders cannot be made: a read-only or foreign folder
+            raise _cannot_prepare(root, exc) from exc
         try:
             try:
                 self._deps.folder.ensure_scaffold(root)
             except OSError as exc:
-                raise AppError(
-                    ErrorCode.STORE, f"Cannot prepare {root} for IdeA: {exc.strerror or exc}"
-                ) from exc
+                raise _cannot_prepare(root, exc) from exc
             except CorruptFileError as exc:
                 runtime.problems.append(exc.message)
             created = runtime.load_layouts()
@@ -417,6 +428,13 @@ class ProjectService:
             self._user_data.save_projects(registry)
         except OSError as exc:
             self._deps.diagnostics.beacon(f"[project] registry not saved: {exc}")
+
+
+def _cannot_prepare(root: str, exc: OSError) -> AppError:
+    inside = exc.filename is None or str(exc.filename).startswith(root)
+    if not inside:  # the endpoint's socket folder, not the project
+        return AppError(ErrorCode.STORE, f"Cannot start the agents' endpoint for {root}: {exc.strerror or exc} ({exc.filename})")
+    return AppError(ErrorCode.STORE, f"Cannot prepare {root} for IdeA: {exc.strerror or exc}")
 
 
 def _folder_name(root: str) -> str:

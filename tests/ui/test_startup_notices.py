@@ -53,3 +53,31 @@ def test_a_failed_start_shows_the_reason_and_where_the_report_is(qapp, tmp_path:
     assert "AppError" in dialog.details.toPlainText() and not dialog.details.isVisibleTo(dialog)
     assert f"The full report was kept in {report}" in capsys.readouterr().err
     dialog.deleteLater()
+
+
+def test_a_project_both_restored_and_named_on_the_command_line_opens_once(
+    qtbot, qapp, isolated_data_dir: Path, quiet_home: Path, tmp_path: Path  # noqa: ANN001
+) -> None:
+    project = tmp_path / "alpha"
+    project.mkdir()
+    project_id = "00000000-0000-4000-8000-000000000001"
+    data = isolated_data_dir
+    (data / "settings.json").write_text(json.dumps({"version": 1, "firstRunCompleted": True}))
+    (data / "profiles.json").write_text(json.dumps({"version": 1, "profiles": []}))
+    (data / "projects.json").write_text(
+        json.dumps({"version": 1, "projects": [{"id": project_id, "name": "alpha", "root": str(project)}]})
+    )
+    (data / "workspace.json").write_text(
+        json.dumps({"version": 1, "windows": [{"id": "w1", "tabs": [project_id], "activeTab": project_id}]})
+    )
+    gui = Gui(qtbot, qapp, data)
+    try:
+        gui.restore([project])
+        gui.tab(project)
+        [window] = gui.windows
+        gui.wait(lambda: len(gui.session.app.projects.open_runtimes()) == 1)
+        qtbot.wait(300)
+        assert window.tabs.count() == 1
+        assert not any("another IdeA" in message for message in window.notices.messages), window.notices.messages
+    finally:
+        gui.close()
