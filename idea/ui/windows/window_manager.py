@@ -141,7 +141,7 @@ class WindowManager:
                 self.tabs[runtime.id] = tab
                 target.add_project_tab(tab, activate=activate)
                 self.workspace_changed()
-                offer_resume(self._client, runtime, target)
+                offer_resume(self._client, runtime, target, leaving=lambda: self._quitting)
             elif activate:
                 owner = self.window_of(runtime.id)
                 if owner is not None:
@@ -263,6 +263,7 @@ class WindowManager:
         self._quitting = True
         for window in list(self.windows):
             window.close()
+        QApplication.closeAllWindows()  # the dialogs too (QApplication.quit() would, but only in its loop)
         QApplication.quit()
 
     # -- events --
