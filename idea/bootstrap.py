@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +47,7 @@ from idea.infrastructure.stores.running import JsonRunningAgentsStore
 from idea.infrastructure.stores.templates import JsonTemplateStore
 from idea.infrastructure.stores.user_data import JsonUserDataStore
 from idea.infrastructure.timer import MonotonicTimer
+from idea.infrastructure.write_leftovers import sweep_write_leftovers
 
 TerminalBackend = Callable[[asyncio.AbstractEventLoop], TerminalFactory]
 
@@ -109,6 +111,8 @@ def bootstrap(
     host = host or LocalHost()
     diagnostics = FileDiagnostics(data_dir / "logs")
     diagnostics.beacon("[startup] IdeA launched; diagnostics log armed")
+    for leftover in sweep_write_leftovers(data_dir, now_s=time.time(), skip=("logs",)):
+        diagnostics.beacon(f"[startup] removed {leftover}: a write interrupted by a crash")
     events = EventBus()
     user_data = JsonUserDataStore(data_dir)
     preferences = Preferences(user_data, events, diagnostics)

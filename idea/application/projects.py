@@ -376,6 +376,8 @@ class ProjectService:
                 raise _cannot_prepare(root, exc) from exc
             except CorruptFileError as exc:
                 runtime.problems.append(exc.message)
+            for leftover in self._deps.folder.remove_write_leftovers(root):
+                self._deps.diagnostics.beacon(f"[project] removed {leftover}: a write interrupted by a crash")
             created = runtime.load_layouts()
         except BaseException:
             await runtime.doors.close()
