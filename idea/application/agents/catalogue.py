@@ -11,6 +11,7 @@ from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.agents.templates import TemplateCatalogue, TemplateLink, TemplateStatus
 from idea.application.ports import Clock, Diagnostics, EventPublisher, IdGenerator
 from idea.domain.agent import AGENT_NAME_MAX_CHARS, AgentEntry, AgentManifest, unique_md_path, validate_agent_name
+from idea.domain.agent_repair import ManifestRepair, repair_duplicate_ids
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode
 from idea.domain.events import AgentsChanged
 from idea.domain.ids import AgentId, ProjectId
@@ -76,14 +77,35 @@ class AgentCatalogue:
         self.problems: list[str] = []
 
     def load(self) -> None:
-        """Read the manifest at project open; a broken one is kept aside and the team starts empty."""
+        """Read the manifest at project open; a broken one is kept aside and the team starts empty; rows that
+        share an id are repaired (`agent_repair`) and the repair saved and told."""
         try:
-            self._manifest = self._manifests.load(self._root)
+            manifest = self._manifests.load(self._root)
         except CorruptFileError as exc:
             self.problems.append(
                 f"{exc.message}. The project opened without agents; fix or restore the file to get them back."
             )
-            self._manifest = AgentManifest()
+            manifest = AgentManifest()
+        repair = repair_duplicate_ids(manifest, self._ids.new_id)
+        self._manifest = repair.manifest
+        if repair.changed:
+            self._save_repair(repair)
+
+    def _save_repair(self, repair: ManifestRepair) -> None:
+        for copy in repair.copies:  # before the manifest names them
+            body = self._personas.read(self._root, copy.source)
+            self._personas.write(self._root, copy.target, body if body is not None else "")
+        try:
+            self._manifests.save(self._root, repair.manifest)
+            saved = "agents.json was rewritten (it is versioned: your version control shows the change)"
+        except OSError as exc:
+            saved = f"agents.json could not be rewritten ({exc.strerror or exc}); the repair holds until IdeA closes"
+        for change in repair.changes:
+            self._diagnostics.beacon(f"[agents] repaired {self._root}: {change}")
+        self.problems.append(
+            "Several agents in agents.json had the same id. IdeA repaired it and removed no agent or persona: "
+            + " ".join(repair.changes) + f" {saved}."
+        )
 
     # -- queries --
 

@@ -11,7 +11,8 @@ from idea.application.agents.templates import TemplateLink
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.events import AgentsChanged
+from idea.domain.agent import AgentEntry, AgentManifest
+from idea.domain.events import AgentsChanged, ProjectProblem
 from idea.domain.profile import reference_profile_id
 from idea.domain.session import SessionState
 from tests.world import ROOT, SOCKET, World
@@ -331,3 +332,24 @@ async def test_trusting_run_dirs_follows_the_setting(world: World) -> None:
     await runtime.placement.stop(agent.agent_id)
     await runtime.placement.launch(agent.agent_id, InBackground())
     assert [r.trust_run_dir for r in world.run_dirs.requests] == [False, True]
+
+
+async def test_agents_sharing_an_id_are_repaired_at_open_and_the_person_is_told(world: World) -> None:
+    shared = "a6ced819-b893-4213-b003-9e9dc79b9641"
+    claude = world.profiles.profiles()[0].id
+    world.manifests.manifests[ROOT] = AgentManifest(agents=(
+        AgentEntry(agent_id=shared, name="Main", md_path="agents/main.md", profile_id=claude),
+        AgentEntry(agent_id=shared, name="Main copy", md_path="agents/main.md", profile_id=claude),
+    ), orchestrator=shared)
+    world.personas.files[(ROOT, "agents/main.md")] = "# Main\n"
+
+    runtime = await world.service.open(ROOT)
+
+    main, copy = runtime.agents.manifest().agents
+    assert main.agent_id == shared and copy.agent_id != shared
+    assert runtime.agents.manifest().effective_orchestrator() == main  # only one row is the orchestrator
+    assert world.manifests.manifests[ROOT] == runtime.agents.manifest()  # the repair is saved
+    assert world.personas.files[(ROOT, "agents/main.md")] == "# Main\n"
+    assert world.personas.files[(ROOT, copy.md_path)] == "# Main\n"
+    [told] = [e.message for e in world.events.of_type(ProjectProblem) if "same id" in e.message]
+    assert "'Main copy' had the id" in told and "removed no agent or persona" in told
