@@ -182,6 +182,15 @@ class ProjectRuntime:
         for repair in decoded.repairs:
             self._deps.diagnostics.beacon(f"[layout] repaired {self.root}: {repair}")
         self._document = decoded.document
+        if decoded.notices:  # the file stays; the repair is saved so the new ids hold
+            self.problems.append(
+                "layouts.json used an id twice; IdeA gave the later one a new id and kept every cell: "
+                + "; ".join(decoded.notices) + "."
+            )
+            try:
+                self._deps.layouts.save(self.root, decoded.document)
+            except OSError as exc:
+                self._deps.diagnostics.beacon(f"[layout] repaired layouts not saved project={self.id}: {exc}")
         return False
 
     @property
