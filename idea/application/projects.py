@@ -34,7 +34,7 @@ from idea.application.sessions import LaunchRequest, SessionRegistry
 from idea.domain import layout as lay
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode, not_found
 from idea.domain.events import LayoutChanged, OrchestrationNews, ProjectClosed, ProjectOpened, ProjectProblem
-from idea.domain.ids import NodeId, ProjectId, SessionId
+from idea.domain.ids import AgentId, NodeId, ProjectId, SessionId
 from idea.domain.project import ProjectRecord, ProjectRegistry
 from idea.domain.session import SessionInfo, SessionKind
 from idea.domain.workspace import NewCellContent, Settings
@@ -93,6 +93,7 @@ class ProjectRuntime:
             events=deps.events,
             diagnostics=deps.diagnostics,
             is_live=lambda agent_id: self.sessions.live_agent_session(agent_id) is not None,
+            forget=self._forget_deleted_agent,
         )
         self.runner = AgentRunner(self, self.agents, deps.launching)
         self.placement = AgentPlacement(self, self.agents, self.runner)
@@ -303,6 +304,23 @@ class ProjectRuntime:
             if lay.leaf_showing_session(layout.root, session_id) is not None:
                 return
         self.sessions.release(session_id)
+
+    def _forget_deleted_agent(self, agent_id: AgentId) -> None:
+        """What names a deleted agent goes with it (spec 02 §1): its cells' pins in every layout (one save)
+        and its live-state row."""
+        shown = {
+            leaf.session
+            for layout in self.document.layouts
+            for leaf in lay.leaves(layout.root)
+            if leaf.agent == agent_id and leaf.session is not None
+        }
+        document = lay.without_agent(self.document, agent_id)
+        if document != self.document:
+            self.store_document(document)
+        for session_id in shown:  # its ended run, no longer shown anywhere
+            if self.sessions.knows(session_id):
+                self.release_unshown(session_id)
+        self.orchestrator.forget_agent(agent_id)
 
     def store_document(self, document: lay.LayoutDocument) -> None:
         self._document = document

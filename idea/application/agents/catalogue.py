@@ -61,7 +61,9 @@ class AgentCatalogue:
         events: EventPublisher,
         diagnostics: Diagnostics,
         is_live: Callable[[AgentId], bool],
+        forget: Callable[[AgentId], None] = lambda _agent_id: None,
     ) -> None:
+        """`forget`: removes what else names a deleted agent (its cells' pins, its live-state row)."""
         self._project_id = project_id
         self._root = root
         self._manifests = manifests
@@ -73,6 +75,7 @@ class AgentCatalogue:
         self._events = events
         self._diagnostics = diagnostics
         self._is_live = is_live
+        self._forget = forget
         self._manifest = AgentManifest()
         self.problems: list[str] = []
 
@@ -194,6 +197,7 @@ class AgentCatalogue:
             raise AppError(ErrorCode.INVALID, f"{agent.name} is running; stop it before deleting it")
         kept = self._personas.trash(self._root, agent.md_path, self._clock.now_ms())
         self._store(lambda manifest: manifest.without(agent_id))
+        self._forget(agent_id)
         self._diagnostics.beacon(f"[agents] deleted {agent.name} id={agent_id} persona kept as {kept}")
         return kept
 

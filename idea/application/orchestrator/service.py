@@ -188,6 +188,10 @@ class OrchestratorService:
         if record is not None:
             record.force_delivery = True
 
+    def forget_agent(self, agent_id: AgentId) -> None:
+        """The agent was deleted: its live-state row goes (its conversations stay)."""
+        self._ctx.board.forget(agent_id)
+
     async def close(self) -> None:
         """End every ticket (CANCELLED) and stop every watcher. Agents and their launches belong to the
         launch service, which stops them with the project."""

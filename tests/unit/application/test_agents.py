@@ -13,6 +13,8 @@ from idea.domain import layout as lay
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.agent import AgentEntry, AgentManifest
 from idea.domain.events import AgentsChanged, ProjectProblem
+from idea.domain.live_state import WorkStatus
+from idea.domain.orchestration import AgentCaller, SetWorkState, Source
 from idea.domain.profile import reference_profile_id
 from idea.domain.session import SessionState
 from tests.world import ROOT, SOCKET, World
@@ -353,3 +355,27 @@ async def test_agents_sharing_an_id_are_repaired_at_open_and_the_person_is_told(
     assert world.personas.files[(ROOT, copy.md_path)] == "# Main\n"
     [told] = [e.message for e in world.events.of_type(ProjectProblem) if "same id" in e.message]
     assert "'Main copy' had the id" in told and "removed no agent or persona" in told
+
+
+async def test_deleting_an_agent_clears_its_cells_in_every_layout_and_its_live_state_row(world: World) -> None:
+    runtime = await open_project(world)
+    agent = await runtime.agents.create("QA", CLAUDE, "test everything")
+    other = await runtime.agents.create("Dev", CLAUDE, "build")
+    await runtime.placement.launch(agent.agent_id, InCell(only_leaf(runtime).id))
+    await runtime.layouts.duplicate(runtime.active.id, "Copy")  # a second layout pins it too
+    for declaring in (agent, other):
+        await runtime.orchestrator.dispatch(  # raises when refused
+            AgentCaller(declaring.agent_id), SetWorkState(WorkStatus.WORKING, intent="tests"), Source.MCP
+        )
+    runtime.orchestrator.forget_agent("nobody")  # forgetting an unknown row changes nothing
+    await runtime.placement.stop(agent.agent_id)
+    saves = world.layouts.saves
+
+    await runtime.agents.delete(agent.agent_id)
+
+    for layout in runtime.document.layouts:
+        assert all(leaf.agent is None and not leaf.agent_was_running for leaf in lay.leaves(layout.root))
+    assert world.layouts.saves == saves + 1  # one gesture, one save
+    assert world.layouts.documents[ROOT] == runtime.document
+    assert [row.agent_id for row in runtime.orchestrator.work_state_rows(excluding="")] == [other.agent_id]
+    assert [e.agent_id for e in world.orchestration.live_states[ROOT].load().entries] == [other.agent_id]
