@@ -18,7 +18,7 @@ from idea.application.ports import (
     Unsubscribe,
 )
 from idea.domain.errors import AppError, not_found
-from idea.domain.events import SessionsChanged
+from idea.domain.events import AgentExited, AgentLaunched, SessionsChanged
 from idea.domain.ids import AgentId, ProjectId, SessionId
 from idea.domain.session import SessionInfo, SessionKind, SessionState
 from idea.domain.spawn_env import build_spawn_env
@@ -132,6 +132,8 @@ class SessionRegistry:
         current = self._infos[session_id]
         if current.state is SessionState.STARTING:
             self._update(current.running(pid))
+            if request.kind is SessionKind.AGENT and request.agent_id is not None:
+                self._events.publish(AgentLaunched(self._project_id, request.agent_id, session_id))
         return self._infos[session_id]
 
     async def restart(self, session_id: SessionId) -> SessionInfo:
@@ -169,6 +171,8 @@ class SessionRegistry:
             return
         ended = info.exited(exit_code)
         self._update(ended)
+        if ended.kind is SessionKind.AGENT and ended.agent_id is not None:
+            self._events.publish(AgentExited(self._project_id, ended.agent_id, session_id, exit_code))
         for listener in list(self._exit_listeners):
             listener(ended)
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from idea.domain.events import AgentExited
 from idea.domain.ids import AgentId, TicketId
 from idea.domain.orchestration_events import (
     AgentAttention,
@@ -24,6 +25,7 @@ from idea.domain.orchestration_events import (
     DelegationDelivered,
     DeliveryWaiting,
     HumanReplyReceived,
+    OrchestratorRequestProcessed,
     QueuedTicketView,
 )
 
@@ -51,6 +53,18 @@ class WaitingDelivery:
 
 
 @dataclass(frozen=True)
+class LastRequest:
+    """The last command the agent itself sent through a door (a tool call, a request file)."""
+
+    action: str  # "idea_ask_agent"
+    ok: bool
+    at_ms: int
+
+    def describe(self) -> str:
+        return f"{self.action}{'' if self.ok else ' (refused or failed)'} at {clock_text(self.at_ms)}"
+
+
+@dataclass(frozen=True)
 class AgentActivity:
     busy: BusyState | None = None
     idle_since_ms: int | None = None  # when its last ticket ended, as far as the panel saw
@@ -61,6 +75,7 @@ class AgentActivity:
     attention: str | None = None  # "permission" | "input"
     attention_message: str | None = None
     waiting: WaitingDelivery | None = None
+    last_request: LastRequest | None = None
 
     @property
     def queue_depth(self) -> int:
@@ -117,6 +132,10 @@ class ActivityBook:
                     self._update(agent_id, waiting=None)
             case AgentReplied(agent_id=agent_id) | HumanReplyReceived(agent_id=agent_id):
                 self.clear_attention(agent_id)
+            case OrchestratorRequestProcessed(requester=str() as agent_id, action=action, ok=ok):
+                self._update(agent_id, last_request=LastRequest(action, ok, now_ms))
+            case AgentExited(agent_id=agent_id):
+                self.process_ended(agent_id)
             case _:
                 return False
         return True

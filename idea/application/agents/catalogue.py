@@ -13,7 +13,7 @@ from idea.application.ports import Clock, Diagnostics, EventPublisher, IdGenerat
 from idea.domain.agent import AGENT_NAME_MAX_CHARS, AgentEntry, AgentManifest, unique_md_path, validate_agent_name
 from idea.domain.agent_repair import ManifestRepair, repair_duplicate_ids
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode
-from idea.domain.events import AgentsChanged
+from idea.domain.events import AgentProfileChanged, AgentsChanged, OrchestratorChanged
 from idea.domain.ids import AgentId, ProjectId
 from idea.domain.template import TemplateRecord
 
@@ -184,10 +184,16 @@ class AgentCatalogue:
 
     async def set_profile(self, agent_id: AgentId, profile_id: str) -> None:
         self._profiles.profile(profile_id)
+        before = self.agent(agent_id).profile_id
         self._store(lambda manifest: manifest.with_profile(agent_id, profile_id))
+        if before != profile_id:
+            self._events.publish(AgentProfileChanged(self._project_id, agent_id, profile_id))
 
     async def set_orchestrator(self, agent_id: AgentId | None) -> None:
+        before = self._manifest.orchestrator
         self._store(lambda manifest: manifest.with_orchestrator(agent_id))
+        if before != agent_id:
+            self._events.publish(OrchestratorChanged(self._project_id, agent_id))
 
     async def delete(self, agent_id: AgentId) -> str | None:
         """Remove an agent that is not running; its persona goes to `.ideai/agents/.deleted/`.
@@ -196,7 +202,10 @@ class AgentCatalogue:
         if self._is_live(agent_id):
             raise AppError(ErrorCode.INVALID, f"{agent.name} is running; stop it before deleting it")
         kept = self._personas.trash(self._root, agent.md_path, self._clock.now_ms())
+        designated = self._manifest.orchestrator == agent_id
         self._store(lambda manifest: manifest.without(agent_id))
+        if designated:  # the designation is cleared with it
+            self._events.publish(OrchestratorChanged(self._project_id, None))
         self._forget(agent_id)
         self._diagnostics.beacon(f"[agents] deleted {agent.name} id={agent_id} persona kept as {kept}")
         return kept

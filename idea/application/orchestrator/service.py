@@ -49,8 +49,8 @@ from idea.application.ports import Clock, Diagnostics, EventPublisher, IdGenerat
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import AgentId, ProjectId, TicketId
 from idea.domain.live_state import LiveStateRow
-from idea.domain.orchestration import Command, Outcome, Requester, Source
-from idea.domain.orchestration_events import AgentQueueSnapshot
+from idea.domain.orchestration import AgentCaller, Command, Outcome, Requester, Source
+from idea.domain.orchestration_events import AgentQueueSnapshot, OrchestratorRequestProcessed, command_action
 from idea.domain.tickets import CancelSource, TicketEnd, TicketEndKind
 from idea.domain.wait_for import WaitForGraph
 
@@ -130,9 +130,17 @@ class OrchestratorService:
         return self._lifecycle.manifest().by_id(agent_id) is not None and self._lifecycle.verify_token(agent_id, token)
 
     async def dispatch(self, requester: Requester, command: Command, source: Source) -> Outcome:
+        """Every door's command; each one processed is published (`OrchestratorRequestProcessed`)."""
         if self._ctx.closing:
             raise AppError(ErrorCode.INVALID, "the project is closing")
-        return await self._commands.dispatch(requester, command, source)
+        ok = False
+        try:
+            outcome = await self._commands.dispatch(requester, command, source)
+            ok = True
+            return outcome
+        finally:
+            agent = requester.agent_id if isinstance(requester, AgentCaller) else None
+            self._ctx.events.publish(OrchestratorRequestProcessed(source.value, command_action(command), ok, agent))
 
     def handled_commands(self) -> frozenset[type]:
         """Every command type a handler is registered for."""

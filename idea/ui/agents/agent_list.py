@@ -170,6 +170,8 @@ def _tooltip(row: AgentRow) -> str:
         lines.append(f"Needs you: {message or row.activity.attention}")
     if row.late_reply_text:
         lines.append(f"Late replies to its asks: {row.activity.late_replies} (shown to it as tasks when it runs)")
+    if row.activity.last_request is not None:
+        lines.append(f"Last request: {row.activity.last_request.describe()}")
     lines.append(f"Where: {row.place_text}")
     if row.bridge_text:
         lines.append(f"Bridge: {row.bridge_text.removeprefix('bridge ')}")
