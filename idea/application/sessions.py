@@ -37,6 +37,7 @@ class LaunchRequest:
     label: str
     env: Mapping[str, str]
     agent_id: AgentId | None = None
+    shift_enter: str | None = None  # SpawnSpec.shift_enter
 
 
 class SessionRegistry:
@@ -103,7 +104,7 @@ class SessionRegistry:
             frozen=self._host.is_frozen(),
             extra=request.env,
         )
-        return SpawnSpec(argv=request.argv, cwd=request.cwd, env=env)
+        return SpawnSpec(argv=request.argv, cwd=request.cwd, env=env, shift_enter=request.shift_enter)
 
     async def start(self, request: LaunchRequest) -> SessionInfo:
         """Start a process in a new terminal. A program that cannot start gives a FAILED session whose
