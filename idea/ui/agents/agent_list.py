@@ -51,6 +51,8 @@ class AgentList(QStackedWidget):
         self.list.itemActivated.connect(lambda item: self.activated.emit(item.data(AGENT_ID_ROLE)))
         self.list.currentItemChanged.connect(lambda _c, _p: self.selectionChanged.emit())
         self.list.setFrameShape(QListWidget.Shape.NoFrame)
+        # Rows take the panel's width and elide their texts: never a sideways scroll.
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.queue = QueueSection(send_action, interrupt_action)
         team = QSplitter(Qt.Orientation.Vertical)
         team.setChildrenCollapsible(False)
