@@ -279,7 +279,17 @@ class ProjectRuntime:
         self.problems.extend(self.agents.problems)
         await self.agents.sync_templates()
         await self.layouts.show(lambda document: document, new_cells=new_cells)
+        self._forget_agents_deleted_before_a_crash()
         self.orchestrator.reconcile_at_open()  # before any launch: a crash never ran close
+
+    def _forget_agents_deleted_before_a_crash(self) -> None:
+        """A crash during a deletion can leave cells pinning an agent the manifest no longer lists: they are
+        cleared as the deletion would have."""
+        team = {agent.agent_id for agent in self.agents.manifest().agents}
+        pinned = {leaf.agent for layout in self.document.layouts for leaf in lay.leaves(layout.root) if leaf.agent}
+        for agent_id in sorted(pinned - team):
+            self._deps.diagnostics.beacon(f"[agents] cleared the cells of agent {agent_id}, no longer in the team")
+            self._forget_deleted_agent(agent_id)
 
     async def close(self) -> None:
         await self.orchestrator.close()

@@ -201,9 +201,11 @@ class AgentCatalogue:
         agent = self.agent(agent_id)
         if self._is_live(agent_id):
             raise AppError(ErrorCode.INVALID, f"{agent.name} is running; stop it before deleting it")
-        kept = self._personas.trash(self._root, agent.md_path, self._clock.now_ms())
         designated = self._manifest.orchestrator == agent_id
+        # The manifest first: a crash between the two leaves a persona nobody names, never an agent whose
+        # persona has gone to the trash.
         self._store(lambda manifest: manifest.without(agent_id))
+        kept = self._personas.trash(self._root, agent.md_path, self._clock.now_ms())
         if designated:  # the designation is cleared with it
             self._events.publish(OrchestratorChanged(self._project_id, None))
         self._forget(agent_id)

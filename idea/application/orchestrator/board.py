@@ -47,6 +47,10 @@ class LiveBoard:
         except AppError as exc:  # a system write never fails the delegation that caused it
             self._diagnostics.beacon(f"[live-state] write failed agent={agent_id}: {exc.message}")
 
+    def agents(self) -> set[AgentId]:
+        """The agents that have a row (none pruned by this read)."""
+        return {entry.agent_id for entry in self._loaded().entries}
+
     def forget(self, agent_id: AgentId) -> None:
         """Remove the agent's row (the agent was deleted)."""
         self._declared_intents.pop(agent_id, None)

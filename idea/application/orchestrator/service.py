@@ -173,6 +173,9 @@ class OrchestratorService:
         stale = self._ctx.board.reconcile(lambda agent_id: self._lifecycle.live(agent_id) is not None)
         if stale:
             self._ctx.diagnostics.beacon(f"[live-state] reconciled stale rows agents={','.join(stale)}")
+        team = {agent.agent_id for agent in self._lifecycle.manifest().agents}
+        for agent_id in self._ctx.board.agents() - team:  # rows of agents deleted just before a crash
+            self._ctx.board.forget(agent_id)
 
     def queue_snapshots(self) -> tuple[AgentQueueSnapshot, ...]:
         """Every agent's queue, in manifest order, for the work panel."""

@@ -13,10 +13,11 @@ from idea.domain import layout as lay
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.agent import AgentEntry, AgentManifest
 from idea.domain.events import AgentsChanged, ProjectProblem
-from idea.domain.live_state import WorkStatus
+from idea.domain.live_state import LiveEntry, LiveState, WorkStatus
 from idea.domain.orchestration import AgentCaller, SetWorkState, Source
 from idea.domain.profile import reference_profile_id
 from idea.domain.session import SessionState
+from tests.fakes_orchestration import MemoryLiveStateStore
 from tests.world import ROOT, SOCKET, World
 
 CLAUDE = reference_profile_id("claude")
@@ -379,3 +380,19 @@ async def test_deleting_an_agent_clears_its_cells_in_every_layout_and_its_live_s
     assert world.layouts.documents[ROOT] == runtime.document
     assert [row.agent_id for row in runtime.orchestrator.work_state_rows(excluding="")] == [other.agent_id]
     assert [e.agent_id for e in world.orchestration.live_states[ROOT].load().entries] == [other.agent_id]
+
+
+async def test_cells_and_rows_of_an_agent_deleted_just_before_a_crash_are_cleared_at_open(world: World) -> None:
+    ghost = "0000dead-0000-4000-8000-000000000000"
+    leaf = lay.Leaf("leaf-1", agent=ghost, agent_was_running=True)
+    world.layouts.documents[ROOT] = lay.LayoutDocument("layout-1", (lay.Layout("layout-1", "Default", leaf),))
+    world.orchestration.live_states[ROOT] = MemoryLiveStateStore(
+        LiveState((LiveEntry(agent_id=ghost, status=WorkStatus.WORKING, updated_at_ms=world.clock.now_ms()),))
+    )
+
+    runtime = await open_project(world)
+
+    assert all(leaf.agent is None for leaf in lay.leaves(runtime.active.root))
+    assert world.layouts.documents[ROOT] == runtime.document
+    assert world.orchestration.live_states[ROOT].load().entries == ()
+    assert world.events.of_type(ProjectProblem) == []  # a repair of IdeA's own half-finished change: nothing to tell
