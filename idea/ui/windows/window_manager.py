@@ -58,6 +58,9 @@ class WindowManager:
         self._save_timer.setInterval(WORKSPACE_SAVE_DELAY_MS)
         self._save_timer.timeout.connect(self.save_workspace)
         self._unseen_notices: list[str] = []  # told before any window existed
+        # Restored tabs whose project is still opening, by window id: saved with the workspace meanwhile, so
+        # quitting during the start-up loses none.
+        self._opening_tabs: dict[str, list[str]] = {}
         relay.published.connect(self._route)
 
     @property
@@ -129,12 +132,21 @@ class WindowManager:
         *,
         activate: bool = True,
         asked: bool = True,
+        restored_id: str | None = None,
     ) -> None:
         """Open a project in a tab of `window`. `asked`: the person chose it now (a failure also opens a
-        non-modal box); restored and command-line projects report a failure in the notice area only."""
+        non-modal box); restored and command-line projects report a failure in the notice area only.
+        `restored_id`: the tab restored from the workspace, kept in it until the project has opened."""
         target = window or self.active_window()
+        if restored_id is not None:
+            self._opening_tabs.setdefault(target.window_id, []).append(restored_id)
+
+        def settled() -> None:
+            if restored_id is not None and restored_id in self._opening_tabs.get(target.window_id, []):
+                self._opening_tabs[target.window_id].remove(restored_id)
 
         def opened(runtime: ProjectRuntime) -> None:
+            settled()
             tab = self.tabs.get(runtime.id)
             if tab is None:
                 tab = ProjectTab(runtime, self._client, self._terminals)
@@ -148,6 +160,7 @@ class WindowManager:
                     owner.focus_tab(runtime.id)
 
         def failed(error: BaseException) -> None:
+            settled()
             message = error_text(error)
             target.show_notice(message)
             if asked:
@@ -298,12 +311,16 @@ class WindowManager:
                 id=window.window_id,
                 geometry=_encode(window.saveGeometry()),
                 state=_encode(window.saveState()),
-                tabs=tuple(window.project_ids()),
+                tabs=(*window.project_ids(), *self._still_opening(window)),
                 active_tab=window.current_tab().project_id if window.current_tab() else None,
             )
             for window in self.windows
         )
         self._app.preferences.save_workspace(Workspace(windows=windows))
+
+    def _still_opening(self, window: MainWindow) -> list[str]:
+        shown = window.project_ids()
+        return [tab for tab in self._opening_tabs.get(window.window_id, []) if tab not in shown]
 
     def restore(self, extra_paths: list[str]) -> None:
         """Reopen the windows, tabs and projects of the last run, then the projects named on the command line."""
@@ -320,7 +337,9 @@ class WindowManager:
                 if record is None or not Path(record.root).is_dir():
                     missing.append(record.root if record else project_id)
                     continue
-                self.open_project(record.root, window, activate=project_id == state.active_tab, asked=False)
+                self.open_project(
+                    record.root, window, activate=project_id == state.active_tab, asked=False, restored_id=project_id
+                )
             window.show()
         if not self.windows:
             self.new_window().show()
