@@ -160,6 +160,12 @@ _TOOL_ACTIONS = {
     "LaunchAgent": "idea_launch_agent",
     "StopAgent": "idea_stop_agent",
     "UpdateAgentContext": "idea_update_context",
+    "CreateSkill": "idea_create_skill",
+    "ReadContext": "idea_context_read",
+    "ProposeContext": "idea_context_propose",
+    "ReadMemory": "idea_memory_read",
+    "WriteMemory": "idea_memory_write",
+    "ReadSkill": "idea_skill_read",
     "ReadWorkState": "idea_workstate_read",
     "SetWorkState": "idea_workstate_set",
 }

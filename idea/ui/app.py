@@ -6,27 +6,33 @@ from __future__ import annotations
 import argparse
 import asyncio
 import concurrent.futures
+import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
-from PySide6.QtCore import QEvent, QEventLoop, QTimer
+from PySide6.QtCore import QEvent, QEventLoop, QObject
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from idea import __version__
 from idea.bootstrap import SHUTDOWN_TIMEOUT_S, App, bootstrap
 from idea.infrastructure.paths import user_data_dir
-from idea.infrastructure.resources import resources_dir
+from idea.infrastructure.resources import DESKTOP_ID, SCALABLE_ICON, resources_dir
+from idea.ui import automation
 from idea.ui.core_client import CoreClient
 from idea.ui.crash import has_screen, keep_uncaught, report_start_failure
+from idea.ui.desktop_alerts import GuiDesktopAlerts
 from idea.ui.event_relay import EventRelay
 from idea.ui.gui_thread import GuiThread
 from idea.ui.terminal.appearance import TerminalAppearance
-from idea.ui.terminal.qtermwidget_terminal import QtTerminalFactory
+from idea.ui.terminal.backend import backend_or_default, make_terminal_factory
+from idea.ui.terminal.factory import TerminalViewFactory
 from idea.ui.theme import apply_theme
 from idea.ui.screenshots import Saved, save_windows, target_problem, windows_to_capture
 from idea.ui.widgets.messages import error_text, show_error
+from idea.ui.windows.desktop_menu import refresh_at_start
 from idea.ui.windows.window_manager import WindowManager
 
 
@@ -34,11 +40,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="idea", description="IdeA: manage a team of AI coding agents.")
     parser.add_argument("paths", nargs="*", help="project folders to open")
     parser.add_argument("--version", action="version", version=f"IdeA {__version__}")
-    parser.add_argument(
-        "--screenshot", metavar="FILE.png",
-        help="save every window and dialog as PNG (FILE.png, FILE-2.png, ...; the folder must exist), then quit",
-    )
-    parser.add_argument("--quit-after", metavar="MS", type=int, help="quit after MS milliseconds")
+    automation.add_options(parser)
     return parser.parse_args(argv)
 
 
@@ -48,10 +50,11 @@ class GuiSession:
     def __init__(self, qt_app: QApplication, data_dir: Path | None = None) -> None:
         self.qt_app = qt_app
         self.gui = GuiThread()
-        built: list[QtTerminalFactory] = []
+        built: list[TerminalViewFactory[Any]] = []
+        backend = backend_or_default(os.environ)
 
-        def qt_terminals(loop: asyncio.AbstractEventLoop) -> QtTerminalFactory:
-            built.append(QtTerminalFactory(self.gui, loop, TerminalAppearance()))
+        def qt_terminals(loop: asyncio.AbstractEventLoop) -> TerminalViewFactory[Any]:
+            built.append(make_terminal_factory(backend, self.gui, loop, TerminalAppearance()))
             return built[0]
 
         self.app: App = bootstrap(terminals=qt_terminals, data_dir=data_dir)
@@ -60,10 +63,25 @@ class GuiSession:
             self.relay = EventRelay(self.app.events)
             self.client = CoreClient(self.app.core, self.gui, self._report_error)
             self.windows = WindowManager(self.app, self.client, self.terminals, self.relay, self.apply_theme)
+            self.alerts = GuiDesktopAlerts(self.app, self.relay, self.gui, self.show_agent)
+            self.windows.settings_changed = self.alerts.settings_changed
+            self.first_paint_filter: QObject | None = None  # --quit-at-first-paint
             self.apply_theme()
         except BaseException:
             self.app.shutdown()  # the core thread started: nothing may keep running behind a failed start
             raise
+
+    def show_agent(self, project_id: str, agent_id: str) -> None:
+        """What a click on a notification does: the project's window comes to the front on its tab, and the
+        agent is shown — its cell focused, or, running in the background, shown in a cell."""
+        window = self.windows.window_of(project_id)
+        if window is None:
+            return
+        window.focus_tab(project_id)
+        window.showNormal() if window.isMinimized() else window.show()
+        window.raise_()
+        window.activateWindow()
+        window.agents_panel.run_gestures.activate(agent_id)
 
     def apply_theme(self) -> None:
         settings = self.app.preferences.settings
@@ -84,6 +102,7 @@ class GuiSession:
         return save_windows(target, windows_to_capture(self.windows.windows))
 
     def shutdown(self) -> None:
+        self.alerts.close()
         self.relay.close()
 
         def keep_gui_alive(closing: concurrent.futures.Future[None]) -> None:
@@ -105,50 +124,25 @@ def run_gui(argv: list[str]) -> int:
     qt_app.setApplicationName("IdeA")
     qt_app.setApplicationDisplayName("IdeA")
     qt_app.setApplicationVersion(__version__)
-    qt_app.setDesktopFileName("idea")
-    qt_app.setWindowIcon(QIcon(str(resources_dir() / "icons" / "idea.svg")))
-    automation = args.screenshot is not None or args.quit_after is not None
+    qt_app.setDesktopFileName(DESKTOP_ID)
+    qt_app.setWindowIcon(QIcon(str(resources_dir() / SCALABLE_ICON)))
+    automated = automation.requested(args)
     logs = user_data_dir() / "logs"
     try:
         session = GuiSession(qt_app)
     except Exception as error:  # noqa: BLE001 - every way a start fails is told the same way
-        return report_start_failure(error, logs, interactive=has_screen(automation))
+        return report_start_failure(error, logs, interactive=has_screen(automated))
     sys.excepthook = keep_uncaught(logs)
-    finish = AutomatedFinish(session, args.screenshot)
-    if automation:  # armed before anything is restored: nothing during start-up can keep it from firing
-        QTimer.singleShot(args.quit_after if args.quit_after is not None else 3000, finish)
+    finish = automation.arm_finish(session, args)  # before the restore: nothing in it can keep it from firing
     try:
+        refresh_at_start(session.app.diagnostics)
         session.windows.restore([str(Path(p).expanduser()) for p in args.paths])
     except Exception as error:  # noqa: BLE001
         session.windows.quit_without_asking()
         session.shutdown()
-        return report_start_failure(error, logs, interactive=has_screen(automation))
+        return report_start_failure(error, logs, interactive=has_screen(automated))
+    automation.arm_first_paint(session, args)
     code = qt_app.exec()
     session.shutdown()
     return code or finish.exit_code
 
-
-class AutomatedFinish:
-    """`--quit-after` / `--screenshot`: capture, then quit whatever happens; a failed capture is said on
-    stderr and makes the exit status 1."""
-
-    def __init__(self, session: GuiSession, screenshot: str | None) -> None:
-        self._session = session
-        self._screenshot = screenshot
-        self.exit_code = 0
-
-    def __call__(self) -> None:
-        try:
-            if self._screenshot:
-                saved = self._session.screenshot(self._screenshot)
-                for path in saved.paths:
-                    print(path, flush=True)
-                for failure in saved.failures:
-                    print(f"idea: screenshot not saved: {failure}", file=sys.stderr, flush=True)
-                if saved.failures:
-                    self.exit_code = 1
-        except Exception as error:  # noqa: BLE001 - the capture must never keep IdeA from quitting
-            print(f"idea: screenshot not saved: {error}", file=sys.stderr, flush=True)
-            self.exit_code = 1
-        finally:
-            self._session.windows.quit_without_asking()

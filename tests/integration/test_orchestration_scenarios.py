@@ -178,8 +178,13 @@ def test_t4_background_target_successive_asks(world: ScenarioFactory) -> None:
     assert git in scenario.running_text()
 
 
+# The prose scenarios tell the quiet release (about 1 s) from the inactivity window: the window is made long
+# enough that no machine load can blur the two.
+PROSE_WINDOW = {"IDEA_ASK_RENDEZVOUS_TIMEOUT_MS": 60_000}
+
+
 def test_t5_prose_answer_releases_the_requester(world: ScenarioFactory) -> None:
-    scenario = world.open()
+    scenario = world.open(timings=PROSE_WINDOW)
 
     async def run():
         async with requester_client(scenario) as client:
@@ -199,7 +204,7 @@ def test_t5_prose_answer_releases_the_requester(world: ScenarioFactory) -> None:
 def test_t5_prose_answer_of_a_cli_without_a_turn_end_signal(world: ScenarioFactory) -> None:
     # No hooks: the conservative quiet heuristic (§9.3-2) decides. A turn as short as a prose answer is
     # over before the delivery has finished checking that it started; it still counts as activity.
-    scenario = world.open(warm=(), cold=())
+    scenario = world.open(warm=(), cold=(), timings=PROSE_WINDOW)
     scenario.add_agent("Gemini", fake_profile("Fake without hooks", hooks=False))
 
     async def run():

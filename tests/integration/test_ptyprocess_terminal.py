@@ -6,7 +6,6 @@ import asyncio
 import itertools
 import os
 import signal
-import time
 import uuid
 from pathlib import Path
 
@@ -120,33 +119,36 @@ async def test_screen_has_the_size_of_the_terminal(tmp_path: Path) -> None:
 
 
 async def test_output_flood_keeps_the_loop_responsive_and_ends_on_screen(tmp_path: Path) -> None:
-    # Responsive means the loop runs other work between pieces of the flood, whatever the machine's speed:
-    # a task that yields at every turn of the loop counts the turns, and no turn may take in more than a
-    # bounded piece of output (one read). Timing it instead fails on a loaded machine.
+    # Responsive: other tasks run between the chunks of a flood. A task that only yields counts the turns of
+    # the loop; each chunk notes the count it sees. A reader that drained the PTY in one go without giving the
+    # loop back would deliver a long run of chunks at the same count. No clock is read: the machine's load
+    # cannot change the verdict.
     turns = 0
-    taken_in: dict[int, int] = {}  # turn -> bytes of output handed over during that turn
+    seen_at: list[int] = []
 
-    async def heartbeat() -> None:
+    async def yielder() -> None:
         nonlocal turns
         while True:
-            await asyncio.sleep(0)
             turns += 1
+            await asyncio.sleep(0)
 
-    beating = asyncio.create_task(heartbeat())
+    yielding = asyncio.create_task(yielder())
     terminal = make_terminal()
-    terminal.on_output(lambda chunk: taken_in.__setitem__(turns, taken_in.get(turns, 0) + len(chunk)))
+    terminal.on_output(lambda _chunk: seen_at.append(turns))
     try:
-        async with running(terminal, shell("seq 1 200000", tmp_path)):
-            # The wait is for the program's end; its limit only bounds a broken run.
-            assert await exit_of(terminal, timeout=DEFAULT_TIMEOUT_S * 2) == 0
+        async with running(terminal, shell("seq 1 100000", tmp_path)):
+            exits: list[int | None] = []
+            terminal.on_exit(exits.append)
+            # A safety net around a condition: the whole flood is rendered by pyte, slow on a loaded machine.
+            await wait_until(lambda: bool(exits), timeout=120, what="the exit")
+            assert exits == [0]
             screen = await terminal.screen_text()
     finally:
-        beating.cancel()
-    assert screen.rstrip("\n").split("\n")[-1] == "200000"
-    flood = sum(taken_in.values())
-    assert flood >= len("\n".join(str(n) for n in range(1, 200001)))
-    assert max(taken_in.values()) <= 128 * 1024 < flood / 4, "one turn of the loop took in most of the flood"
-    assert len(taken_in) >= 4
+        yielding.cancel()
+    assert screen.rstrip("\n").split("\n")[-1] == "100000"
+    assert len(seen_at) > 10
+    longest_run = max(len(list(run)) for _count, run in itertools.groupby(seen_at))
+    assert longest_run <= 2, f"{longest_run} chunks in a row without the loop running anything else"
 
 
 # Start

@@ -7,6 +7,8 @@ import os
 import shutil
 import subprocess
 import sys
+import time
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -26,6 +28,11 @@ def run_idea(args: list[str], data_dir: Path, home: Path, timeout: float = 120) 
 def test_version(tmp_path: Path) -> None:
     done = run_idea(["--version"], tmp_path / "data", tmp_path)
     assert done.returncode == 0 and done.stdout.strip() == f"IdeA {__version__}"
+
+
+def test_the_version_is_the_one_in_pyproject_read_from_the_installed_metadata() -> None:
+    declared = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]["version"]
+    assert __version__ == declared
 
 
 def test_doctor_reports_what_it_finds(tmp_path: Path) -> None:
@@ -206,3 +213,29 @@ def test_missing_resources_are_a_clear_start_failure_with_the_report_in_the_log_
     [report] = (data_dir / "logs").glob("crash-*.log")
     assert f"IdeA could not start: The reference profiles are missing: {tmp_path / 'no-resources'}" in done.stderr
     assert str(report) in done.stderr and "[crash] IdeA could not start" in (data_dir / "logs" / "idea.log").read_text()
+def test_dump_screens_reads_back_what_a_shell_cell_shows(tmp_path: Path) -> None:
+    data_dir, home, project = tmp_path / "data", tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    (home / ".bashrc").write_text('echo "dumped-$((6*7))"\n')
+    complete_first_run(data_dir)
+    target = tmp_path / "screens.txt"
+
+    done = run_idea([str(project), "--quit-after", "4000", "--dump-screens", str(target)], data_dir, home)
+
+    assert done.returncode == 0, done.stderr
+    text = target.read_text(encoding="utf-8")
+    assert text.startswith("--- terminal 1\n") and "dumped-42" in text
+
+
+def test_quit_at_first_paint_prints_when_the_window_was_painted(tmp_path: Path) -> None:
+    data_dir, home = tmp_path / "data", tmp_path / "home"
+    home.mkdir()
+    complete_first_run(data_dir)
+    before = time.time()
+
+    done = run_idea(["--quit-at-first-paint"], data_dir, home)
+
+    assert done.returncode == 0, done.stderr
+    [line] = [line for line in done.stdout.splitlines() if line.startswith("first-paint ")]
+    assert before < float(line.split()[1]) < time.time()

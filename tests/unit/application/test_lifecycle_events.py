@@ -20,6 +20,7 @@ from idea.domain.orchestration import AgentCaller, AskAgent, Human, ListAgents, 
 from idea.domain.orchestration_events import AgentAttention, OrchestratorRequestProcessed, command_action
 from idea.domain.profile import reference_profile_id
 from idea.infrastructure.mcp.tools import TOOLS, parse_tool_call
+from tests.unit.infrastructure.test_knowledge_tools import VALID_CALLS as KNOWLEDGE_CALLS
 from tests.unit.infrastructure.test_mcp_tools import VALID_CALLS
 from tests.world import ROOT, World
 
@@ -86,7 +87,7 @@ async def test_every_command_a_door_processes_is_published_with_its_outcome(worl
 
 @pytest.mark.parametrize("tool", TOOLS, ids=lambda tool: tool.name)
 def test_the_action_of_each_tools_command_is_the_tool_name(tool) -> None:  # noqa: ANN001
-    arguments, _ = VALID_CALLS[tool.name]
+    arguments, _ = {**VALID_CALLS, **KNOWLEDGE_CALLS}[tool.name]
     assert command_action(parse_tool_call(tool.name, arguments)) == tool.name
 
 
