@@ -3,7 +3,8 @@ its stores, its project runtime and orchestration core, headless) writing every 
 fast as it can, chosen at random from a seed:
 
 - the project: `layouts.json` (cell gestures), `agents.json` and the personas (team gestures),
-  `live-state.json` (idea_workstate_set through the dispatch), `running.json`, a conversation log;
+  `live-state.json` (idea_workstate_set through the dispatch), `running.json`, a conversation log and its
+  handoff (through the project's knowledge, as the core records a turn);
 - the user data: `settings.json`, `workspace.json`, `projects.json`, the diagnostics log.
 
 Usage: python -m tests.crash.crash_worker DATA_DIR PROJECT_DIR SEED. Prints "ready" once the project is
@@ -28,7 +29,6 @@ from idea.domain.profile import reference_profile_id
 from idea.domain.providers import RunningAgent, RunningAgents
 from idea.domain.tickets import HumanSource
 from idea.domain.workspace import ColorScheme, NewCellContent, WindowState, Workspace
-from idea.infrastructure.orchestration_adapters import LocalOrchestrationAdapters
 from idea.infrastructure.stores.running import JsonRunningAgentsStore
 from idea.infrastructure.stores.user_data import JsonUserDataStore
 
@@ -39,7 +39,7 @@ CONVERSATION = "5b0e2f7e-1b7a-4c55-9a55-3f7f0d1e2a10"
 
 async def write_forever(app, runtime, rng: random.Random) -> None:  # noqa: ANN001
     """Random writes, each through the code path the application uses for it."""
-    conversations = LocalOrchestrationAdapters(app.diagnostics, 1000).conversations(runtime.root)
+    conversations = runtime.knowledge  # records each turn: the log, its handoff, the memory it names
     running = JsonRunningAgentsStore()
     user_data = JsonUserDataStore(app.data_dir)
     claude = reference_profile_id("claude")

@@ -1,6 +1,7 @@
 """Crash consistency: IdeA killed with SIGKILL at random points while it writes (`crash_worker.py`); after
 each kill every file parses, nothing is half-written, and the next start opens everything without a repair
-or a word to the person. Two IdeA processes saving the shared user-data files at once corrupt nothing.
+or a word to the person. Two IdeA processes saving the shared user-data files at once corrupt nothing; a
+second IdeA process opening a project another one has open is refused, and the first goes on unharmed.
 
 The normal run kills a few times; `IDEA_CRASH_ROUNDS=100` is the full suite (its figures are in
 docs/RELIABILITY.md). A failure names its seed; `IDEA_CRASH_SEED=<seed>` replays it.
@@ -20,7 +21,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 from idea.bootstrap import bootstrap
+from idea.domain.errors import AppError, ErrorCode
 from idea.domain.events import ProjectProblem
 from idea.infrastructure.write_leftovers import LEFTOVER_MIN_AGE_S, is_write_leftover_name
 
@@ -130,7 +134,8 @@ def crash_rounds(tmp_path: Path, rounds: int, seed: str) -> Figures:
         worker = start_worker(data, project, round_seed)
         time.sleep(rng.uniform(*KILL_AFTER_S))  # the random point of the kill (nothing to wait for)
         worker.send_signal(signal.SIGKILL)
-        worker.communicate(timeout=60)
+        _, errors = worker.communicate(timeout=60)
+        assert worker.returncode == -signal.SIGKILL, f"the worker ended before the kill (seed {round_seed}): {errors}"
         figures.leftovers += check_every_file(data, project, round_seed)
         figures.problems += next_start(data, project)
         assert not figures.problems, f"the next start needed a repair (seed {round_seed}): {figures.problems}"
@@ -197,3 +202,30 @@ def test_two_idea_processes_saving_the_user_data_at_once_corrupt_nothing(tmp_pat
         assert app.startup_problems() == []
     finally:
         app.shutdown()
+
+
+def test_a_second_idea_process_opening_a_project_in_use_is_refused_and_harms_nothing(tmp_path: Path) -> None:
+    data, project = tmp_path / "data", tmp_path / "project"
+    project.mkdir()
+    holder = start_worker(data, project, SEED)  # has the project open and writes all along
+    try:
+        second = bootstrap(data_dir=data)
+        try:
+            with pytest.raises(AppError) as refused:
+                second.core.submit(second.projects.open(str(project))).result(60)
+        finally:
+            second.shutdown()
+        assert refused.value.code is ErrorCode.PROJECT_ALREADY_OPEN
+        assert refused.value.message.startswith("another IdeA process has this project open")
+        assert holder.poll() is None, "the first process stopped"
+        steps_before = last_step(data)
+        deadline = time.monotonic() + READY_TIMEOUT_S  # a safety net: the first goes on writing
+        while last_step(data) == steps_before:
+            assert time.monotonic() < deadline, "the first process stopped writing"
+            time.sleep(0.05)
+    finally:
+        holder.kill()
+        _, errors = holder.communicate(timeout=60)
+    assert holder.returncode == -signal.SIGKILL, f"the first process ended by itself: {errors}"
+    check_every_file(data, project, SEED)
+    assert next_start(data, project) == []
