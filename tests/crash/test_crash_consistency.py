@@ -3,8 +3,9 @@ each kill every file parses, nothing is half-written, and the next start opens e
 or a word to the person. Two IdeA processes saving the shared user-data files at once corrupt nothing; a
 second IdeA process opening a project another one has open is refused, and the first goes on unharmed.
 
-The normal run kills a few times; `IDEA_CRASH_ROUNDS=100` is the full suite (its figures are in
-docs/RELIABILITY.md). A failure names its seed; `IDEA_CRASH_SEED=<seed>` replays it.
+The normal run kills a few times and races a few dozen saves; `IDEA_CRASH_ROUNDS=100 IDEA_RACE_SAVES=500` is
+the full suite (its figures are in docs/RELIABILITY.md). A failure names its seed; `IDEA_CRASH_SEED=<seed>`
+replays it.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from idea.domain.events import ProjectProblem
 from idea.infrastructure.write_leftovers import LEFTOVER_MIN_AGE_S, is_write_leftover_name
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-ROUNDS = int(os.environ.get("IDEA_CRASH_ROUNDS", "6"))
+ROUNDS = int(os.environ.get("IDEA_CRASH_ROUNDS", "3"))
+RACE_SAVES = int(os.environ.get("IDEA_RACE_SAVES", "40"))
 SEED = os.environ.get("IDEA_CRASH_SEED") or str(random.randrange(10**9))
 READY_TIMEOUT_S = 120  # a safety net around the worker's "ready" line, which a loaded machine delays
 KILL_AFTER_S = (0.05, 1.5)  # the worker writes all along: the kill lands at a random point of its work
@@ -164,7 +166,7 @@ def test_two_idea_processes_saving_the_user_data_at_once_corrupt_nothing(tmp_pat
     data = tmp_path / "data"
     bootstrap(data_dir=data).shutdown()
     racers = [
-        subprocess.Popen([sys.executable, "-m", "tests.crash.crash_worker", "race", str(data), name, "150"],
+        subprocess.Popen([sys.executable, "-m", "tests.crash.crash_worker", "race", str(data), name, str(RACE_SAVES)],
                          cwd=REPO_ROOT, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         for name in ("left", "right")
@@ -196,7 +198,7 @@ def test_two_idea_processes_saving_the_user_data_at_once_corrupt_nothing(tmp_pat
     assert [p for p in data.iterdir() if ".corrupt-" in p.name or is_write_leftover_name(p.name)] == []
     log = (data / "logs" / "idea.log").read_text().splitlines()
     for name in ("left", "right"):
-        assert sum(f"[race] {name} save " in line for line in log) == 150  # no line lost or torn
+        assert sum(f"[race] {name} save " in line for line in log) == RACE_SAVES  # no line lost or torn
     app = bootstrap(data_dir=data)
     try:
         assert app.startup_problems() == []
