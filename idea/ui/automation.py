@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -71,22 +72,31 @@ class Finish:
     def __call__(self) -> None:
         try:
             if self._args.screenshot:
-                saved = self._session.screenshot(self._args.screenshot)
-                for path in saved.paths:
-                    print(path, flush=True)
-                self._failed("screenshot", saved.failures)
+                self._capture("screenshot", self._screenshot)
             if self._args.dump_screens:
-                screens = self._session.terminals.screen_texts()
-                Path(self._args.dump_screens).write_text(
-                    "".join(f"--- terminal {n}\n{text}\n" for n, text in enumerate(screens, 1)), encoding="utf-8"
-                )
-                print(self._args.dump_screens, flush=True)
-        except Exception as error:  # noqa: BLE001 - a capture must never keep IdeA from quitting
-            self._failed("capture", [str(error)])
+                self._capture("screen dump", self._dump_screens)
         finally:
             self._session.windows.quit_without_asking()
 
-    def _failed(self, what: str, failures: list[str]) -> None:
+    def _screenshot(self) -> list[str]:
+        saved = self._session.screenshot(self._args.screenshot)
+        for path in saved.paths:
+            print(path, flush=True)
+        return saved.failures
+
+    def _dump_screens(self) -> list[str]:
+        screens = self._session.terminals.screen_texts()
+        Path(self._args.dump_screens).write_text(
+            "".join(f"--- terminal {n}\n{text}\n" for n, text in enumerate(screens, 1)), encoding="utf-8"
+        )
+        print(self._args.dump_screens, flush=True)
+        return []
+
+    def _capture(self, what: str, step: Callable[[], list[str]]) -> None:
+        try:
+            failures = step()
+        except Exception as error:  # noqa: BLE001 - a capture must never keep IdeA from quitting
+            failures = [str(error)]
         for failure in failures:
             print(f"idea: {what} not saved: {failure}", file=sys.stderr, flush=True)
         if failures:

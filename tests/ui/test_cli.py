@@ -228,6 +228,19 @@ def test_dump_screens_reads_back_what_a_shell_cell_shows(tmp_path: Path) -> None
     assert text.startswith("--- terminal 1\n") and "dumped-42" in text
 
 
+def test_a_screen_dump_that_cannot_be_written_is_reported_and_idea_still_quits(tmp_path: Path) -> None:
+    data_dir, home = tmp_path / "data", tmp_path / "home"
+    home.mkdir()
+    complete_first_run(data_dir)
+    target = tmp_path / "missing" / "screens.txt"
+
+    done = run_idea(["--quit-after", "1500", "--dump-screens", str(target)], data_dir, home)
+
+    assert done.returncode == 1
+    assert "idea: screen dump not saved:" in done.stderr and str(target) in done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def test_quit_at_first_paint_prints_when_the_window_was_painted(tmp_path: Path) -> None:
     data_dir, home = tmp_path / "data", tmp_path / "home"
     home.mkdir()
