@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from idea.application.agents.profiles import ProfileCatalogue
-from idea.application.agents.runner import AgentLaunchDeps
+from idea.application.agents.launch_deps import AgentLaunchDeps
 from idea.application.agents.templates import TemplateCatalogue
 from idea.application.git.projects import GitDeps, GitProjects
 from idea.application.permissions.service import PermissionService
@@ -36,6 +36,7 @@ from idea.infrastructure.git.watcher import WatchdogFolderWatcher
 from idea.infrastructure.git.worker import ThreadWorker
 from idea.infrastructure.host import LocalHost
 from idea.infrastructure.inspect.process_cpu import DescendantCpuProbe
+from idea.infrastructure.installation import name_live_appdir
 from idea.infrastructure.mcp.endpoint import mcp_endpoint
 from idea.infrastructure.knowledge_adapters import LocalKnowledgeAdapters
 from idea.infrastructure.agent_watching import LocalAgentWatchAdapters
@@ -117,6 +118,7 @@ def bootstrap(
     ids: IdGenerator | None = None,
     host: Host | None = None,
 ) -> App:
+    name_live_appdir()  # from an AppImage: what agents' bridges and hook relays start from
     data_dir = data_dir or user_data_dir()
     data_dir.mkdir(parents=True, exist_ok=True)
     clock = clock or SystemClock()

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from idea.application.agents.profiles import ProfileCatalogue
-from idea.application.agents.runner import AgentLaunchDeps
+from idea.application.agents.launch_deps import AgentLaunchDeps
 from idea.application.agents.templates import TemplateCatalogue
 from idea.application.permissions.service import PermissionService
 from idea.application.preferences import Preferences

@@ -14,7 +14,8 @@ from idea.application.agents.placement import AgentPlacement
 from idea.application.agents.placement_rules import InCell
 from idea.application.agents.ports import ManifestStore, PersonaStore
 from idea.application.agents.retarget import retarget_run_dirs
-from idea.application.agents.runner import AgentLaunchDeps, AgentRunner
+from idea.application.agents.launch_deps import AgentLaunchDeps
+from idea.application.agents.runner import AgentRunner
 from idea.application.agents.templates import TemplateCatalogue
 from idea.application.git.agent_worktrees import AgentWorktrees
 from idea.application.git.projects import GitProjects

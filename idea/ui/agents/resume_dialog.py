@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from idea.application.agents.runner import ResumeCandidate
+from idea.application.agents.resume_candidates import ResumeCandidate
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
 from idea.domain.resume_offer import ResumeChoice

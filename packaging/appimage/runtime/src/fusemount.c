@@ -14,23 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The FUSE operations squashfuse's low-level library implements. */
-static const struct fuse_lowlevel_ops squashfs_ops = {
-    .lookup = sqfs_ll_op_lookup,
-    .forget = sqfs_ll_op_forget,
-    .getattr = sqfs_ll_op_getattr,
-    .readlink = sqfs_ll_op_readlink,
-    .open = sqfs_ll_op_open,
-    .read = sqfs_ll_op_read,
-    .release = sqfs_ll_op_release,
-    .opendir = sqfs_ll_op_opendir,
-    .readdir = sqfs_ll_op_readdir,
-    .releasedir = sqfs_ll_op_releasedir,
-    .statfs = stfs_ll_op_statfs,
-    .getxattr = sqfs_ll_op_getxattr,
-    .listxattr = sqfs_ll_op_listxattr,
-    .create = sqfs_ll_op_create,
-};
+#include "livemount.h"
+#include "serve.h"
 
 /* libfuse logs through this while mounting, so its lines join our message instead of the terminal. */
 static char mount_messages[1024];
@@ -260,6 +245,7 @@ int fuse_mount_image(struct fuse_mount *m, const struct image *img, struct failu
         sqfs_destroy(&m->ll.fs);
         return -1;
     }
+    serve_tune(&m->ll.fs);
     if (sqfs_ll_init(&m->ll) != SQFS_OK) {
         sqfs_destroy(&m->ll.fs);
         fail_set(why, RT_EXIT_OSERR, "cannot set up the file system (out of memory?)");
@@ -271,14 +257,17 @@ int fuse_mount_image(struct fuse_mount *m, const struct image *img, struct failu
         return -1;
     }
 
-    char fsname[128], options[256];
-    option_safe(fsname, sizeof fsname, img->name);
+    /* The mount table then tells which image a mount serves (a later start may run from it: livemount.h). */
+    char fsname[192], options[320], identity[IMAGE_IDENTITY_LEN + 1];
+    if (image_identity(img, identity, why) != 0)
+        goto undo_mountpoint;
+    live_mount_fsname(fsname, sizeof fsname, img->name, identity);
     /* auto_unmount: fusermount3 removes the mount even if this process is killed outright. */
-    snprintf(options, sizeof options, "ro,nosuid,nodev,fsname=%s,subtype=appimage%s", fsname,
+    snprintf(options, sizeof options, "ro,nosuid,nodev,fsname=%s,subtype=" LIVE_MOUNT_SUBTYPE "%s", fsname,
              find_fusermount() ? ",auto_unmount" : "");
     char *argv[] = {"appimage-runtime", "-o", options, NULL};
     struct fuse_args args = FUSE_ARGS_INIT(3, argv);
-    m->se = fuse_session_new(&args, &squashfs_ops, sizeof squashfs_ops, &m->ll);
+    m->se = fuse_session_new(&args, &serve_ops, sizeof serve_ops, &m->ll);
     fuse_opt_free_args(&args);
     if (!m->se) {
         fail_set(why, RT_EXIT_OSERR, "cannot start a FUSE session");
