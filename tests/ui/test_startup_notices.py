@@ -55,21 +55,30 @@ def test_a_failed_start_shows_the_reason_and_where_the_report_is(qapp, tmp_path:
     dialog.deleteLater()
 
 
-def test_a_project_both_restored_and_named_on_the_command_line_opens_once(
-    qtbot, qapp, isolated_data_dir: Path, quiet_home: Path, tmp_path: Path  # noqa: ANN001
-) -> None:
+PROJECT_ID = "00000000-0000-4000-8000-000000000001"
+
+
+def remembered_project(tmp_path: Path, data: Path) -> Path:
+    """A project folder, and user data as a previous run left it: the project known, its tab open in the one
+    window."""
     project = tmp_path / "alpha"
     project.mkdir()
-    project_id = "00000000-0000-4000-8000-000000000001"
-    data = isolated_data_dir
     (data / "settings.json").write_text(json.dumps({"version": 1, "firstRunCompleted": True}))
     (data / "profiles.json").write_text(json.dumps({"version": 1, "profiles": []}))
     (data / "projects.json").write_text(
-        json.dumps({"version": 1, "projects": [{"id": project_id, "name": "alpha", "root": str(project)}]})
+        json.dumps({"version": 1, "projects": [{"id": PROJECT_ID, "name": "alpha", "root": str(project)}]})
     )
     (data / "workspace.json").write_text(
-        json.dumps({"version": 1, "windows": [{"id": "w1", "tabs": [project_id], "activeTab": project_id}]})
+        json.dumps({"version": 1, "windows": [{"id": "w1", "tabs": [PROJECT_ID], "activeTab": PROJECT_ID}]})
     )
+    return project
+
+
+def test_a_project_both_restored_and_named_on_the_command_line_opens_once(
+    qtbot, qapp, isolated_data_dir: Path, quiet_home: Path, tmp_path: Path  # noqa: ANN001
+) -> None:
+    data = isolated_data_dir
+    project = remembered_project(tmp_path, data)
     gui = Gui(qtbot, qapp, data)
     try:
         gui.restore([project])
@@ -86,23 +95,13 @@ def test_a_project_both_restored_and_named_on_the_command_line_opens_once(
 def test_quitting_before_the_restored_projects_have_opened_keeps_their_tabs(
     qtbot, qapp, isolated_data_dir: Path, quiet_home: Path, tmp_path: Path  # noqa: ANN001
 ) -> None:
-    project = tmp_path / "alpha"
-    project.mkdir()
-    project_id = "00000000-0000-4000-8000-000000000001"
     data = isolated_data_dir
-    (data / "settings.json").write_text(json.dumps({"version": 1, "firstRunCompleted": True}))
-    (data / "profiles.json").write_text(json.dumps({"version": 1, "profiles": []}))
-    (data / "projects.json").write_text(
-        json.dumps({"version": 1, "projects": [{"id": project_id, "name": "alpha", "root": str(project)}]})
-    )
-    (data / "workspace.json").write_text(
-        json.dumps({"version": 1, "windows": [{"id": "w1", "tabs": [project_id], "activeTab": project_id}]})
-    )
+    remembered_project(tmp_path, data)
     gui = Gui(qtbot, qapp, data)
     try:
         gui.restore([])
         gui.session.windows.quit_without_asking()  # the project's opening has not come back to the window yet
         saved = json.loads((data / "workspace.json").read_text())
-        assert [window["tabs"] for window in saved["windows"]] == [[project_id]]
+        assert [window["tabs"] for window in saved["windows"]] == [[PROJECT_ID]]
     finally:
         gui.close()
