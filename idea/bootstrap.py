@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +57,7 @@ from idea.infrastructure.stores.running import JsonRunningAgentsStore
 from idea.infrastructure.stores.templates import JsonTemplateStore
 from idea.infrastructure.stores.user_data import JsonUserDataStore
 from idea.infrastructure.timer import MonotonicTimer
+from idea.infrastructure.write_leftovers import sweep_write_leftovers
 
 TerminalBackend = Callable[[asyncio.AbstractEventLoop], TerminalFactory]
 
@@ -74,6 +76,10 @@ class App:
     projects: ProjectService
     permissions: PermissionService
     closers: list[Callable[[], None]] = field(default_factory=list)  # after the core loop stops
+
+    def startup_problems(self) -> list[str]:
+        """What went wrong while the user data was read (broken files kept aside), for the first window."""
+        return [*self.preferences.problems, *self.profiles.problems]
 
     def shutdown(self, wait: Callable[[concurrent.futures.Future[None]], None] | None = None) -> None:
         """Stop every project's processes, then the core loop. `wait` waits for the closing; the GUI passes
@@ -120,6 +126,8 @@ def bootstrap(
     host = host or platform.make_host()
     diagnostics = FileDiagnostics(data_dir / "logs")
     diagnostics.beacon("[startup] IdeA launched; diagnostics log armed")
+    for leftover in sweep_write_leftovers(data_dir, now_s=time.time(), skip=("logs",)):
+        diagnostics.beacon(f"[startup] removed {leftover}: a write interrupted by a crash")
     events = EventBus()
     user_data = JsonUserDataStore(data_dir)
     preferences = Preferences(user_data, events, diagnostics)

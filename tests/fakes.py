@@ -221,6 +221,9 @@ class MemoryProjectFolder:
     def ensure_scaffold(self, root: str) -> None:
         self.scaffolded.append(root)
 
+    def remove_write_leftovers(self, root: str) -> list[str]:
+        return []
+
 
 class MemoryUserData:
     def __init__(self) -> None:

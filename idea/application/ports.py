@@ -142,6 +142,11 @@ class ProjectFolder(Protocol):
         """Create `.ideai/` with an empty agents manifest, and keep the .gitignore runtime block current."""
         ...
 
+    def remove_write_leftovers(self, root: str) -> list[str]:
+        """Remove the temporary files of IdeA's writes that a crash interrupted (old enough that no write can
+        still be in progress); returns their paths."""
+        ...
+
 
 class LayoutStore(Protocol):
     def load(self, root: str) -> DecodedDocument | None:

@@ -106,6 +106,7 @@ class ProjectRuntime:
             events=deps.events,
             diagnostics=deps.diagnostics,
             is_live=lambda agent_id: self.sessions.live_agent_session(agent_id) is not None,
+            forget=self._forget_deleted_agent,
         )
         self.git = deps.git.workspace(record.id, record.root) if deps.git is not None else None
         self.runner = AgentRunner(self, self.agents, deps.launching, shared_git_dir=self._git_dir)
@@ -223,6 +224,15 @@ class ProjectRuntime:
         for repair in decoded.repairs:
             self._deps.diagnostics.beacon(f"[layout] repaired {self.root}: {repair}")
         self._document = decoded.document
+        if decoded.notices:  # the file stays; the repair is saved so the new ids hold
+            self.problems.append(
+                "layouts.json used an id twice; IdeA gave the later one a new id and kept every cell: "
+                + "; ".join(decoded.notices) + "."
+            )
+            try:
+                self._deps.layouts.save(self.root, decoded.document)
+            except OSError as exc:
+                self._deps.diagnostics.beacon(f"[layout] repaired layouts not saved project={self.id}: {exc}")
         return False
 
     @property
@@ -310,10 +320,20 @@ class ProjectRuntime:
         self.problems.extend(self.agents.problems)
         await self.agents.sync_templates()
         await self.layouts.show(lambda document: document, new_cells=new_cells)
+        self._forget_agents_deleted_before_a_crash()
         self.orchestrator.reconcile_at_open()  # before any launch: a crash never ran close
         await self.knowledge.open()
         if self.git is not None:
             self.schedule(self.git.open())  # best effort, on the worker pool: the project does not wait
+
+    def _forget_agents_deleted_before_a_crash(self) -> None:
+        """A crash during a deletion can leave cells pinning an agent the manifest no longer lists: they are
+        cleared as the deletion would have."""
+        team = {agent.agent_id for agent in self.agents.manifest().agents}
+        pinned = {leaf.agent for layout in self.document.layouts for leaf in lay.leaves(layout.root) if leaf.agent}
+        for agent_id in sorted(pinned - team):
+            self._deps.diagnostics.beacon(f"[agents] cleared the cells of agent {agent_id}, no longer in the team")
+            self._forget_deleted_agent(agent_id)
 
     async def close(self) -> None:
         if self.git is not None:
@@ -341,6 +361,23 @@ class ProjectRuntime:
             if lay.leaf_showing_session(layout.root, session_id) is not None:
                 return
         self.sessions.release(session_id)
+
+    def _forget_deleted_agent(self, agent_id: AgentId) -> None:
+        """What names a deleted agent goes with it (spec 02 §1): its cells' pins in every layout (one save)
+        and its live-state row."""
+        shown = {
+            leaf.session
+            for layout in self.document.layouts
+            for leaf in lay.leaves(layout.root)
+            if leaf.agent == agent_id and leaf.session is not None
+        }
+        document = lay.without_agent(self.document, agent_id)
+        if document != self.document:
+            self.store_document(document)
+        for session_id in shown:  # its ended run, no longer shown anywhere
+            if self.sessions.knows(session_id):
+                self.release_unshown(session_id)
+        self.orchestrator.forget_agent(agent_id)
 
     def store_document(self, document: lay.LayoutDocument) -> None:
         self._document = document
@@ -401,6 +438,7 @@ class ProjectService:
         self._user_data = user_data
         self._runtimes: dict[ProjectId, ProjectRuntime] = {}
         self._closing: dict[ProjectId, asyncio.Future[None]] = {}
+        self._opening: dict[str, asyncio.Future[ProjectRuntime]] = {}  # by root
 
     def runtime(self, project_id: ProjectId) -> ProjectRuntime:
         try:
@@ -418,7 +456,8 @@ class ProjectService:
         return self._load_registry().by_id(project_id)
 
     async def open(self, path: str) -> ProjectRuntime:
-        """Open a project folder (or return its runtime if it is already open)."""
+        """Open a project folder (or return its runtime if it is already open). Opens of the same folder that
+        overlap (restored and named on the command line) share one opening."""
         root = self._deps.folder.resolve_root(path)
         for runtime in list(self._runtimes.values()):
             if runtime.root != root:
@@ -426,21 +465,32 @@ class ProjectService:
             if runtime.id not in self._closing:
                 return runtime
             await asyncio.shield(self._closing[runtime.id])  # reopened while closing: open it afresh
+        opening = self._opening.get(root)
+        if opening is None:
+            opening = asyncio.ensure_future(self._open(root))
+            self._opening[root] = opening
+            opening.add_done_callback(lambda _done: self._opening.pop(root, None))
+        return await asyncio.shield(opening)
+
+    async def _open(self, root: str) -> ProjectRuntime:
         registry = self._load_registry()
         record = registry.by_root(root) or ProjectRecord(
             id=self._deps.ids.new_id(), name=_folder_name(root), root=root
         )
         runtime = ProjectRuntime(record, self._deps)
-        await runtime.doors.start()  # refused before anything is written if another IdeA serves it
+        try:  # refused before anything is written if another IdeA serves it
+            await runtime.doors.start()
+        except OSError as exc:  # the request folders cannot be made: a read-only or foreign folder
+            raise _cannot_prepare(root, exc) from exc
         try:
             try:
                 self._deps.folder.ensure_scaffold(root)
             except OSError as exc:
-                raise AppError(
-                    ErrorCode.STORE, f"Cannot prepare {root} for IdeA: {exc.strerror or exc}"
-                ) from exc
+                raise _cannot_prepare(root, exc) from exc
             except CorruptFileError as exc:
                 runtime.problems.append(exc.message)
+            for leftover in self._deps.folder.remove_write_leftovers(root):
+                self._deps.diagnostics.beacon(f"[project] removed {leftover}: a write interrupted by a crash")
             created = runtime.load_layouts()
         except BaseException:
             await runtime.doors.close()
@@ -484,7 +534,9 @@ class ProjectService:
         try:
             return self._user_data.load_projects()
         except CorruptFileError as exc:
-            self._deps.events.publish(ProjectProblem(None, exc.message))
+            self._deps.diagnostics.beacon(f"[project] {exc.message}")
+            message = f"{exc.message}. The list of recent projects starts afresh; the projects themselves are untouched."
+            self._deps.events.publish(ProjectProblem(None, message))
             return ProjectRegistry()
 
     def _save_registry(self, registry: ProjectRegistry) -> None:
@@ -492,6 +544,13 @@ class ProjectService:
             self._user_data.save_projects(registry)
         except OSError as exc:
             self._deps.diagnostics.beacon(f"[project] registry not saved: {exc}")
+
+
+def _cannot_prepare(root: str, exc: OSError) -> AppError:
+    inside = exc.filename is None or str(exc.filename).startswith(root)
+    if not inside:  # the endpoint's socket folder, not the project
+        return AppError(ErrorCode.STORE, f"Cannot start the agents' endpoint for {root}: {exc.strerror or exc} ({exc.filename})")
+    return AppError(ErrorCode.STORE, f"Cannot prepare {root} for IdeA: {exc.strerror or exc}")
 
 
 def _folder_name(root: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import sys
 import tempfile
 import time
@@ -82,9 +83,11 @@ def read_json(path: str | os.PathLike[str]) -> Any | None:
     """
     source = Path(path)
     try:
-        raw = source.read_bytes()
+        raw = read_regular_file(source)
     except FileNotFoundError:
         return None
+    except NotRegularFileError as exc:
+        raise quarantine(source, str(exc)) from exc
     except OSError as exc:
         raise CorruptFileError(str(source), exc.strerror or str(exc), None) from exc
     try:
@@ -98,13 +101,33 @@ def read_text(path: str | os.PathLike[str]) -> str | None:
     None when it does not exist; a file that is not UTF-8 is moved aside and reported with CorruptFileError."""
     source = Path(path)
     try:
-        raw = source.read_bytes()
+        raw = read_regular_file(source)
     except FileNotFoundError:
         return None
+    except NotRegularFileError as exc:
+        raise quarantine(source, str(exc)) from exc
     try:
         return raw.decode("utf-8").replace("\r\n", "\n")
     except UnicodeDecodeError as exc:
         raise quarantine(source, f"not UTF-8 text: {exc.reason}") from exc
+
+
+class NotRegularFileError(OSError):
+    """A FIFO, socket or device where IdeA expects one of its files: reading it could block forever."""
+
+
+def read_regular_file(path: Path) -> bytes:
+    """The bytes of a regular file, without ever blocking on anything else found under its name (a FIFO
+    opened for reading waits for a writer; O_NONBLOCK makes the open return at once, then it is refused)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)  # O_BINARY: Windows would otherwise translate line ends and stop at Ctrl-Z
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFileError(f"not a regular file (a FIFO, socket or device is named {path.name})")
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read()
+    finally:
+        os.close(fd)
 
 
 def remove_if_present(path: str | os.PathLike[str]) -> bool:

@@ -135,7 +135,8 @@ class AgentRunner:
         project.orchestrator.agent_launching(agent_id)
         env = self._prepare.environment(agent_id, profile, prepared, token, work_root)
         info = await project.sessions.start(
-            LaunchRequest(argv=argv, cwd=cwd, kind=SessionKind.AGENT, label=name, env=env, agent_id=agent_id)
+            LaunchRequest(argv=argv, cwd=cwd, kind=SessionKind.AGENT, label=name, env=env, agent_id=agent_id,
+                          shift_enter=profile.newline_sequence or None)
         )
         if isinstance(plan, Assign) and profile.provider_key is not None and info.is_live:
             self._deps.providers.update(
