@@ -29,7 +29,7 @@ def leftover_name_of_a_real_write(folder: Path, monkeypatch: pytest.MonkeyPatch)
         seen.append(Path(source).name)
         raise KeyboardInterrupt  # the process dies here
 
-    monkeypatch.setattr(fs.os, "replace", crash)
+    monkeypatch.setattr(fs, "replace_file", crash)
     with pytest.raises(KeyboardInterrupt):
         fs.atomic_write_json(folder / "layouts.json", {"version": 1})
     monkeypatch.undo()

@@ -45,6 +45,7 @@ from pyside6_qtermwidget import QTermWidget
 from idea.domain.errors import AppError, ErrorCode
 from idea.infrastructure.resources import resources_dir
 from idea.infrastructure.terminal_start import start_refused
+from idea.ui.terminal.shift_enter import shift_enter_mapped
 from idea.ui.terminal.appearance import TerminalAppearance, register_color_schemes
 from idea.ui.terminal.font_zoom import FontZoom, cell_shortcuts
 
@@ -315,13 +316,7 @@ class TerminalView(QWidget):
         return super().eventFilter(watched, event)
 
     def shift_enter_mapped(self, event: QKeyEvent) -> bool:
-        """Shift+Enter (nothing else held) in a terminal whose program wants its own sequence for it."""
-        modifiers = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
-        return (
-            bool(self.shift_enter)
-            and event.key() in (Qt.Key.Key_Return.value, Qt.Key.Key_Enter.value)
-            and modifiers == Qt.KeyboardModifier.ShiftModifier
-        )
+        return shift_enter_mapped(self.shift_enter, event)
 
     def _shortcut_for(self, watched: QObject, event: QKeyEvent) -> Callable[[], None] | None:
         if event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier != _CTRL_SHIFT:
