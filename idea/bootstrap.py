@@ -23,7 +23,8 @@ from idea.application.orchestrator.ports import PortalProvider
 from idea.application.orchestrator.timing import OrchestratorTimings
 from idea.application.ports import Clock, Host, IdGenerator, TerminalFactory
 from idea.application.preferences import Preferences
-from idea.application.projects import OrchestrationDeps, ProjectDeps, ProjectService
+from idea.application.project_service import ProjectService
+from idea.application.projects import OrchestrationDeps, ProjectDeps
 from idea.infrastructure.agents.run_dir import LocalRunDirWriter
 from idea.infrastructure.cli_probe import SubprocessCliDetector
 from idea.infrastructure.clock import SystemClock, Uuid4Generator

@@ -21,7 +21,8 @@ from idea.application.orchestrator.dispatch import CommandFamily
 from idea.application.orchestrator.service import OrchestratorService
 from idea.application.sign_in import SignInCheck
 from idea.application.orchestrator.timing import OrchestratorTimings
-from idea.application.projects import OrchestrationDeps, ProjectDeps, ProjectService
+from idea.application.project_service import ProjectService
+from idea.application.projects import OrchestrationDeps, ProjectDeps
 from idea.domain.orchestration import AgentCaller, Human, Outcome, Requester, Source
 from idea.domain.profile import Profile, ProfileBook
 from idea.domain.workspace import NewCellContent, Settings

@@ -13,7 +13,6 @@ from idea.application.agents.lifecycle import TeamLifecycle
 from idea.application.agents.placement import AgentPlacement
 from idea.application.agents.placement_rules import InCell
 from idea.application.agents.ports import ManifestStore, PersonaStore
-from idea.application.agents.retarget import retarget_run_dirs
 from idea.application.agents.launch_deps import AgentLaunchDeps
 from idea.application.agents.runner import AgentRunner
 from idea.application.agents.templates import TemplateCatalogue
@@ -37,15 +36,14 @@ from idea.application.ports import (
     LayoutStore,
     ProjectFolder,
     TerminalFactory,
-    UserDataStore,
 )
 from idea.application.sessions import LaunchRequest, SessionRegistry
 from idea.domain import layout as lay
-from idea.domain.errors import AppError, CorruptFileError, ErrorCode, not_found
+from idea.domain.errors import AppError, CorruptFileError
 from idea.domain.agent_state_events import AgentRateLimited, AgentResumed
-from idea.domain.events import LayoutChanged, OrchestrationNews, ProjectClosed, ProjectOpened, ProjectProblem
+from idea.domain.events import LayoutChanged, OrchestrationNews, ProjectProblem
 from idea.domain.ids import AgentId, NodeId, ProjectId, SessionId
-from idea.domain.project import ProjectRecord, ProjectRegistry
+from idea.domain.project import ProjectRecord
 from idea.domain.session import SessionInfo, SessionKind
 from idea.domain.workspace import NewCellContent, Settings
 
@@ -106,10 +104,10 @@ class ProjectRuntime:
             events=deps.events,
             diagnostics=deps.diagnostics,
             is_live=lambda agent_id: self.sessions.live_agent_session(agent_id) is not None,
-            forget=self._forget_deleted_agent,
+            forget=lambda agent_id: forget_deleted_agent(self, agent_id),
         )
         self.git = deps.git.workspace(record.id, record.root) if deps.git is not None else None
-        self.runner = AgentRunner(self, self.agents, deps.launching, shared_git_dir=self._git_dir)
+        self.runner = AgentRunner(self, self.agents, deps.launching, shared_git_dir=lambda: _git_dir(self))
         self.placement = AgentPlacement(self, self.agents, self.runner)
         self.knowledge, knowledge_commands = compose_project_knowledge(
             self,
@@ -126,7 +124,7 @@ class ProjectRuntime:
             project_root=record.root,
             lifecycle=TeamLifecycle(self.runner, self.placement),
             portals=orchestration.portals,
-            activity=orchestration.adapters.activity(record.root, self._cli_family),
+            activity=orchestration.adapters.activity(record.root, lambda agent_id: _cli_family(self.runner, agent_id)),
             live_state=orchestration.adapters.live_state(record.root),
             conversations=self.knowledge,  # every turn recorded is folded into its handoff
             clock=deps.clock,
@@ -164,16 +162,6 @@ class ProjectRuntime:
     @property
     def name(self) -> str:
         return self.record.name
-
-    def _git_dir(self) -> str | None:
-        repository = self.git.access.repository if self.git is not None else None
-        return repository.git_dir if repository is not None else None
-
-    def _cli_family(self, agent_id: str) -> str | None:
-        try:
-            return self.runner.profile_of(agent_id).structured_adapter
-        except AppError:
-            return None
 
     def settings(self) -> Settings:
         return self._deps.settings()
@@ -320,20 +308,11 @@ class ProjectRuntime:
         self.problems.extend(self.agents.problems)
         await self.agents.sync_templates()
         await self.layouts.show(lambda document: document, new_cells=new_cells)
-        self._forget_agents_deleted_before_a_crash()
+        forget_agents_deleted_before_a_crash(self)
         self.orchestrator.reconcile_at_open()  # before any launch: a crash never ran close
         await self.knowledge.open()
         if self.git is not None:
             self.schedule(self.git.open())  # best effort, on the worker pool: the project does not wait
-
-    def _forget_agents_deleted_before_a_crash(self) -> None:
-        """A crash during a deletion can leave cells pinning an agent the manifest no longer lists: they are
-        cleared as the deletion would have."""
-        team = {agent.agent_id for agent in self.agents.manifest().agents}
-        pinned = {leaf.agent for layout in self.document.layouts for leaf in lay.leaves(layout.root) if leaf.agent}
-        for agent_id in sorted(pinned - team):
-            self._deps.diagnostics.beacon(f"[agents] cleared the cells of agent {agent_id}, no longer in the team")
-            self._forget_deleted_agent(agent_id)
 
     async def close(self) -> None:
         if self.git is not None:
@@ -362,23 +341,6 @@ class ProjectRuntime:
                 return
         self.sessions.release(session_id)
 
-    def _forget_deleted_agent(self, agent_id: AgentId) -> None:
-        """What names a deleted agent goes with it (spec 02 §1): its cells' pins in every layout (one save)
-        and its live-state row."""
-        shown = {
-            leaf.session
-            for layout in self.document.layouts
-            for leaf in lay.leaves(layout.root)
-            if leaf.agent == agent_id and leaf.session is not None
-        }
-        document = lay.without_agent(self.document, agent_id)
-        if document != self.document:
-            self.store_document(document)
-        for session_id in shown:  # its ended run, no longer shown anywhere
-            if self.sessions.knows(session_id):
-                self.release_unshown(session_id)
-        self.orchestrator.forget_agent(agent_id)
-
     def store_document(self, document: lay.LayoutDocument) -> None:
         self._document = document
         try:
@@ -388,6 +350,34 @@ class ProjectRuntime:
             self._deps.diagnostics.beacon(f"[layout] save failed project={self.id}: {exc}")
             self._deps.events.publish(ProjectProblem(self.id, message))
         self._deps.events.publish(LayoutChanged(self.id, document))
+
+
+def forget_deleted_agent(runtime: ProjectRuntime, agent_id: AgentId) -> None:
+    """What names a deleted agent goes with it (spec 02 §1): its cells' pins in every layout (one save)
+    and its live-state row."""
+    shown = {
+        leaf.session
+        for layout in runtime.document.layouts
+        for leaf in lay.leaves(layout.root)
+        if leaf.agent == agent_id and leaf.session is not None
+    }
+    document = lay.without_agent(runtime.document, agent_id)
+    if document != runtime.document:
+        runtime.store_document(document)
+    for session_id in shown:  # its ended run, no longer shown anywhere
+        if runtime.sessions.knows(session_id):
+            runtime.release_unshown(session_id)
+    runtime.orchestrator.forget_agent(agent_id)
+
+
+def forget_agents_deleted_before_a_crash(runtime: ProjectRuntime) -> None:
+    """A crash during a deletion can leave cells pinning an agent the manifest no longer lists: they are
+    cleared as the deletion would have."""
+    team = {agent.agent_id for agent in runtime.agents.manifest().agents}
+    pinned = {leaf.agent for layout in runtime.document.layouts for leaf in lay.leaves(layout.root) if leaf.agent}
+    for agent_id in sorted(pinned - team):
+        runtime.diagnostics.beacon(f"[agents] cleared the cells of agent {agent_id}, no longer in the team")
+        forget_deleted_agent(runtime, agent_id)
 
 
 def _observe_core(runtime: ProjectRuntime, event: object) -> None:
@@ -404,6 +394,18 @@ def _note_limits(runner: AgentRunner, event: object) -> None:
             runner.note_limit(agent_id, resets_at_ms)
         case AgentResumed(agent_id=agent_id):
             runner.note_limit(agent_id, None)
+
+
+def _git_dir(runtime: ProjectRuntime) -> str | None:
+    repository = runtime.git.access.repository if runtime.git is not None else None
+    return repository.git_dir if repository is not None else None
+
+
+def _cli_family(runner: AgentRunner, agent_id: AgentId) -> str | None:
+    try:
+        return runner.profile_of(agent_id).structured_adapter
+    except AppError:
+        return None
 
 
 def _provider_key(runner: AgentRunner, agent_id: AgentId) -> str | None:
@@ -428,131 +430,3 @@ class _ProjectNews:
         if self._observe is not None:
             self._observe(event)
         self._events.publish(OrchestrationNews(self._project_id, event))
-
-
-class ProjectService:
-    """Opens and closes projects; at most one runtime per project root in the whole application."""
-
-    def __init__(self, deps: ProjectDeps, user_data: UserDataStore) -> None:
-        self._deps = deps
-        self._user_data = user_data
-        self._runtimes: dict[ProjectId, ProjectRuntime] = {}
-        self._closing: dict[ProjectId, asyncio.Future[None]] = {}
-        self._opening: dict[str, asyncio.Future[ProjectRuntime]] = {}  # by root
-
-    def runtime(self, project_id: ProjectId) -> ProjectRuntime:
-        try:
-            return self._runtimes[project_id]
-        except KeyError:
-            raise not_found(f"project {project_id} is not open") from None
-
-    def open_runtimes(self) -> list[ProjectRuntime]:
-        return [runtime for runtime in self._runtimes.values() if runtime.id not in self._closing]
-
-    def recent_projects(self) -> list[ProjectRecord]:
-        return self._load_registry().recent()
-
-    def known_project(self, project_id: ProjectId) -> ProjectRecord | None:
-        return self._load_registry().by_id(project_id)
-
-    async def open(self, path: str) -> ProjectRuntime:
-        """Open a project folder (or return its runtime if it is already open). Opens of the same folder that
-        overlap (restored and named on the command line) share one opening."""
-        root = self._deps.folder.resolve_root(path)
-        for runtime in list(self._runtimes.values()):
-            if runtime.root != root:
-                continue
-            if runtime.id not in self._closing:
-                return runtime
-            await asyncio.shield(self._closing[runtime.id])  # reopened while closing: open it afresh
-        opening = self._opening.get(root)
-        if opening is None:
-            opening = asyncio.ensure_future(self._open(root))
-            self._opening[root] = opening
-            opening.add_done_callback(lambda _done: self._opening.pop(root, None))
-        return await asyncio.shield(opening)
-
-    async def _open(self, root: str) -> ProjectRuntime:
-        registry = self._load_registry()
-        record = registry.by_root(root) or ProjectRecord(
-            id=self._deps.ids.new_id(), name=_folder_name(root), root=root
-        )
-        runtime = ProjectRuntime(record, self._deps)
-        try:  # refused before anything is written if another IdeA serves it
-            await runtime.doors.start()
-        except OSError as exc:  # the request folders cannot be made: a read-only or foreign folder
-            raise _cannot_prepare(root, exc) from exc
-        try:
-            try:
-                self._deps.folder.ensure_scaffold(root)
-            except OSError as exc:
-                raise _cannot_prepare(root, exc) from exc
-            except CorruptFileError as exc:
-                runtime.problems.append(exc.message)
-            for leftover in self._deps.folder.remove_write_leftovers(root):
-                self._deps.diagnostics.beacon(f"[project] removed {leftover}: a write interrupted by a crash")
-            created = runtime.load_layouts()
-        except BaseException:
-            await runtime.doors.close()
-            raise
-        self._runtimes[record.id] = runtime
-        self._save_registry(registry.touched(record, self._deps.clock.now_ms()))
-        self._deps.diagnostics.beacon(f"[project] opened id={record.id} root={root}")
-        self._deps.events.publish(ProjectOpened(record.id, root, record.name))
-        retarget_run_dirs(self._deps.launching, root, record.id, self._deps.diagnostics)
-        await runtime.open(new_cells=[leaf.id for leaf in lay.leaves(runtime.active.root)] if created else [])
-        for problem in runtime.problems:
-            self._deps.events.publish(ProjectProblem(record.id, problem))
-        return runtime
-
-    async def close(self, project_id: ProjectId) -> None:
-        """Stop the project's processes; the runtime stays known until they are stopped, so quitting
-        right after still waits for them."""
-        runtime = self._runtimes.get(project_id)
-        if runtime is None:
-            return
-        closing = self._closing.get(project_id)
-        if closing is None:
-            closing = asyncio.ensure_future(self._close(runtime))
-            self._closing[project_id] = closing
-        await asyncio.shield(closing)
-
-    async def _close(self, runtime: ProjectRuntime) -> None:
-        try:
-            await runtime.close()
-        finally:
-            self._runtimes.pop(runtime.id, None)
-            self._closing.pop(runtime.id, None)
-            self._deps.diagnostics.beacon(f"[project] closed id={runtime.id}")
-            self._deps.events.publish(ProjectClosed(runtime.id))
-
-    async def close_all(self) -> None:
-        for project_id in list(self._runtimes):
-            await self.close(project_id)
-
-    def _load_registry(self) -> ProjectRegistry:
-        try:
-            return self._user_data.load_projects()
-        except CorruptFileError as exc:
-            self._deps.diagnostics.beacon(f"[project] {exc.message}")
-            message = f"{exc.message}. The list of recent projects starts afresh; the projects themselves are untouched."
-            self._deps.events.publish(ProjectProblem(None, message))
-            return ProjectRegistry()
-
-    def _save_registry(self, registry: ProjectRegistry) -> None:
-        try:
-            self._user_data.save_projects(registry)
-        except OSError as exc:
-            self._deps.diagnostics.beacon(f"[project] registry not saved: {exc}")
-
-
-def _cannot_prepare(root: str, exc: OSError) -> AppError:
-    inside = exc.filename is None or str(exc.filename).startswith(root)
-    if not inside:  # the endpoint's socket folder, not the project
-        return AppError(ErrorCode.STORE, f"Cannot start the agents' endpoint for {root}: {exc.strerror or exc} ({exc.filename})")
-    return AppError(ErrorCode.STORE, f"Cannot prepare {root} for IdeA: {exc.strerror or exc}")
-
-
-def _folder_name(root: str) -> str:
-    return root.rstrip("/").rsplit("/", 1)[-1] or root
-
