@@ -21,7 +21,7 @@ from idea.application.git.projects import GitDeps, GitProjects
 from idea.application.permissions.service import PermissionService
 from idea.application.orchestrator.ports import PortalProvider
 from idea.application.orchestrator.timing import OrchestratorTimings
-from idea.application.ports import Clock, Host, IdGenerator, TerminalFactory
+from idea.application.ports import Clock, Diagnostics, Host, IdGenerator, TerminalFactory
 from idea.application.preferences import Preferences
 from idea.application.project_service import ProjectService
 from idea.application.projects import OrchestrationDeps, ProjectDeps
@@ -43,7 +43,7 @@ from idea.infrastructure.agents.sign_in import LocalSignInChecker
 from idea.infrastructure.inspect.engine_sessions import LocalSessionInspector
 from idea.infrastructure.orchestration_adapters import LocalOrchestrationAdapters
 from idea.infrastructure.paths import user_data_dir
-from idea.infrastructure.platform import platform_adapters
+from idea.infrastructure.platform import PlatformAdapters, platform_adapters
 from idea.infrastructure.project_folder import LocalProjectFolder
 from idea.infrastructure.resources import ResourcePromptLibrary
 from idea.infrastructure.sandbox.enforcer import platform_sandbox
@@ -140,22 +140,7 @@ def bootstrap(
     terminal_factory = terminals(core.loop)
     # A backend whose terminals people type in also provides their input portals.
     portals = terminal_factory if isinstance(terminal_factory, PortalProvider) else NoPortals()
-    git_worker, watcher = ThreadWorker(), WatchdogFolderWatcher()
-    git = GitProjects(
-        GitDeps(
-            port=Pygit2Git(),
-            worker=git_worker,
-            watcher=watcher,
-            files=LocalWorktreeFiles(),
-            reviews=JsonReviewStore(),
-            timer=MonotonicTimer(),
-            clock=clock,
-            ids=ids,
-            events=events,
-            diagnostics=diagnostics,
-            user_data=user_data,
-        ),
-    )
+    git, git_closers = _git_projects(clock, ids, events, diagnostics, user_data)
     deps = ProjectDeps(
         folder=LocalProjectFolder(),
         layouts=JsonLayoutStore(),
@@ -183,16 +168,7 @@ def bootstrap(
             sign_in=LocalSignInChecker(),
             sessions=LocalSessionInspector(),
         ),
-        orchestration=OrchestrationDeps(
-            adapters=LocalOrchestrationAdapters(
-                diagnostics, timings.mcp_safety_net_ms(), endpoint_for=platform.endpoint_for
-            ),
-            portals=portals,
-            timer=MonotonicTimer(),
-            timings=timings,
-            cpu=DescendantCpuProbe(),
-            watching=LocalAgentWatchAdapters(clock, MonotonicTimer(), diagnostics),
-        ),
+        orchestration=_orchestration(platform, portals, timings, clock, diagnostics),
         knowledge=LocalKnowledgeAdapters(data_dir),
         git=git,
     )
@@ -206,5 +182,49 @@ def bootstrap(
         templates=templates,
         projects=ProjectService(deps, user_data),
         permissions=permissions,
-        closers=[watcher.close, git_worker.close],
+        closers=git_closers,
+    )
+
+
+def _git_projects(
+    clock: Clock, ids: IdGenerator, events: EventBus, diagnostics: Diagnostics, user_data: JsonUserDataStore
+) -> tuple[GitProjects, list[Callable[[], None]]]:
+    """The git side of every project (pygit2 on a worker thread, a folder watcher), and what closes it."""
+    worker, watcher = ThreadWorker(), WatchdogFolderWatcher()
+    git = GitProjects(
+        GitDeps(
+            port=Pygit2Git(),
+            worker=worker,
+            watcher=watcher,
+            files=LocalWorktreeFiles(),
+            reviews=JsonReviewStore(),
+            timer=MonotonicTimer(),
+            clock=clock,
+            ids=ids,
+            events=events,
+            diagnostics=diagnostics,
+            user_data=user_data,
+        ),
+    )
+    return git, [watcher.close, worker.close]
+
+
+def _orchestration(
+    platform: PlatformAdapters,
+    portals: PortalProvider,
+    timings: OrchestratorTimings,
+    clock: Clock,
+    diagnostics: Diagnostics,
+) -> OrchestrationDeps:
+    """What each project's orchestration core is built with: its doors, the people's input portals, its
+    timers and the watches of the agents' CLIs."""
+    return OrchestrationDeps(
+        adapters=LocalOrchestrationAdapters(
+            diagnostics, timings.mcp_safety_net_ms(), endpoint_for=platform.endpoint_for
+        ),
+        portals=portals,
+        timer=MonotonicTimer(),
+        timings=timings,
+        cpu=DescendantCpuProbe(),
+        watching=LocalAgentWatchAdapters(clock, MonotonicTimer(), diagnostics),
     )
