@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from PySide6.QtCore import QPoint, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
+from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (
     QDockWidget,
     QLabel,
@@ -21,57 +21,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from idea import __version__
 from idea.domain import layout as lay
 from idea.domain.ids import AgentId, ConversationId, NodeId, SessionId
-from idea.domain.project import ProjectRecord
 from idea.ui.core_client import CoreClient
 from idea.ui.git.git_panel import git_dock
 from idea.ui.knowledge.knowledge_screens import KnowledgeScreens
 from idea.ui.widgets.problem_banner import ProblemBanner
 from idea.ui.windows.agent_screens import AgentScreens
-from idea.ui.windows.desktop_menu import add_menu_entry_action
-from idea.ui.windows.layout_bar import LayoutBar
 from idea.ui.windows.project_tab import ProjectTab
 from idea.ui.windows.tab_bar import ProjectTabBar
+from idea.ui.windows.window_menus import MenuHost, WindowMenus
 
-# IdeA's own shortcuts use Ctrl+Shift and Ctrl+Alt so the keys agent CLIs need (Esc, Ctrl+C, Ctrl+R,
-# Tab, Shift+Tab, arrows, Ctrl+O...) always reach the terminal.
-CELL_SHORTCUTS = (
-    ("split-right", "Split right", "Ctrl+Shift+E"),
-    ("split-down", "Split down", "Ctrl+Shift+O"),
-    ("close", "Close cell", "Ctrl+Shift+W"),
-    ("zoom", "Zoom or restore cell", "Ctrl+Shift+X"),
-    ("merge", "Merge selected cells", "Ctrl+Shift+M"),
-    ("equalize", "Equalize all cells", "Ctrl+Alt+="),
-)
-FOCUS_SHORTCUTS = (
-    ("left", "Focus cell on the left", "Ctrl+Alt+Left"),
-    ("right", "Focus cell on the right", "Ctrl+Alt+Right"),
-    ("up", "Focus cell above", "Ctrl+Alt+Up"),
-    ("down", "Focus cell below", "Ctrl+Alt+Down"),
-)
-
-
-DESKTOP_NOTIFICATION_KINDS = (
-    ("attention", "When an agent needs you"),
-    ("usageLimit", "When an agent hits its usage limit or is resumed"),
-    ("humanNet", "When IdeA cannot tell when to resume an agent"),
-)
-
-
-class WindowHost(Protocol):
+class WindowHost(MenuHost, Protocol):
     """What a window asks of the application's set of windows (the WindowManager implements it)."""
-
-    def choose_and_open(self, window: MainWindow) -> None:
-        """Ask for a project folder and open it in `window`."""
-        ...
-
-    def open_project(self, path: str, window: MainWindow | None = None) -> None: ...
-
-    def recent_projects(self) -> list[ProjectRecord]: ...
-
-    def close_project(self, project_id: str) -> None: ...
 
     def move_tab(self, project_id: str, target: QWidget | None, index: int, at: QPoint | None) -> None:
         """Move a project's tab into the window owning the tab bar `target` (None: a new window at `at`)."""
@@ -81,8 +43,6 @@ class WindowHost(Protocol):
         """The other windows a tab of `window` can move to: their title and tab bar."""
         ...
 
-    def open_new_window(self) -> None: ...
-
     def window_may_close(self, window: MainWindow) -> bool:
         """Asked when `window` is about to close; False keeps it open (the person cancelled)."""
         ...
@@ -90,16 +50,6 @@ class WindowHost(Protocol):
     def workspace_changed(self) -> None:
         """The arrangement of windows and tabs changed: it is saved a moment later."""
         ...
-
-    def quit(self) -> None: ...
-
-    def set_color_scheme(self, scheme: str) -> None: ...
-
-    def desktop_notifications(self) -> tuple[str, ...]: ...
-
-    def set_desktop_notification(self, kind: str, on: bool) -> None: ...
-
-    def diagnostics_path(self) -> str: ...
 
     @property
     def client(self) -> CoreClient:
@@ -180,7 +130,8 @@ class MainWindow(QMainWindow):
         self.git_panel, self.git_dock = git_dock(self, manager.client, beside=self.agents_dock)
         self.git_panel.statusMessage.connect(self.show_message)
         self.work_dock = knowledge.work_dock(self, self, beside=self.agents_dock)
-        self._build_menus()
+        self._menus = WindowMenus(self, manager, screens, knowledge)
+        self._menus.build()
         self._refresh_stack()
 
     # -- tabs --
@@ -267,10 +218,10 @@ class MainWindow(QMainWindow):
 
     def open_conversation(self, conversation: ConversationId, title: str) -> None:
         """Show a conversation of the current project in place of its grid."""
-        self._on_tab(lambda tab: tab.area.show_conversation(conversation, title))
+        self.on_current_tab(lambda tab: tab.area.show_conversation(conversation, title))
 
     def open_agent_conversation(self, agent_id: AgentId) -> None:
-        self._on_tab(lambda tab: tab.open_agent_conversation(agent_id))
+        self.on_current_tab(lambda tab: tab.open_agent_conversation(agent_id))
 
     def _update_title(self) -> None:
         tab = self.current_tab()
@@ -296,135 +247,10 @@ class MainWindow(QMainWindow):
         menu.addAction("Close project", lambda: self._manager.close_project(project_id))
         menu.exec(at)
 
-    # -- menus --
-
-    def _build_menus(self) -> None:
-        self._build_file_menu(self.menuBar().addMenu("&File"))
-        self._build_cell_menu(self.menuBar().addMenu("&Cell"))
-        self._build_layout_menu(self.menuBar().addMenu("&Layout"))
-        self._build_agents_menu(self.menuBar().addMenu("&Agents"))
-        self._knowledge.build_menu(
-            self.menuBar().addMenu("&Knowledge"), self, self.work_dock,
-            lambda: tab.runtime if (tab := self.current_tab()) else None,
-        )
-        view_menu = self.menuBar().addMenu("&View")
-        view_menu.addAction(self.git_dock.toggleViewAction())
-        self._action(view_menu, "Dark theme", None, lambda: self._manager.set_color_scheme("dark"))
-        self._action(view_menu, "Light theme", None, lambda: self._manager.set_color_scheme("light"))
-        view_menu.addSeparator()
-        notifications = view_menu.addMenu("Desktop notifications")
-        for kind, text in DESKTOP_NOTIFICATION_KINDS:
-            toggle = notifications.addAction(text)
-            toggle.setCheckable(True)
-            toggle.setChecked(kind in self._manager.desktop_notifications())
-            toggle.toggled.connect(lambda on, k=kind: self._manager.set_desktop_notification(k, on))
-        notifications.aboutToShow.connect(lambda: self._sync_notification_toggles(notifications))
-        help_menu = self.menuBar().addMenu("&Help")
-        add_menu_entry_action(self, help_menu)
-        self._action(help_menu, "About IdeA", None, self._about)
-
-    def _sync_notification_toggles(self, menu: QMenu) -> None:
-        enabled = self._manager.desktop_notifications()
-        for action, (kind, _text) in zip(menu.actions(), DESKTOP_NOTIFICATION_KINDS, strict=True):
-            action.blockSignals(True)
-            action.setChecked(kind in enabled)
-            action.blockSignals(False)
-
-    def _build_file_menu(self, file_menu: QMenu) -> None:
-        manager = self._manager
-        self._action(file_menu, "Open project…", "Ctrl+Alt+O", lambda: manager.choose_and_open(self))
-        self._recent_menu = file_menu.addMenu("Open recent")
-        self._recent_menu.aboutToShow.connect(self._fill_recent)
-        self._action(file_menu, "Close project", None, self._close_current)
-        file_menu.addSeparator()
-        self._action(file_menu, "New window", "Ctrl+Shift+N", manager.open_new_window)
-        self._action(file_menu, "Close window", None, self.close)
-        file_menu.addSeparator()
-        self._action(file_menu, "Quit", "Ctrl+Shift+Q", manager.quit)
-
-    def _build_cell_menu(self, cell_menu: QMenu) -> None:
-        for key, text, shortcut in CELL_SHORTCUTS:
-            self._action(cell_menu, text, shortcut, lambda k=key: self._on_tab(lambda t: t.gestures.act_on_active(k)))
-        cell_menu.addSeparator()
-        for towards, text, shortcut in FOCUS_SHORTCUTS:
-            self._action(cell_menu, text, shortcut, lambda w=towards: self._on_tab(lambda t: t.focus_neighbour(w)))
-
-    def _build_layout_menu(self, layout_menu: QMenu) -> None:
-        def on_bar(act: Callable[[LayoutBar], object]) -> Callable[[], None]:
-            return lambda: self._on_tab(lambda tab: act(tab.layout_bar))
-
-        self._action(layout_menu, "New layout…", None, on_bar(LayoutBar.create_layout))
-        self._action(layout_menu, "Duplicate layout…", None, on_bar(LayoutBar.duplicate_layout))
-        self._action(layout_menu, "Rename layout…", None, on_bar(LayoutBar.rename_layout))
-        self._action(layout_menu, "Delete layout", None, on_bar(LayoutBar.delete_layout))
-        layout_menu.addSeparator()
-        self._action(layout_menu, "Next layout", "Ctrl+Alt+PgDown", on_bar(lambda bar: bar.next_layout(1)))
-        self._action(layout_menu, "Previous layout", "Ctrl+Alt+PgUp", on_bar(lambda bar: bar.next_layout(-1)))
-
-    def _build_agents_menu(self, agents_menu: QMenu) -> None:
-        screens, panel = self._screens, self.agents_panel.agent_actions
-        agents_menu.addActions([panel.new_agent_action, panel.send_task_action, panel.interrupt_action])
-        agents_menu.addSeparator()
-        agents_menu.addActions([panel.launch_here_action, panel.launch_split_action, panel.launch_background_action,
-                                panel.stop_action, panel.attach_action, panel.background_action, panel.focus_action,
-                                panel.conversation_action])
-        agents_menu.addSeparator()
-        self._action(agents_menu, "Set up AI CLIs…", None, lambda: screens.open_setup_wizard(self))
-        self._action(agents_menu, "Profiles…", None, lambda: screens.open_profile_editor(self))
-        self._action(agents_menu, "Templates…", None, lambda: screens.open_template_manager(self))
-        self._action(agents_menu, "Permissions…", None,
-                     lambda: self._on_tab(lambda tab: screens.open_permissions(tab.runtime, self)))
-        trust = self._action(
-            agents_menu, "Trust agents' run folders automatically", None,
-            lambda: screens.set_trust_run_dirs(trust.isChecked()),
-        )
-        trust.setCheckable(True)
-        trust.setChecked(screens.trusts_run_dirs)
-        trust.setToolTip(
-            "Record each agent's private run folder as trusted in your Claude and Gemini settings, so an agent "
-            "started in the background does not wait at a trust question nobody sees."
-        )
-        agents_menu.addAction(self.agents_dock.toggleViewAction())
-
-    def _action(self, menu: QMenu, text: str, shortcut: str | None, slot: Callable[[], object]) -> QAction:
-        action = QAction(text, self)
-        if shortcut:
-            action.setShortcut(QKeySequence(shortcut))
-            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        action.triggered.connect(lambda _checked=False: slot())
-        menu.addAction(action)
-        self.addAction(action)
-        return action
-
-    def _on_tab(self, act: Callable[[ProjectTab], object]) -> None:
+    def on_current_tab(self, act: Callable[[ProjectTab], object]) -> None:
         tab = self.current_tab()
         if tab is not None:
             act(tab)
-
-    def _fill_recent(self) -> None:
-        self._recent_menu.clear()
-        records = self._manager.recent_projects()
-        if not records:
-            self._recent_menu.addAction("No recent project").setEnabled(False)
-        for record in records:
-            self._recent_menu.addAction(
-                f"{record.name} — {record.root}", lambda r=record.root: self._manager.open_project(r, self)
-            )
-
-    def _close_current(self) -> None:
-        tab = self.current_tab()
-        if tab is not None:
-            self._manager.close_project(tab.project_id)
-
-    def _about(self) -> None:
-        from PySide6.QtWidgets import QMessageBox
-
-        QMessageBox.about(
-            self,
-            "About IdeA",
-            f"<h3>IdeA {__version__}</h3><p>Manage a team of AI coding agents in a grid of real terminals.</p>"
-            f"<p>Diagnostics log: {self._manager.diagnostics_path()}</p>",
-        )
 
     def show_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)
