@@ -6,21 +6,20 @@ reparents its widgets and never touches a process. The arrangement is saved in w
 
 from __future__ import annotations
 
-import base64
 import os
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QPoint, QTimer
+from PySide6.QtCore import QPoint
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QWidget
 
 from idea.application.projects import ProjectRuntime
 from idea.bootstrap import App
 from idea.domain.events import ProjectProblem
 from idea.domain.project import ProjectRecord
-from idea.domain.workspace import ColorScheme, WindowState, Workspace
+from idea.domain.workspace import ColorScheme
 from idea.ui.agents.resume_dialog import offer_resume
 from idea.ui.core_client import CoreClient
 from idea.ui.event_relay import EventRelay
@@ -31,8 +30,7 @@ from idea.ui.windows.agent_screens import AgentScreens
 from idea.ui.windows.main_window import MainWindow
 from idea.ui.windows.project_tab import ProjectTab
 from idea.ui.windows.tab_bar import ProjectTabBar
-
-WORKSPACE_SAVE_DELAY_MS = 1000
+from idea.ui.windows.workspace_saver import WorkspaceSaver, restore_window_state
 
 
 class WindowManager:
@@ -57,14 +55,8 @@ class WindowManager:
         self.tabs: dict[str, ProjectTab] = {}
         self.settings_changed: Callable[[], None] = lambda: None  # told when a setting the GUI follows changes
         self._quitting = False
-        self._save_timer = QTimer()
-        self._save_timer.setSingleShot(True)
-        self._save_timer.setInterval(WORKSPACE_SAVE_DELAY_MS)
-        self._save_timer.timeout.connect(self.save_workspace)
+        self._workspace = WorkspaceSaver(app.preferences, lambda: self.windows, lambda: self._quitting)
         self._unseen_notices: list[str] = []  # told before any window existed
-        # Restored tabs whose project is still opening, by window id: saved with the workspace meanwhile, so
-        # quitting during the start-up loses none.
-        self._opening_tabs: dict[str, list[str]] = {}
         relay.published.connect(self._route)
 
     @property
@@ -143,11 +135,11 @@ class WindowManager:
         `restored_id`: the tab restored from the workspace, kept in it until the project has opened."""
         target = window or self.active_window()
         if restored_id is not None:
-            self._opening_tabs.setdefault(target.window_id, []).append(restored_id)
+            self._workspace.opening(target.window_id, restored_id)
 
         def settled() -> None:
-            if restored_id is not None and restored_id in self._opening_tabs.get(target.window_id, []):
-                self._opening_tabs[target.window_id].remove(restored_id)
+            if restored_id is not None:
+                self._workspace.settled(target.window_id, restored_id)
 
         def opened(runtime: ProjectRuntime) -> None:
             settled()
@@ -177,7 +169,7 @@ class WindowManager:
         if tab is None:
             return
         owner = self.window_of(project_id)
-        if confirm and owner is not None and not self._confirm_stop(owner, [tab], "Close project"):
+        if confirm and owner is not None and not _confirm_stop(owner, [tab], "Close project"):
             return
         self._forget_tab(project_id)
         self._client.call(self._app.projects.close(project_id))
@@ -192,21 +184,6 @@ class WindowManager:
                 cell.release()
             tab.deleteLater()
         self.workspace_changed()
-
-    def _confirm_stop(self, window: QWidget, tabs: list[ProjectTab], title: str) -> bool:
-        live = [session for tab in tabs for session in tab.busy_sessions()]
-        if not live:
-            return True
-        count = len(live)
-        answer = QMessageBox.question(
-            window,
-            title,
-            f"{count} terminal{'s are' if count > 1 else ' is'} still running. Closing stops "
-            f"{'them' if count > 1 else 'it'}.",
-            QMessageBox.StandardButton.Close | QMessageBox.StandardButton.Cancel,
-            QMessageBox.StandardButton.Cancel,
-        )
-        return answer == QMessageBox.StandardButton.Close
 
     # -- moving tabs between windows --
 
@@ -244,7 +221,7 @@ class WindowManager:
             return True
         tabs = window.project_tabs()
         last_window = len(self.windows) == 1
-        if not self._confirm_stop(window, tabs, "Quit IdeA" if last_window else "Close window"):
+        if not _confirm_stop(window, tabs, "Quit IdeA" if last_window else "Close window"):
             return False
         if last_window:
             self.save_workspace()  # the next start restores this window
@@ -271,7 +248,7 @@ class WindowManager:
 
     def quit(self) -> None:
         tabs = [tab for window in self.windows for tab in window.project_tabs()]
-        if self._confirm_stop(self.active_window(), tabs, "Quit IdeA"):
+        if _confirm_stop(self.active_window(), tabs, "Quit IdeA"):
             self.quit_without_asking()
 
     def quit_without_asking(self) -> None:
@@ -316,26 +293,10 @@ class WindowManager:
     # -- workspace persistence --
 
     def workspace_changed(self) -> None:
-        if not self._quitting:
-            self._save_timer.start()
+        self._workspace.changed()
 
     def save_workspace(self) -> None:
-        self._save_timer.stop()
-        windows = tuple(
-            WindowState(
-                id=window.window_id,
-                geometry=_encode(window.saveGeometry()),
-                state=_encode(window.saveState()),
-                tabs=(*window.project_ids(), *self._still_opening(window)),
-                active_tab=window.current_tab().project_id if window.current_tab() else None,
-            )
-            for window in self.windows
-        )
-        self._app.preferences.save_workspace(Workspace(windows=windows))
-
-    def _still_opening(self, window: MainWindow) -> list[str]:
-        shown = window.project_ids()
-        return [tab for tab in self._opening_tabs.get(window.window_id, []) if tab not in shown]
+        self._workspace.save()
 
     def restore(self, extra_paths: list[str]) -> None:
         """Reopen the windows, tabs and projects of the last run, then the projects named on the command line."""
@@ -343,10 +304,7 @@ class WindowManager:
         missing: list[str] = []
         for state in workspace.windows:
             window = self.new_window(state.id)
-            if state.geometry:
-                window.restoreGeometry(_decode(state.geometry))
-            if state.state:
-                window.restoreState(_decode(state.state))
+            restore_window_state(window, state)
             for project_id in state.tabs:
                 record = self._app.projects.known_project(project_id)
                 if record is None or not Path(record.root).is_dir():
@@ -368,12 +326,17 @@ class WindowManager:
             self.windows[0].show_notice("Not reopened (folder missing): " + ", ".join(missing))
 
 
-def _encode(data: QByteArray) -> str:
-    return base64.b64encode(bytes(data.data())).decode("ascii")
-
-
-def _decode(text: str) -> QByteArray:
-    try:
-        return QByteArray(base64.b64decode(text))
-    except ValueError:
-        return QByteArray()
+def _confirm_stop(window: QWidget, tabs: list[ProjectTab], title: str) -> bool:
+    live = [session for tab in tabs for session in tab.busy_sessions()]
+    if not live:
+        return True
+    count = len(live)
+    answer = QMessageBox.question(
+        window,
+        title,
+        f"{count} terminal{'s are' if count > 1 else ' is'} still running. Closing stops "
+        f"{'them' if count > 1 else 'it'}.",
+        QMessageBox.StandardButton.Close | QMessageBox.StandardButton.Cancel,
+        QMessageBox.StandardButton.Cancel,
+    )
+    return answer == QMessageBox.StandardButton.Close
