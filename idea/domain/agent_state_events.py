@@ -78,3 +78,11 @@ class AgentRateLimitSuspected:
     agent_id: AgentId
     resets_at_ms: int | None = None
     reason: SuspicionReason = SuspicionReason.NO_RESET_TIME
+
+
+@dataclass(frozen=True)
+class AgentLimitDismissed:
+    """The person closed the human net with "Not a limit — dismiss", "Keep waiting" or "Interrupt agent": the
+    limit IdeA believed in and its net are gone, nothing is armed (an IdeA addition to the original's events)."""
+
+    agent_id: AgentId

@@ -14,6 +14,7 @@ from datetime import datetime
 
 from idea.domain.agent_state_events import (
     AgentAttentionCleared,
+    AgentLimitDismissed,
     AgentLivenessChanged,
     AgentNeedsAttention,
     AgentRateLimited,
@@ -77,6 +78,7 @@ class HumanNet:
 
     reason: SuspicionReason
     resets_at_ms: int | None  # a value to pre-fill
+    raised_at_ms: int = 0  # tells one raising of the net from the next (a toast closed stays closed for it)
 
 
 @dataclass(frozen=True)
@@ -167,7 +169,9 @@ class ActivityBook:
             case AgentResumed(agent_id=agent_id):
                 self._update(agent_id, limit=None, human_net=None, stalled=False)
             case AgentRateLimitSuspected(agent_id=agent_id, resets_at_ms=resets_at_ms, reason=reason):
-                self._update(agent_id, human_net=HumanNet(reason, resets_at_ms))
+                self._update(agent_id, human_net=HumanNet(reason, resets_at_ms, now_ms))
+            case AgentLimitDismissed(agent_id=agent_id):
+                self._update(agent_id, limit=None, human_net=None)
             case _:
                 return False
         return True

@@ -7,7 +7,8 @@ method is synchronous except the resume itself. Event order is part of the contr
   (clamped to now, staggered); a second signal re-arms silently;
 - an unknown reset, an implausible one, or a third re-limit within the hour: `agentRateLimited` then
   `agentRateLimitSuspected` (the human net), nothing armed;
-- `agentResumed` only when the resume succeeded; `agentResumeCancelled` only when a pending timer was disarmed.
+- `agentResumed` only when the resume succeeded; `agentResumeCancelled` only when a pending timer was disarmed;
+- "Not a limit — dismiss" (or "Keep waiting"): `agentLimitDismissed` alone.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from idea.application.limits.ports import AgentResumer, ScheduledTask, ScheduleId, Scheduler
 from idea.application.ports import Clock, Diagnostics, EventPublisher
 from idea.domain.agent_state_events import (
+    AgentLimitDismissed,
     AgentRateLimited,
     AgentRateLimitSuspected,
     AgentResumeCancelled,
@@ -184,11 +186,13 @@ class SessionLimitService:
         return True
 
     def dismiss(self, agent_id: AgentId) -> None:
-        """ "Not a limit — dismiss": forget the limit and any armed resume, silently."""
+        """ "Not a limit — dismiss": forget the limit and any armed resume (no `agentResumeCancelled`);
+        `agentLimitDismissed` tells every view that shows the limit or its net."""
         self._disarm(agent_id)
         self._limits.pop(agent_id, None)
         self._episodes.forget(agent_id)
         self._relimits.reset(agent_id)
+        self._events.publish(AgentLimitDismissed(agent_id))
 
     # ------------------------------------------------------------------ firing
 

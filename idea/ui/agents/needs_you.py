@@ -18,21 +18,9 @@ from PySide6.QtWidgets import (
 )
 
 from idea.application.agents.agent_rows import AgentRow
+from idea.application.agents.net_toasts import DEFAULT_NET_DELAY_MS, human_net_text
 from idea.domain.agent_state_events import SuspicionReason
 from idea.domain.ids import AgentId
-from idea.domain.session_limit import MINUTE_MS
-
-DEFAULT_NET_DELAY_MS = 60 * MINUTE_MS  # pre-filled when IdeA read no time at all
-
-
-def human_net_text(name: str, reason: SuspicionReason, silent_for: str | None = None) -> str:
-    if reason is SuspicionReason.STALLED:
-        return f"{name} has shown no activity {silent_for or 'for a while'} while working on a task."
-    if reason is SuspicionReason.IMPLAUSIBLE_RESET:
-        return f"{name} seems blocked by a usage limit; the reset time IdeA read looks wrong. Check it."
-    if reason is SuspicionReason.RELIMITED:
-        return f"{name} hit its usage limit again right after each resume; IdeA stopped resuming it."
-    return f"{name} seems blocked by a usage limit, but IdeA could not read when it resets."
 
 
 class _Entry(QFrame):

@@ -164,6 +164,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self._stack)
         self.agents_panel = screens.agents_panel(self, self)
         self.agents_panel.statusMessage.connect(self.show_message)
+        self.agents_panel.attach_toasts(self._stack)  # the human net, non-modal, over the grid
         self.agents_dock = QDockWidget("Agents", self)
         self.agents_dock.setObjectName("AgentsDock")
         self.agents_dock.setWidget(self.agents_panel)

@@ -8,6 +8,7 @@ import pytest
 
 from idea.application.limits.service import AgentPlace, SessionLimitService
 from idea.domain.agent_state_events import (
+    AgentLimitDismissed,
     AgentRateLimited,
     AgentRateLimitSuspected,
     AgentResumeCancelled,
@@ -233,9 +234,9 @@ class TestHumanNet:
         rig.service.stall_suspected(B)
         assert not [e for e in rig.events.of_type(AgentRateLimitSuspected) if e.agent_id == B]
 
-    def test_dismiss_forgets_silently(self, rig: Rig) -> None:
+    def test_dismiss_forgets_without_a_cancel_and_tells_the_views(self, rig: Rig) -> None:
         rig.limited(resets=rig.now + HOUR_MS)
         count = len(rig.events.events)
         rig.service.dismiss(A)
-        assert len(rig.events.events) == count and rig.scheduler.pending == {}
+        assert rig.events.events[count:] == [AgentLimitDismissed(A)] and rig.scheduler.pending == {}
         assert rig.service.limit_of(A) is None
