@@ -45,6 +45,7 @@ from idea.ui.agents.worktree_gestures import WorktreeGestures
 from idea.ui.core_client import CoreClient
 
 CLOCK_TICK_MS = 15_000  # "busy 3m" stays true to the minute
+EVENT_REDRAW_MS = 50  # the redraws the core's events ask for, gathered: one ask alone publishes about a dozen
 STATUS_PREVIEW_CHARS = 120
 
 
@@ -103,6 +104,10 @@ class AgentsPanel(QWidget):
         self._clock_tick = QTimer(self)
         self._clock_tick.setInterval(CLOCK_TICK_MS)
         self._clock_tick.timeout.connect(self._render)
+        self._event_redraw = QTimer(self)
+        self._event_redraw.setSingleShot(True)
+        self._event_redraw.setInterval(EVENT_REDRAW_MS)
+        self._event_redraw.timeout.connect(self._render)
         self.set_project(None)
 
     def sizeHint(self) -> QSize:
@@ -164,8 +169,9 @@ class AgentsPanel(QWidget):
             case LayoutChanged(project_id=runtime.id):
                 self.model.document = event.document
             case OrchestrationNews(project_id=runtime.id):
-                if not self._orchestration_event(event.event):
-                    return
+                if self._orchestration_event(event.event) and not self._event_redraw.isActive():
+                    self._event_redraw.start()  # drawn once for the events of the next few milliseconds
+                return
             case _:
                 return
         self._render()
