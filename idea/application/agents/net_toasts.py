@@ -23,9 +23,9 @@ MAX_SHOWN = 3
 DEFAULT_NET_DELAY_MS = 60 * MINUTE_MS  # pre-filled when IdeA read no time at all
 
 
-def human_net_text(name: str, reason: SuspicionReason, silent_for: str | None = None) -> str:
-    if reason is SuspicionReason.STALLED:
-        return f"{name} has shown no activity {silent_for or 'for a while'} while working on a task."
+def human_net_text(name: str, reason: SuspicionReason) -> str:
+    if reason is SuspicionReason.STALLED:  # raised after the stall threshold plus a minute: 6 min by default
+        return f"{name} has shown no activity for several minutes while working on a task."
     if reason is SuspicionReason.IMPLAUSIBLE_RESET:
         return f"{name} seems blocked by a usage limit; the reset time IdeA read looks wrong. Check it."
     if reason is SuspicionReason.RELIMITED:

@@ -52,7 +52,7 @@ def test_a_suspicious_reset_is_prefilled_and_a_stall_says_so() -> None:
     shown = toasts.shown([row(book, "architect"), row(book, "qa")], NOW + 2)
     qa, architect = shown.toasts  # the most recent first
     assert architect.prefill_ms == far and "looks wrong" in architect.text
-    assert qa.is_stall and qa.text.startswith("Qa has shown no activity")
+    assert qa.is_stall and qa.text == "Qa has shown no activity for several minutes while working on a task."
 
 
 def test_no_toast_for_an_agent_that_no_longer_runs_or_whose_net_was_answered() -> None:
