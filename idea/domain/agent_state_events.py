@@ -69,6 +69,7 @@ class SuspicionReason(Enum):
     STALLED = "stalled"  # a busy agent stalled well past its threshold, no limit known
     IMPLAUSIBLE_RESET = "implausibleReset"  # the reset read is more than 8 days ahead
     RELIMITED = "relimited"  # three re-limits right after resumes within an hour
+    RESUME_FAILED = "resumeFailed"  # the automatic resume could not start or reach the agent
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,7 @@ class AgentRateLimitSuspected:
     agent_id: AgentId
     resets_at_ms: int | None = None
     reason: SuspicionReason = SuspicionReason.NO_RESET_TIME
+    detail: str | None = None  # what stopped IdeA, in words (a failed resume's error)
 
 
 @dataclass(frozen=True)

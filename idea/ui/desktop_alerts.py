@@ -98,8 +98,8 @@ class GuiDesktopAlerts(QObject):
                 self._on_core(lambda: alerts.limited(project, agent, name, resets))
             case AgentResumed(agent_id=agent):
                 self._on_core(lambda: alerts.resumed(project, agent, name))
-            case AgentRateLimitSuspected(agent_id=agent, reason=reason):
-                title = human_net_text(name, reason)
+            case AgentRateLimitSuspected(agent_id=agent, reason=reason, detail=detail):
+                title = human_net_text(name, reason, detail)
                 self._on_core(lambda: alerts.human_net(project, agent, title))
             case ColdStartDegraded(agent_id=agent):  # spec 02 §9: "Architect needs you before it can start"
                 attention = Attention(AttentionReason.NOT_STARTED, "", AttentionOrigin.CORE, 0)

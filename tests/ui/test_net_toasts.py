@@ -8,6 +8,8 @@ from PySide6.QtCore import QDateTime
 from PySide6.QtWidgets import QApplication, QDialog, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
+from idea.domain.agent_state_events import AgentRateLimitSuspected, SuspicionReason
+from idea.domain.events import OrchestrationNews
 from idea.ui.agents.net_toast_overlay import NetToastCard, NetToastOverlay
 from tests.ui.test_agent_queue import (  # noqa: F401 - fixtures reused as they are
     Setup,
@@ -97,3 +99,20 @@ def test_a_toast_answers_not_a_limit_and_a_new_raising_shows_it_again(setup: Set
 
     s.world.sync(lambda: states.limit_seen(scout, None, "usage limit reached, again"))
     wait(qtbot, lambda: len(toasts.cards()) == 1)
+
+
+def test_a_failed_automatic_resume_is_a_toast_that_says_why(setup: Setup, qtbot: QtBot) -> None:
+    s = setup
+    _host, toasts = overlay_on(s, qtbot)
+    scout = new_agent(s, qtbot, "Scout")  # not running: its relaunch failed
+    failed = AgentRateLimitSuspected(scout, None, SuspicionReason.RESUME_FAILED, "Codex is not signed in")
+    s.panel.on_event(OrchestrationNews(s.runtime.id, failed))
+    wait(qtbot, lambda: len(toasts.cards()) == 1)
+    (card,) = toasts.cards()
+    assert card.label.text() == "IdeA could not resume Scout after its usage limit: Codex is not signed in"
+    texts = [b.text() for b in card.findChildren(QPushButton)]
+    assert texts == ["Resume at this time", "Dismiss"]
+    assert abs(card.time_edit.dateTime().toMSecsSinceEpoch() - s.runtime.clock.now_ms()) < 120_000  # try now
+    assert any("could not resume Scout" in t for t in s.panel.needs_you.entry_texts())
+    press(card, "Dismiss")
+    wait(qtbot, lambda: not toasts.isVisible() and not s.panel.needs_you.entry_texts())

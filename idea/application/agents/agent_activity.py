@@ -79,6 +79,7 @@ class HumanNet:
     reason: SuspicionReason
     resets_at_ms: int | None  # a value to pre-fill
     raised_at_ms: int = 0  # tells one raising of the net from the next (a toast closed stays closed for it)
+    detail: str | None = None  # what stopped IdeA (a failed resume's error)
 
 
 @dataclass(frozen=True)
@@ -168,8 +169,8 @@ class ActivityBook:
                 self._update(agent_id, limit=replace(limit, fire_at_ms=None, cancelled=True))
             case AgentResumed(agent_id=agent_id):
                 self._update(agent_id, limit=None, human_net=None, stalled=False)
-            case AgentRateLimitSuspected(agent_id=agent_id, resets_at_ms=resets_at_ms, reason=reason):
-                self._update(agent_id, human_net=HumanNet(reason, resets_at_ms, now_ms))
+            case AgentRateLimitSuspected(agent_id=agent_id, resets_at_ms=resets_at_ms, reason=reason, detail=detail):
+                self._update(agent_id, human_net=HumanNet(reason, resets_at_ms, now_ms, detail))
             case AgentLimitDismissed(agent_id=agent_id):
                 self._update(agent_id, limit=None, human_net=None)
             case _:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from idea.application.agents.agent_activity import HumanNet
 from idea.application.agents.agent_rows import AgentRow
 from idea.domain.agent_state_events import SuspicionReason
 from idea.domain.ids import AgentId
@@ -23,7 +24,9 @@ MAX_SHOWN = 3
 DEFAULT_NET_DELAY_MS = 60 * MINUTE_MS  # pre-filled when IdeA read no time at all
 
 
-def human_net_text(name: str, reason: SuspicionReason) -> str:
+def human_net_text(name: str, reason: SuspicionReason, detail: str | None = None) -> str:
+    if reason is SuspicionReason.RESUME_FAILED:
+        return f"IdeA could not resume {name} after its usage limit" + (f": {detail}" if detail else ".")
     if reason is SuspicionReason.STALLED:  # raised after the stall threshold plus a minute: 6 min by default
         return f"{name} has shown no activity for several minutes while working on a task."
     if reason is SuspicionReason.IMPLAUSIBLE_RESET:
@@ -51,6 +54,27 @@ class NetToast:
     def is_stall(self) -> bool:
         return self.reason is SuspicionReason.STALLED
 
+    @property
+    def answers(self) -> tuple[str, ...]:
+        """The net's answers besides "Resume at this time", as the buttons say them."""
+        return net_answers(self.reason)
+
+
+DISMISS, KEEP_WAITING, NOT_A_LIMIT, INTERRUPT = "Dismiss", "Keep waiting", "Not a limit — dismiss", "Interrupt agent"
+
+
+def net_answers(reason: SuspicionReason) -> tuple[str, ...]:
+    """A failed resume is not in doubt and its agent may not run: no "Not a limit", nothing to interrupt."""
+    if reason is SuspicionReason.RESUME_FAILED:
+        return (DISMISS,)
+    return (KEEP_WAITING if reason is SuspicionReason.STALLED else NOT_A_LIMIT, INTERRUPT)
+
+
+def net_shown(row: AgentRow) -> bool:
+    """An open net is shown for an agent that runs, and after a failed resume whether it runs or not."""
+    net = row.activity.human_net
+    return net is not None and (row.is_live or net.reason is SuspicionReason.RESUME_FAILED)
+
 
 @dataclass(frozen=True)
 class ShownToasts:
@@ -74,13 +98,20 @@ class NetToasts:
         self._closed.add(toast.key)
 
 
+def net_prefill(net: HumanNet, now_ms: int) -> int:
+    """The time editor's first value: the reset IdeA read (if suspicious), now after a failed resume (to try
+    again once what stopped it is fixed), else an hour after the net was raised."""
+    raised = net.raised_at_ms or now_ms
+    if net.resets_at_ms is not None:
+        return net.resets_at_ms
+    return raised if net.reason is SuspicionReason.RESUME_FAILED else raised + DEFAULT_NET_DELAY_MS
+
+
 def _toast_of(row: AgentRow, now_ms: int) -> NetToast | None:
     net = row.activity.human_net
-    if net is None or not row.is_live:
+    if net is None or not net_shown(row):
         return None
-    raised = net.raised_at_ms or now_ms
-    prefill = net.resets_at_ms if net.resets_at_ms is not None else raised + DEFAULT_NET_DELAY_MS
+    text = human_net_text(row.name, net.reason, net.detail)
     return NetToast(
-        row.agent_id, row.name, human_net_text(row.name, net.reason), net.reason, prefill, net.raised_at_ms,
-        row.in_background,
+        row.agent_id, row.name, text, net.reason, net_prefill(net, now_ms), net.raised_at_ms, row.in_background
     )

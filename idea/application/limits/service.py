@@ -8,7 +8,8 @@ method is synchronous except the resume itself. Event order is part of the contr
 - an unknown reset, an implausible one, or a third re-limit within the hour: `agentRateLimited` then
   `agentRateLimitSuspected` (the human net), nothing armed;
 - `agentResumed` only when the resume succeeded; `agentResumeCancelled` only when a pending timer was disarmed;
-- "Not a limit — dismiss" (or "Keep waiting"): `agentLimitDismissed` alone.
+- "Not a limit — dismiss" (or "Keep waiting"): `agentLimitDismissed` alone;
+- an automatic resume that fails: `agentRateLimited` then `agentRateLimitSuspected{reason: resumeFailed}`.
 """
 
 from __future__ import annotations
@@ -82,6 +83,7 @@ class SessionLimitService:
         self._locate = locate
         self._armed: dict[AgentId, _Armed] = {}
         self._limits: dict[AgentId, SessionLimit] = {}
+        self._failed: dict[AgentId, ScheduledTask] = {}  # automatic resumes that failed, kept for "Resume at"
         self._episodes = LimitEpisodes()
         self._relimits = RelimitGuard()
 
@@ -152,8 +154,12 @@ class SessionLimitService:
     # ------------------------------------------------------------------ commands of the person
 
     def set_resume_at(self, agent_id: AgentId, resets_at_ms: int) -> None:
-        """ "Resume at this time" of the human net; the agent must run (visible or in the background)."""
+        """ "Resume at this time" of the human net; the agent must run (visible or in the background), or its
+        automatic resume must have failed (it is tried again where it would have run)."""
         place = self._locate(agent_id)
+        failed = self._failed.pop(agent_id, None)
+        if place is None and failed is not None:
+            place = AgentPlace(failed.node_id, failed.conversation_id)
         if place is None:
             raise not_found(f"no live session for agent {agent_id}", agentId=agent_id)
         self.confirm_human_resume(agent_id, place.node_id, place.conversation_id, resets_at_ms)
@@ -190,6 +196,7 @@ class SessionLimitService:
         `agentLimitDismissed` tells every view that shows the limit or its net."""
         self._disarm(agent_id)
         self._limits.pop(agent_id, None)
+        self._failed.pop(agent_id, None)
         self._episodes.forget(agent_id)
         self._relimits.reset(agent_id)
         self._events.publish(AgentLimitDismissed(agent_id))
@@ -202,6 +209,7 @@ class SessionLimitService:
         self._diagnostics.beacon(f"[limit] resuming agent={task.agent_id} node={task.node_id}")
         await self._resumer.resume(task.agent_id, task.node_id, task.conversation_id, RESUME_PROMPT)
         self._limits.pop(task.agent_id, None)
+        self._failed.pop(task.agent_id, None)
         self._episodes.forget(task.agent_id)
         self._relimits.resumed(task.agent_id, self._clock.now_ms())
         self._events.publish(AgentResumed(task.agent_id))
@@ -213,9 +221,9 @@ class SessionLimitService:
             try:
                 await self.execute_resume(task)
             except AppError as exc:
-                self._diagnostics.beacon(f"[limit] resume failed agent={task.agent_id}: {exc.message}")
+                self._resume_failed(task, exc.message)
             except Exception as exc:  # noqa: BLE001  (one failed resume must not stop the next ones)
-                self._diagnostics.beacon(f"[limit] resume failed agent={task.agent_id}: {exc!r}")
+                self._resume_failed(task, repr(exc))
 
     # ------------------------------------------------------------------ queries
 
@@ -254,6 +262,15 @@ class SessionLimitService:
         self._events.publish(AgentRateLimited(agent_id, resets_at_ms))
         self._events.publish(AgentRateLimitSuspected(agent_id, resets_at_ms, reason))
         self._diagnostics.beacon(f"[limit] human net agent={agent_id} reason={reason.value}")
+
+    def _resume_failed(self, task: ScheduledTask, detail: str) -> None:
+        """An automatic resume failed, nobody watching: never silent, the person is asked (the human net)."""
+        agent_id = task.agent_id
+        self._failed[agent_id] = task
+        self._diagnostics.beacon(f"[limit] resume failed agent={agent_id}: {detail}")
+        limit = self._limits.get(agent_id)
+        self._events.publish(AgentRateLimited(agent_id, limit.resets_at_ms if limit is not None else None))
+        self._events.publish(AgentRateLimitSuspected(agent_id, None, SuspicionReason.RESUME_FAILED, detail))
 
     def _disarm(self, agent_id: AgentId) -> None:
         armed = self._armed.pop(agent_id, None)

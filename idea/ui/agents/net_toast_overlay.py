@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from idea.application.agents.net_toasts import NetToast, ShownToasts
+from idea.application.agents.net_toasts import INTERRUPT, NetToast, ShownToasts
 from idea.domain.ids import AgentId
 
 TOAST_WIDTH = 400
@@ -78,9 +78,9 @@ class NetToastCard(QFrame):
         column.addLayout(when)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
-        answer = self._button(buttons, "Keep waiting" if toast.is_stall else "Not a limit — dismiss")
-        answer.clicked.connect(lambda: overlay.dismissRequested.emit(agent))
-        self._button(buttons, "Interrupt agent").clicked.connect(lambda: overlay.interruptRequested.emit(agent))
+        for answer in toast.answers:
+            signal = overlay.interruptRequested if answer == INTERRUPT else overlay.dismissRequested
+            self._button(buttons, answer).clicked.connect(lambda _checked=False, s=signal: s.emit(agent))
         column.addLayout(buttons)
 
     @staticmethod

@@ -85,3 +85,7 @@ def test_each_reason_of_the_net_has_its_words_and_an_answer_clears_the_entry() -
     entries.observe(AgentLimitDismissed(QA))  # "Not a limit — dismiss", "Keep waiting" or "Interrupt agent"
     assert entries.annotate(entry()) == entry()
     assert AgentLimitDismissed in entries.refreshing_events
+
+    entries.observe(AgentRateLimitSuspected(QA, None, SuspicionReason.RESUME_FAILED, "Codex is not signed in"))
+    (notice,) = entries.annotate(entry()).notices
+    assert notice.text.startswith("IdeA could not resume it after its usage limit: Codex is not signed in — answer")

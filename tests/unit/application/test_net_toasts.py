@@ -68,6 +68,15 @@ def test_no_toast_for_an_agent_that_no_longer_runs_or_whose_net_was_answered() -
     assert book.of("qa").limit is None and book.of("qa").human_net is None
 
 
+def test_a_failed_resume_is_shown_even_for_an_agent_that_does_not_run_and_offers_to_try_now() -> None:
+    book, toasts = ActivityBook(), NetToasts()
+    book.apply(AgentRateLimitSuspected("qa", None, SuspicionReason.RESUME_FAILED, "Codex is not signed in"), NOW)
+    (toast,) = toasts.shown([row(book, "qa", live=False)], NOW + 1).toasts
+    assert toast.text == "IdeA could not resume Qa after its usage limit: Codex is not signed in"
+    assert toast.prefill_ms == NOW and toast.answers == ("Dismiss",)
+    assert toasts.shown([row(book, "architect", live=False)], NOW).toasts == ()
+
+
 def test_a_closed_toast_stays_closed_until_the_net_is_raised_again() -> None:
     book, toasts = ActivityBook(), NetToasts()
     suspect(book, "architect", NOW)

@@ -196,6 +196,28 @@ class TestExecute:
         assert [call[0] for call in rig.resumer.calls] == [A, B]
         assert rig.events.of_type(AgentResumed) == [AgentResumed(B)]
 
+    async def test_a_failed_automatic_resume_asks_the_person_and_their_time_resumes_it_there(self, rig: Rig) -> None:
+        queue: asyncio.Queue[ResumeAgent] = asyncio.Queue()
+        drain = asyncio.create_task(rig.service.drain(queue))
+        rig.service.on_rate_limited(B, "node-9", "conv-b", rig.now + HOUR_MS, RateLimitSource.PATTERN)
+        rig.resumer.fail("Codex is not signed in: run `codex login`")
+        schedule_id, _, _ = rig.scheduler.only_pending()
+        queue.put_nowait(rig.scheduler.fire(schedule_id))
+        while not rig.events.of_type(AgentRateLimitSuspected):
+            await asyncio.sleep(0)
+        drain.cancel()
+        assert rig.events.events[-2:] == [
+            AgentRateLimited(B, rig.now + HOUR_MS),
+            AgentRateLimitSuspected(B, None, SuspicionReason.RESUME_FAILED, "Codex is not signed in: run `codex login`"),
+        ]
+        # B's CLI is gone (nothing locates it): "Resume at this time" tries again where it would have run.
+        rig.resumer.fail_with = None
+        rig.service.set_resume_at(B, rig.now + 60_000)
+        assert rig.scheduler.only_pending()[2] == ResumeAgent(B, "node-9", "conv-b")
+        rig.service.dismiss(B)
+        with pytest.raises(AppError):
+            rig.service.set_resume_at(B, rig.now + 60_000)  # answered: nothing kept
+
 
 class TestHumanNet:
     def test_confirmation_produces_the_same_events_as_the_automatic_path(self, rig: Rig) -> None:
