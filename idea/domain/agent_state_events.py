@@ -7,7 +7,7 @@ Names follow the original's events (`agentLivenessChanged`, `agentRateLimited`, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 from idea.domain.attention import AttentionReason
@@ -80,6 +80,7 @@ class AgentRateLimitSuspected:
     resets_at_ms: int | None = None
     reason: SuspicionReason = SuspicionReason.NO_RESET_TIME
     detail: str | None = None  # what stopped IdeA, in words (a failed resume's error)
+    raised_at_ms: int | None = field(default=None, compare=False)  # tells one raising from the next
 
 
 @dataclass(frozen=True)

@@ -116,3 +116,27 @@ def test_a_failed_automatic_resume_is_a_toast_that_says_why(setup: Setup, qtbot:
     assert any("could not resume Scout" in t for t in s.panel.needs_you.entry_texts())
     press(card, "Dismiss")
     wait(qtbot, lambda: not toasts.isVisible() and not s.panel.needs_you.entry_texts())
+
+
+def test_the_nets_are_shown_again_after_the_panel_followed_another_project(setup: Setup, qtbot: QtBot) -> None:
+    """Switching tabs drops what the panel knew of a project; its open nets come back from the core."""
+    s = setup
+    _host, toasts = overlay_on(s, qtbot)
+    scout = new_agent(s, qtbot, "Scout")
+    launch_in_background(s, qtbot, scout)
+    builder = new_agent(s, qtbot, "Builder")
+    launch_in_background(s, qtbot, builder)
+    states = s.runtime.orchestrator.states
+    s.world.sync(lambda: states.limit_seen(scout, None, "usage limit reached"))
+    s.world.sync(lambda: states.limit_seen(builder, None, "usage limit reached"))
+    wait(qtbot, lambda: len(toasts.cards()) == 2)
+    closed = next(card for card in toasts.cards() if card.toast.agent_id == builder)
+    closed.close_button.click()
+    wait(qtbot, lambda: len(toasts.cards()) == 1)
+
+    s.panel.set_project(None)  # another tab
+    wait(qtbot, lambda: not toasts.isVisible() and not s.panel.needs_you.entry_texts())
+    s.panel.set_project(s.runtime)  # back
+    wait(qtbot, lambda: len(s.panel.needs_you.entry_texts()) == 2)
+    wait(qtbot, lambda: [card.toast.agent_id for card in toasts.cards()] == [scout])  # the closed one stays closed
+    assert "usage limit" in alert(s)  # the limit badge is back too

@@ -170,7 +170,8 @@ class ActivityBook:
             case AgentResumed(agent_id=agent_id):
                 self._update(agent_id, limit=None, human_net=None, stalled=False)
             case AgentRateLimitSuspected(agent_id=agent_id, resets_at_ms=resets_at_ms, reason=reason, detail=detail):
-                self._update(agent_id, human_net=HumanNet(reason, resets_at_ms, now_ms, detail))
+                raised = event.raised_at_ms or now_ms
+                self._update(agent_id, human_net=HumanNet(reason, resets_at_ms, raised, detail))
             case AgentLimitDismissed(agent_id=agent_id):
                 self._update(agent_id, limit=None, human_net=None)
             case _:

@@ -84,12 +84,12 @@ class ShownToasts:
 
 class NetToasts:
     def __init__(self) -> None:
+        # Kept while the window lives (a few bytes per closed toast): another project's tab shown meanwhile
+        # must not bring a closed toast back.
         self._closed: set[tuple[AgentId, int]] = set()
 
     def shown(self, rows: Iterable[AgentRow], now_ms: int) -> ShownToasts:
         open_nets = [toast for row in rows if (toast := _toast_of(row, now_ms)) is not None]
-        open_keys = {toast.key for toast in open_nets}
-        self._closed &= open_keys  # a net answered or raised again forgets its closed toast
         visible = sorted((t for t in open_nets if t.key not in self._closed), key=lambda t: -t.raised_at_ms)
         return ShownToasts(tuple(visible[:MAX_SHOWN]), max(0, len(visible) - MAX_SHOWN))
 

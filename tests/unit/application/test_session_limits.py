@@ -256,6 +256,29 @@ class TestHumanNet:
         rig.service.stall_suspected(B)
         assert not [e for e in rig.events.of_type(AgentRateLimitSuspected) if e.agent_id == B]
 
+    def test_a_view_opened_later_reads_the_limits_armed_resumes_and_open_nets(self, rig: Rig) -> None:
+        reset = rig.now + HOUR_MS
+        rig.limited(A, reset)
+        rig.places[B] = AgentPlace(None, "conv-b")
+        rig.limited(B, None)
+        raised = rig.now
+        rig.clock.advance(5_000)
+        rig.service.stall_suspected("agent-c")
+        state = rig.service.state()
+        assert [event for event, _ in state] == [
+            AgentRateLimited(A, reset),
+            AgentResumeScheduled(A, reset),
+            AgentRateLimited(B, None),
+            AgentRateLimitSuspected(B, None, SuspicionReason.NO_RESET_TIME),
+            AgentRateLimitSuspected("agent-c", None, SuspicionReason.STALLED),
+        ]
+        assert [at for event, at in state if isinstance(event, AgentRateLimitSuspected)] == [raised, raised + 5_000]
+        assert rig.events.of_type(AgentRateLimitSuspected)[0].raised_at_ms == raised  # as the live views saw it
+
+        rig.service.set_resume_at(B, rig.now + HOUR_MS)  # answered: a time
+        rig.service.dismiss("agent-c")  # answered: keep waiting
+        assert not [event for event, _ in rig.service.state() if isinstance(event, AgentRateLimitSuspected)]
+
     def test_dismiss_forgets_without_a_cancel_and_tells_the_views(self, rig: Rig) -> None:
         rig.limited(resets=rig.now + HOUR_MS)
         count = len(rig.events.events)
