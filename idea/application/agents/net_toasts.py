@@ -1,9 +1,11 @@
 """The human net as the window shows it (spec 05 §10): when IdeA cannot resume an agent by itself — a usage
-limit without a readable reset, a reset that looks wrong, re-limits after each resume, a long stall — the
+limit without a readable reset, a reset that looks wrong, re-limits after each resume, a long stall, an
+automatic resume that failed — the
 person is asked in a non-modal toast in the window, one per agent, besides the entry under Needs you (Agents
 panel) and in the work panel. Never a modal dialog: several agents never stack dialogs.
 
-`NetToasts` decides which toasts are shown: every open net of a live agent, the most recent first, at most
+`NetToasts` decides which toasts are shown: every open net of a live agent (and of any agent whose resume
+failed), the most recent first, at most
 `MAX_SHOWN` (the rest are counted; all are listed under Needs you). A toast the person closes stays closed for
 that raising of the net; the next raising shows it again. Answering the net anywhere (a time, "Not a limit",
 "Keep waiting", "Interrupt agent") closes it everywhere, because every view reads the same `ActivityBook`.
@@ -42,17 +44,13 @@ class NetToast:
     name: str
     text: str
     reason: SuspicionReason
-    prefill_ms: int  # the time editor's first value: the suspicious reset read, else an hour from the raising
+    prefill_ms: int  # the time editor's first value (`net_prefill`)
     raised_at_ms: int
     in_background: bool
 
     @property
     def key(self) -> tuple[AgentId, int]:
         return self.agent_id, self.raised_at_ms
-
-    @property
-    def is_stall(self) -> bool:
-        return self.reason is SuspicionReason.STALLED
 
     @property
     def answers(self) -> tuple[str, ...]:

@@ -40,7 +40,8 @@ def test_an_open_net_of_a_live_agent_is_a_toast_with_its_reason_and_a_time_to_re
     shown = toasts.shown([row(book, "architect", node=None)], NOW + 5)
     (toast,) = shown.toasts
     assert toast.text == "Architect seems blocked by a usage limit, but IdeA could not read when it resets."
-    assert toast.prefill_ms == NOW + DEFAULT_NET_DELAY_MS and toast.in_background and not toast.is_stall
+    assert toast.prefill_ms == NOW + DEFAULT_NET_DELAY_MS and toast.in_background
+    assert toast.answers == ("Not a limit — dismiss", "Interrupt agent")
     assert shown.more == 0
 
 
@@ -52,7 +53,7 @@ def test_a_suspicious_reset_is_prefilled_and_a_stall_says_so() -> None:
     shown = toasts.shown([row(book, "architect"), row(book, "qa")], NOW + 2)
     qa, architect = shown.toasts  # the most recent first
     assert architect.prefill_ms == far and "looks wrong" in architect.text
-    assert qa.is_stall and qa.text == "Qa has shown no activity for several minutes while working on a task."
+    assert qa.answers == ("Keep waiting", "Interrupt agent") and qa.text == "Qa has shown no activity for several minutes while working on a task."
 
 
 def test_no_toast_for_an_agent_that_no_longer_runs_or_whose_net_was_answered() -> None:
