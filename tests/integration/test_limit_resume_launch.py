@@ -45,21 +45,25 @@ def engine_id(scenario: Scenario, conversation: ConversationId) -> str | None:
     return next((e["engineSessionId"] for e in entries if e["conversationId"] == conversation), None)
 
 
-def qa_with_a_handoff(world: ScenarioFactory) -> Running:
-    """QA (a CLI that assigns and resumes its session ids, like Claude) runs in the background on its
-    conversation with Main — as after a resume of that conversation — which has a handoff."""
+def qa_with_a_handoff(world: ScenarioFactory, *, sessions: bool = True) -> Running:
+    """QA runs in the background on its conversation with Main — as after a resume of that conversation —
+    which has a handoff. `sessions`: its CLI assigns and resumes its session ids, like Claude; without, IdeA
+    has no way to resume the CLI's own session (custom profiles, Aider)."""
     scenario = world.open(warm=(), cold=())
-    profile = fake_profile("Fake Claude with sessions").with_changes(
-        {"session": {"assignFlag": "--session-id", "resumeFlag": "--resume"}}
-    )
+    strategy = {"assignFlag": "--session-id", "resumeFlag": "--resume"} if sessions else None
+    profile = fake_profile("Fake Claude with sessions").with_changes({"session": strategy})
     qa = scenario.add_agent("QA", profile).agent_id
     runtime = scenario.runtime
     conversation = conversation_for_pair(qa, scenario.id_of("Main"))
     scenario.on_core(runtime.placement.start(qa, InBackground(), reason="user", conversation_id=conversation))
     scenario.wait_bridge("QA")
-    engine = eventually(lambda: engine_id(scenario, conversation), "QA's engine session id in providers.json")
     pid = scenario.pid("QA")
-    assert pid is not None and psutil.Process(pid).cmdline()[-2:] == ["--session-id", engine]
+    assert pid is not None
+    if sessions:
+        engine = eventually(lambda: engine_id(scenario, conversation), "QA's engine session id in providers.json")
+        assert psutil.Process(pid).cmdline()[-2:] == ["--session-id", engine]
+    else:
+        engine = ""
 
     async def talk() -> None:
         turns = [(TurnRole.PROMPT, "Audit the storage ports"), (TurnRole.RESPONSE, "Done: three ports audited.")]
@@ -76,16 +80,24 @@ def qa_with_a_handoff(world: ScenarioFactory) -> Running:
 
 
 def assert_resumed(run: Running, pid: int | None) -> None:
+    """Relaunched by the CLI's own session id when there is one, and always with the conversation's handoff."""
     assert pid is not None and pid != run.pid
     cmdline = psutil.Process(pid).cmdline()
-    assert cmdline[-2:] == ["--resume", run.engine] and "--continue" not in cmdline
+    if run.engine:
+        assert cmdline[-2:] == ["--resume", run.engine]
+    else:
+        assert "--resume" not in cmdline and "--session-id" not in cmdline
+    assert "--continue" not in cmdline
     context_file = (run.scenario.run_dir("QA") / "CLAUDE.md").read_text(encoding="utf-8")
     resume = context_file.split("# Conversation resume\n\n", 1)[1].rstrip("\n")
     assert resume == run.handoff.summary and "Audit the storage ports" in resume
 
 
-def test_an_exited_cli_resumed_after_its_limit_carries_its_engine_id_and_the_handoff(world: ScenarioFactory) -> None:
-    run = qa_with_a_handoff(world)
+@pytest.mark.parametrize("sessions", [True, False], ids=["engine id", "no session strategy"])
+def test_an_exited_cli_resumed_after_its_limit_carries_its_engine_id_and_the_handoff(
+    world: ScenarioFactory, sessions: bool
+) -> None:
+    run = qa_with_a_handoff(world, sessions=sessions)
     scenario, qa = run.scenario, run.qa
     runtime = scenario.runtime
     states = runtime.orchestrator.states
