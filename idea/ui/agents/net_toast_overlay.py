@@ -24,6 +24,7 @@ from idea.application.agents.net_toasts import INTERRUPT, NetToast, ShownToasts
 from idea.domain.ids import AgentId
 
 TOAST_WIDTH = 400
+FRAME_STYLE = "border: 1px solid palette(highlight); border-radius: 6px;"
 MARGIN = 16
 
 
@@ -36,7 +37,7 @@ class NetToastCard(QFrame):
         self.setAutoFillBackground(True)
         self.setBackgroundRole(QPalette.ColorRole.Window)
         self.setFixedWidth(TOAST_WIDTH)
-        self.setStyleSheet("#NetToast { border: 1px solid palette(highlight); border-radius: 6px; }")
+        self.setStyleSheet(f"#NetToast {{ {FRAME_STYLE} }}")
         shadow = QGraphicsDropShadowEffect(self)
         shadow.setBlurRadius(18)
         shadow.setOffset(0, 3)
@@ -99,6 +100,7 @@ class NetToastOverlay(QWidget):
     dismissRequested = Signal(str)
     interruptRequested = Signal(str)
     closeRequested = Signal(object)  # the NetToast whose close button was pressed
+    goToTabRequested = Signal(str)  # a project id: one of its agents needs the person (`ElsewhereNets`)
 
     def __init__(self, host: QWidget) -> None:
         super().__init__(host)
@@ -112,6 +114,7 @@ class NetToastOverlay(QWidget):
         self.more.setAutoFillBackground(True)
         self.more.setContentsMargins(8, 4, 8, 4)
         self._column.addWidget(self.more, 0, Qt.AlignmentFlag.AlignRight)
+        self._elsewhere: list[QFrame] = []
         self._cards: dict[tuple[AgentId, int], NetToastCard] = {}
         host.installEventFilter(self)
         self.hide()
@@ -133,7 +136,39 @@ class NetToastOverlay(QWidget):
             self._column.insertWidget(index, card)  # the most recent on top
         self.more.setText(f"{shown.more} more under Needs you (Agents panel)" if shown.more else "")
         self.more.setVisible(bool(shown.more))
-        self.setVisible(bool(self._cards) or bool(shown.more))
+        self._update()
+
+    def elsewhere_texts(self) -> list[str]:
+        return [line.findChild(QLabel).text() for line in self._elsewhere]  # type: ignore[union-attr]
+
+    def show_elsewhere(self, lines: list[tuple[str, str]]) -> None:
+        """(project id, what to say) for agents of the window's other tabs that need the person."""
+        for line in self._elsewhere:
+            line.hide()
+            line.deleteLater()
+        self._elsewhere = []
+        for project_id, text in lines:
+            line = QFrame(self)
+            line.setObjectName("NetToastElsewhere")
+            line.setStyleSheet(f"#NetToastElsewhere {{ {FRAME_STYLE} }}")
+            line.setFrameShape(QFrame.Shape.StyledPanel)
+            line.setAutoFillBackground(True)
+            row = QHBoxLayout(line)
+            row.setContentsMargins(10, 4, 6, 4)
+            label = QLabel(text)
+            label.setWordWrap(True)
+            row.addWidget(label, 1)
+            go = QPushButton("Go to its tab")
+            go.setAutoDefault(False)
+            go.clicked.connect(lambda _checked=False, p=project_id: self.goToTabRequested.emit(p))
+            row.addWidget(go)
+            line.setFixedWidth(TOAST_WIDTH)
+            self._column.addWidget(line)
+            self._elsewhere.append(line)
+        self._update()
+
+    def _update(self) -> None:
+        self.setVisible(bool(self._cards) or self.more.isVisibleTo(self) or bool(self._elsewhere))
         self._place()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
