@@ -100,6 +100,8 @@ class FakeLifecycle:
         self._manifest = AgentManifest(agents=tuple(entries), orchestrator=by_name.get(orchestrator or ""))
         self.lives: dict[str, LiveAgent] = {}
         self.launches: list[tuple[str, str | None, bool, str]] = []
+        self.launch_conversations: list[str | None] = []  # the conversation asked for, per launch
+        self.conversations: dict[str, str] = {}  # the conversation a running agent's CLI carries
         self.stops: list[str] = []
         self.personas: dict[str, str] = {}
         self.tokens: dict[str, str] = {}
@@ -134,8 +136,14 @@ class FakeLifecycle:
         """An agent already running (warm), as the person launched it."""
         return self._go_live(self.id_of(name), node_id)
 
-    async def launch(self, agent_id: str, *, node_id: str | None, visible: bool, reason: str) -> LiveAgent:
+    def conversation_of(self, agent_id: str) -> str | None:
+        return self.conversations.get(agent_id) if agent_id in self.lives else None
+
+    async def launch(
+        self, agent_id: str, *, node_id: str | None, visible: bool, reason: str, conversation_id: str | None = None
+    ) -> LiveAgent:
         self.launches.append((agent_id, node_id, visible, reason))
+        self.launch_conversations.append(conversation_id)
         if self.launch_hold is not None:
             await self.launch_hold.wait()
         if self.fail_launch is not None:

@@ -7,7 +7,7 @@ Names follow the original's events (`agentLivenessChanged`, `agentRateLimited`, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 from idea.domain.attention import AttentionReason
@@ -69,6 +69,7 @@ class SuspicionReason(Enum):
     STALLED = "stalled"  # a busy agent stalled well past its threshold, no limit known
     IMPLAUSIBLE_RESET = "implausibleReset"  # the reset read is more than 8 days ahead
     RELIMITED = "relimited"  # three re-limits right after resumes within an hour
+    RESUME_FAILED = "resumeFailed"  # the automatic resume could not start or reach the agent
 
 
 @dataclass(frozen=True)
@@ -78,3 +79,13 @@ class AgentRateLimitSuspected:
     agent_id: AgentId
     resets_at_ms: int | None = None
     reason: SuspicionReason = SuspicionReason.NO_RESET_TIME
+    detail: str | None = None  # what stopped IdeA, in words (a failed resume's error)
+    raised_at_ms: int | None = field(default=None, compare=False)  # tells one raising from the next
+
+
+@dataclass(frozen=True)
+class AgentLimitDismissed:
+    """The person closed the human net with "Not a limit — dismiss", "Keep waiting" or "Interrupt agent": the
+    limit IdeA believed in and its net are gone, nothing is armed (an IdeA addition to the original's events)."""
+
+    agent_id: AgentId

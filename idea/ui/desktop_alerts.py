@@ -16,6 +16,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
+from idea.application.agents.net_toasts import human_net_text
 from idea.application.desktop_alerts import DesktopAlerts
 from idea.application.notifications import DesktopNote, NotificationKind
 from idea.bootstrap import App
@@ -33,7 +34,6 @@ from idea.domain.orchestration_events import ColdStartDegraded
 from idea.domain.ids import AgentId, ProjectId
 from idea.infrastructure.agent_watching import format_local_time
 from idea.infrastructure.notify.desktop import DesktopNotifierAdapter
-from idea.ui.agents.needs_you import human_net_text
 from idea.ui.event_relay import EventRelay
 from idea.ui.gui_thread import GuiThread
 
@@ -98,8 +98,8 @@ class GuiDesktopAlerts(QObject):
                 self._on_core(lambda: alerts.limited(project, agent, name, resets))
             case AgentResumed(agent_id=agent):
                 self._on_core(lambda: alerts.resumed(project, agent, name))
-            case AgentRateLimitSuspected(agent_id=agent, reason=reason):
-                title = human_net_text(name, reason)
+            case AgentRateLimitSuspected(agent_id=agent, reason=reason, detail=detail):
+                title = human_net_text(name, reason, detail)
                 self._on_core(lambda: alerts.human_net(project, agent, title))
             case ColdStartDegraded(agent_id=agent):  # spec 02 §9: "Architect needs you before it can start"
                 attention = Attention(AttentionReason.NOT_STARTED, "", AttentionOrigin.CORE, 0)

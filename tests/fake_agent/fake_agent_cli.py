@@ -34,7 +34,7 @@ any other prompt is echoed as `ok: <prompt>`. Every turn ends with the `Stop` ho
     limit <reset>                     print Claude's usage-limit line "… limit reached ∙ resets <reset>", no reply
 
 Options: `--no-bracketed-paste` (the CLI never asks for it: IdeA flattens multi-line text),
-`--session-id <uuid>` (use this session id), `--trust-dialog` (start on Claude's folder-trust dialog: no
+`--session-id <uuid>` (use this session id), `--resume <uuid>` (carry on that session, as Claude does), `--trust-dialog` (start on Claude's folder-trust dialog: no
 session, no MCP, no hook until Enter answers it; Esc or `2` exits). Unknown arguments are ignored, as the launch pipeline may pass
 profile arguments. Diagnostics go to `$FAKE_AGENT_LOG` when set.
 """
@@ -86,7 +86,7 @@ def encode_cwd(path: str) -> str:
 class FakeAgent:
     def __init__(self, argv: list[str]) -> None:
         self.cwd = os.getcwd()
-        self.session_id = _option(argv, "--session-id") or str(uuid.uuid4())
+        self.session_id = _option(argv, "--session-id") or _option(argv, "--resume") or str(uuid.uuid4())
         self.bracketed_paste = "--no-bracketed-paste" not in argv
         projects = Path(os.path.expanduser("~")) / ".claude" / "projects" / encode_cwd(self.cwd)
         self.transcript = projects / f"{self.session_id}.jsonl"

@@ -15,6 +15,7 @@ from datetime import datetime
 from idea.domain.events import AgentExited
 from idea.domain.agent_state_events import (
     AgentAttentionCleared,
+    AgentLimitDismissed,
     AgentLivenessChanged,
     AgentNeedsAttention,
     AgentRateLimited,
@@ -91,6 +92,8 @@ class HumanNet:
 
     reason: SuspicionReason
     resets_at_ms: int | None  # a value to pre-fill
+    raised_at_ms: int = 0  # tells one raising of the net from the next (a toast closed stays closed for it)
+    detail: str | None = None  # what stopped IdeA (a failed resume's error)
 
 
 @dataclass(frozen=True)
@@ -185,8 +188,11 @@ class ActivityBook:
                 self._update(agent_id, limit=replace(limit, fire_at_ms=None, cancelled=True))
             case AgentResumed(agent_id=agent_id):
                 self._update(agent_id, limit=None, human_net=None, stalled=False)
-            case AgentRateLimitSuspected(agent_id=agent_id, resets_at_ms=resets_at_ms, reason=reason):
-                self._update(agent_id, human_net=HumanNet(reason, resets_at_ms))
+            case AgentRateLimitSuspected(agent_id=agent_id, resets_at_ms=resets_at_ms, reason=reason, detail=detail):
+                raised = event.raised_at_ms or now_ms
+                self._update(agent_id, human_net=HumanNet(reason, resets_at_ms, raised, detail))
+            case AgentLimitDismissed(agent_id=agent_id):
+                self._update(agent_id, limit=None, human_net=None)
             case _:
                 return False
         return True

@@ -11,7 +11,7 @@ from idea.application.agents.runner import AgentRunner
 from idea.application.orchestrator.ports import LiveAgent
 from idea.application.ports import Unsubscribe
 from idea.domain.agent import AgentManifest
-from idea.domain.ids import AgentId, NodeId
+from idea.domain.ids import AgentId, ConversationId, NodeId
 from idea.domain.profile import Profile
 
 
@@ -29,8 +29,21 @@ class TeamLifecycle:
     def live(self, agent_id: AgentId) -> LiveAgent | None:
         return self._runner.live(agent_id)
 
-    async def launch(self, agent_id: AgentId, *, node_id: NodeId | None, visible: bool, reason: str) -> LiveAgent:
-        return await self._placement.start(agent_id, place_for(node_id, visible=visible), reason=reason)
+    def conversation_of(self, agent_id: AgentId) -> ConversationId | None:
+        return self._runner.conversation_of(agent_id)
+
+    async def launch(
+        self,
+        agent_id: AgentId,
+        *,
+        node_id: NodeId | None,
+        visible: bool,
+        reason: str,
+        conversation_id: ConversationId | None = None,
+    ) -> LiveAgent:
+        return await self._placement.start(
+            agent_id, place_for(node_id, visible=visible), reason=reason, conversation_id=conversation_id
+        )
 
     async def stop(self, agent_id: AgentId) -> None:
         await self._placement.stop(agent_id)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 
 from idea.domain.agent_state_events import (
     AgentAttentionCleared,
+    AgentLimitDismissed,
     AgentLivenessChanged,
     AgentNeedsAttention,
     AgentRateLimited,
@@ -16,12 +17,29 @@ from idea.domain.agent_state_events import (
     AgentResumed,
     AgentResumeScheduled,
     ResumeCancelReason,
+    SuspicionReason,
 )
 from idea.domain.ids import AgentId
 from idea.domain.liveness import Liveness as CoreLiveness
 from idea.domain.work_state import AgentWork, Attention, Liveness, NoticeLevel, RateLimit, WorkNotice
 
-SUSPECTED = "IdeA does not know when its usage limit resets: say when to resume it under Needs you (Agents panel)"
+WHERE_TO_ANSWER = "answer in the window's notice or under Needs you (Agents panel)"
+_WHY = {
+    SuspicionReason.NO_RESET_TIME: "IdeA does not know when its usage limit resets: say when to resume it",
+    SuspicionReason.STALLED: "No sign of work for a long while during a task: keep waiting, interrupt it or give a "
+    "time to resume it",
+    SuspicionReason.IMPLAUSIBLE_RESET: "The usage-limit reset IdeA read looks wrong: check the time",
+    SuspicionReason.RELIMITED: "Limited again right after each resume, so IdeA stopped resuming it",
+    SuspicionReason.RESUME_FAILED: "IdeA could not resume it after its usage limit",
+}
+
+
+def suspected_text(reason: SuspicionReason, detail: str | None = None) -> str:
+    return _WHY[reason] + (f": {detail}" if detail else "") + f" — {WHERE_TO_ANSWER}"
+
+
+SUSPECTED_BY_REASON = {reason: suspected_text(reason) for reason in SuspicionReason}
+SUSPECTED = SUSPECTED_BY_REASON[SuspicionReason.NO_RESET_TIME]
 CANCELLED = {
     ResumeCancelReason.USER: "Automatic resume cancelled",
     ResumeCancelReason.USER_TOOK_OVER: "Automatic resume cancelled: you typed in its cell",
@@ -46,6 +64,7 @@ class AgentStateEntries:
         AgentResumed,
         AgentResumeCancelled,
         AgentRateLimitSuspected,
+        AgentLimitDismissed,
     )
 
     def __init__(self) -> None:
@@ -71,8 +90,10 @@ class AgentStateEntries:
                 state = self._of(agent)
                 state.limit = RateLimit(state.limit.resets_at_ms, None) if state.limit else None
                 state.notice = WorkNotice(CANCELLED[reason])
-            case AgentRateLimitSuspected(agent_id=agent):
-                self._of(agent).notice = WorkNotice(SUSPECTED, NoticeLevel.WARNING)
+            case AgentRateLimitSuspected(agent_id=agent, reason=reason, detail=detail):
+                self._of(agent).notice = WorkNotice(suspected_text(reason, detail), NoticeLevel.WARNING)
+            case AgentLimitDismissed(agent_id=agent):
+                self._of(agent).limit, self._of(agent).notice = None, None
 
     def annotate(self, agent: AgentWork) -> AgentWork:
         state = self._states.get(agent.agent_id)

@@ -27,6 +27,12 @@ class LimitRequests:
         """ "Resume at this time": the same path as an automatic detection. NOT_FOUND when it does not run."""
         self._service().set_resume_at(agent_id, resets_at_ms)
 
+    async def state(self) -> list[tuple[object, int]]:
+        """What a view opened now must fold in to show the limits and open nets (events with their times);
+        empty for a project whose core does not follow limits."""
+        service = self._limits()
+        return service.state() if service is not None else []
+
     async def dismiss(self, agent_id: AgentId) -> None:
         """ "Not a limit — dismiss" (or "Keep waiting"): nothing is armed and nothing is asked again now."""
         self._service().dismiss(agent_id)

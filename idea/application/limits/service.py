@@ -7,18 +7,22 @@ method is synchronous except the resume itself. Event order is part of the contr
   (clamped to now, staggered); a second signal re-arms silently;
 - an unknown reset, an implausible one, or a third re-limit within the hour: `agentRateLimited` then
   `agentRateLimitSuspected` (the human net), nothing armed;
-- `agentResumed` only when the resume succeeded; `agentResumeCancelled` only when a pending timer was disarmed.
+- `agentResumed` only when the resume succeeded; `agentResumeCancelled` only when a pending timer was disarmed;
+- "Not a limit — dismiss" (or "Keep waiting"): `agentLimitDismissed` alone;
+- an automatic resume that fails: `agentRateLimited` then `agentRateLimitSuspected{reason: resumeFailed}`.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from idea.application.limits.open_nets import OpenNets
 from idea.application.limits.ports import AgentResumer, ScheduledTask, ScheduleId, Scheduler
 from idea.application.ports import Clock, Diagnostics, EventPublisher
 from idea.domain.agent_state_events import (
+    AgentLimitDismissed,
     AgentRateLimited,
     AgentRateLimitSuspected,
     AgentResumeCancelled,
@@ -80,6 +84,8 @@ class SessionLimitService:
         self._locate = locate
         self._armed: dict[AgentId, _Armed] = {}
         self._limits: dict[AgentId, SessionLimit] = {}
+        self._failed: dict[AgentId, ScheduledTask] = {}  # automatic resumes that failed, kept for "Resume at"
+        self._nets = OpenNets()
         self._episodes = LimitEpisodes()
         self._relimits = RelimitGuard()
 
@@ -132,7 +138,7 @@ class SessionLimitService:
         if agent_id in self._limits:
             return
         self._disarm(agent_id)
-        self._events.publish(AgentRateLimitSuspected(agent_id, None, SuspicionReason.STALLED))
+        self._raise_net(AgentRateLimitSuspected(agent_id, None, SuspicionReason.STALLED))
 
     def confirm_human_resume(
         self, agent_id: AgentId, node_id: NodeId | None, conversation_id: str | None, resets_at_ms: int
@@ -150,8 +156,12 @@ class SessionLimitService:
     # ------------------------------------------------------------------ commands of the person
 
     def set_resume_at(self, agent_id: AgentId, resets_at_ms: int) -> None:
-        """ "Resume at this time" of the human net; the agent must run (visible or in the background)."""
+        """ "Resume at this time" of the human net; the agent must run (visible or in the background), or its
+        automatic resume must have failed (it is tried again where it would have run)."""
         place = self._locate(agent_id)
+        failed = self._failed.pop(agent_id, None)
+        if place is None and failed is not None:
+            place = AgentPlace(failed.node_id, failed.conversation_id)
         if place is None:
             raise not_found(f"no live session for agent {agent_id}", agentId=agent_id)
         self.confirm_human_resume(agent_id, place.node_id, place.conversation_id, resets_at_ms)
@@ -184,11 +194,15 @@ class SessionLimitService:
         return True
 
     def dismiss(self, agent_id: AgentId) -> None:
-        """ "Not a limit — dismiss": forget the limit and any armed resume, silently."""
+        """ "Not a limit — dismiss": forget the limit and any armed resume (no `agentResumeCancelled`);
+        `agentLimitDismissed` tells every view that shows the limit or its net."""
         self._disarm(agent_id)
         self._limits.pop(agent_id, None)
+        self._failed.pop(agent_id, None)
+        self._nets.closed(agent_id)
         self._episodes.forget(agent_id)
         self._relimits.reset(agent_id)
+        self._events.publish(AgentLimitDismissed(agent_id))
 
     # ------------------------------------------------------------------ firing
 
@@ -198,6 +212,8 @@ class SessionLimitService:
         self._diagnostics.beacon(f"[limit] resuming agent={task.agent_id} node={task.node_id}")
         await self._resumer.resume(task.agent_id, task.node_id, task.conversation_id, RESUME_PROMPT)
         self._limits.pop(task.agent_id, None)
+        self._failed.pop(task.agent_id, None)
+        self._nets.closed(task.agent_id)
         self._episodes.forget(task.agent_id)
         self._relimits.resumed(task.agent_id, self._clock.now_ms())
         self._events.publish(AgentResumed(task.agent_id))
@@ -209,9 +225,9 @@ class SessionLimitService:
             try:
                 await self.execute_resume(task)
             except AppError as exc:
-                self._diagnostics.beacon(f"[limit] resume failed agent={task.agent_id}: {exc.message}")
+                self._resume_failed(task, exc.message)
             except Exception as exc:  # noqa: BLE001  (one failed resume must not stop the next ones)
-                self._diagnostics.beacon(f"[limit] resume failed agent={task.agent_id}: {exc!r}")
+                self._resume_failed(task, repr(exc))
 
     # ------------------------------------------------------------------ queries
 
@@ -221,6 +237,18 @@ class SessionLimitService:
     def armed_fire_at(self, agent_id: AgentId) -> int | None:
         armed = self._armed.get(agent_id)
         return armed.fire_at_ms if armed is not None else None
+
+    def state(self) -> list[tuple[object, int]]:
+        """The events, each with its time, that bring a view opened now to what the published ones said:
+        each agent's limit, its armed resume, and the nets not answered yet."""
+        now = self._clock.now_ms()
+        events: list[tuple[object, int]] = []
+        for agent_id, limit in self._limits.items():
+            events.append((AgentRateLimited(agent_id, limit.resets_at_ms), limit.detected_at_ms))
+            armed = self._armed.get(agent_id)
+            if armed is not None:
+                events.append((AgentResumeScheduled(agent_id, armed.fire_at_ms), now))
+        return [*events, *((net, net.raised_at_ms or now) for net in self._nets.all())]
 
     def forget_agent(self, agent_id: AgentId) -> None:
         """The agent left the team or its project closed."""
@@ -242,14 +270,29 @@ class SessionLimitService:
         task = ResumeAgent(agent_id, node_id, conversation_id)
         schedule_id = self._scheduler.arm(fire_at, task)
         self._armed[agent_id] = _Armed(schedule_id, fire_at, task)
+        self._nets.closed(agent_id)  # a time is known now
         self._events.publish(AgentResumeScheduled(agent_id, fire_at))
         self._diagnostics.beacon(f"[limit] resume scheduled agent={agent_id} fire_at_ms={fire_at}")
 
     def _human_net(self, agent_id: AgentId, resets_at_ms: int | None, reason: SuspicionReason) -> None:
         self._disarm(agent_id)
         self._events.publish(AgentRateLimited(agent_id, resets_at_ms))
-        self._events.publish(AgentRateLimitSuspected(agent_id, resets_at_ms, reason))
+        self._raise_net(AgentRateLimitSuspected(agent_id, resets_at_ms, reason))
         self._diagnostics.beacon(f"[limit] human net agent={agent_id} reason={reason.value}")
+
+    def _resume_failed(self, task: ScheduledTask, detail: str) -> None:
+        """An automatic resume failed, nobody watching: never silent, the person is asked (the human net)."""
+        agent_id = task.agent_id
+        self._failed[agent_id] = task
+        self._diagnostics.beacon(f"[limit] resume failed agent={agent_id}: {detail}")
+        limit = self._limits.get(agent_id)
+        self._events.publish(AgentRateLimited(agent_id, limit.resets_at_ms if limit is not None else None))
+        self._raise_net(AgentRateLimitSuspected(agent_id, None, SuspicionReason.RESUME_FAILED, detail))
+
+    def _raise_net(self, net: AgentRateLimitSuspected) -> None:
+        net = replace(net, raised_at_ms=self._clock.now_ms())
+        self._nets.raised(net)
+        self._events.publish(net)
 
     def _disarm(self, agent_id: AgentId) -> None:
         armed = self._armed.pop(agent_id, None)

@@ -179,7 +179,8 @@ class AgentStates:
             return
         place = self._place(agent_id)
         node = place.node_id if place is not None else None
-        if not self.limits.report(agent_id, node, None, resets_at_ms, source):
+        conversation = place.conversation_id if place is not None else None
+        if not self.limits.report(agent_id, node, conversation, resets_at_ms, source):
             return
         self._limited.add(agent_id)
         fire_at = self.limits.armed_fire_at(agent_id)
@@ -194,11 +195,15 @@ class AgentStates:
 
     async def resume(self, agent_id: AgentId, node_id: NodeId | None, conversation_id: str | None, prompt: str) -> None:
         """The limit lifted: a CLI still running gets the prompt typed in; an exited one is started again in its
-        cell (or the background), resuming its own session, and gets the prompt as its first turn."""
+        cell (or the background) on the conversation it carried, resuming its own session by its engine id
+        (or, without one, with the conversation's handoff), and gets the prompt as its first turn."""
         self._limited.discard(agent_id)
         ctx = self._ctx
         if ctx.lifecycle.live(agent_id) is None:
-            await ctx.lifecycle.launch(agent_id, node_id=node_id, visible=node_id is not None, reason="usage limit lifted")
+            await ctx.lifecycle.launch(
+                agent_id, node_id=node_id, visible=node_id is not None, reason="usage limit lifted",
+                conversation_id=conversation_id,
+            )
         await self._submit_human(agent_id, prompt)
 
     # ------------------------------------------------------------------ internals
@@ -258,7 +263,9 @@ class AgentStates:
 
     def _place(self, agent_id: AgentId) -> AgentPlace | None:
         live = self._ctx.lifecycle.live(agent_id)
-        return AgentPlace(live.node_id, None) if live is not None else None
+        if live is None:
+            return None
+        return AgentPlace(live.node_id, self._ctx.lifecycle.conversation_of(agent_id))
 
     def _waiting_asks(self, agent_id: AgentId) -> list:  # type: ignore[type-arg]
         return [

@@ -37,9 +37,16 @@ class AgentLifecycle(Protocol):
 
     def live(self, agent_id: str) -> LiveAgent | None: ...
 
-    async def launch(self, agent_id: str, *, node_id: str | None, visible: bool, reason: str) -> LiveAgent:
+    def conversation_of(self, agent_id: str) -> str | None:
+        """The conversation the agent's running CLI carries (None: it does not run)."""
+        ...
+
+    async def launch(
+        self, agent_id: str, *, node_id: str | None, visible: bool, reason: str, conversation_id: str | None = None
+    ) -> LiveAgent:
         """Start the agent (or return it when already live). `visible` with `node_id` None: the first empty
-        cell of the active layout, else the background. Raises AppError (PROCESS, AGENT_ALREADY_RUNNING…)."""
+        cell of the active layout, else the background. `conversation_id` None: the cell's conversation, else
+        the one between the person and the agent. Raises AppError (PROCESS, AGENT_ALREADY_RUNNING…)."""
         ...
 
     async def stop(self, agent_id: str) -> None: ...

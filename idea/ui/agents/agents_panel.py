@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
 from idea.application.agents.agent_activity import clock_text
 from idea.application.agents.agent_rows import AgentRow
+from idea.application.agents.net_toasts import NetToast, NetToasts
 from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.agents.templates import TemplateCatalogue
 from idea.application.projects import ProjectRuntime
@@ -34,6 +35,7 @@ from idea.ui.agents.agent_actions import AgentActions
 from idea.ui.agents.agent_list import AgentList
 from idea.ui.agents.gestures import GestureContext
 from idea.ui.agents.needs_you import NeedsYouSection
+from idea.ui.agents.net_toast_overlay import NetToastOverlay
 from idea.ui.agents.reply_notices import ReplyNotices
 from idea.ui.agents.run_gestures import RunGestures
 from idea.ui.agents.team_feed import TeamFeed
@@ -43,6 +45,7 @@ from idea.ui.agents.worktree_gestures import WorktreeGestures
 from idea.ui.core_client import CoreClient
 
 CLOCK_TICK_MS = 15_000  # "busy 3m" stays true to the minute
+EVENT_REDRAW_MS = 50  # the redraws the core's events ask for, gathered: one ask alone publishes about a dozen
 STATUS_PREVIEW_CHARS = 120
 
 
@@ -89,6 +92,8 @@ class AgentsPanel(QWidget):
         self.needs_you.resumeAtRequested.connect(self.run_gestures.resume_at)
         self.needs_you.dismissRequested.connect(self.run_gestures.dismiss_human_net)
         self.needs_you.interruptRequested.connect(self.run_gestures.interrupt_agent)
+        self._net_toasts = NetToasts()
+        self.toasts: NetToastOverlay | None = None
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
@@ -99,10 +104,32 @@ class AgentsPanel(QWidget):
         self._clock_tick = QTimer(self)
         self._clock_tick.setInterval(CLOCK_TICK_MS)
         self._clock_tick.timeout.connect(self._render)
+        self._event_redraw = QTimer(self)
+        self._event_redraw.setSingleShot(True)
+        self._event_redraw.setInterval(EVENT_REDRAW_MS)
+        self._event_redraw.timeout.connect(self._render)
         self.set_project(None)
 
     def sizeHint(self) -> QSize:
         return QSize(340, 520)
+
+    def attach_toasts(self, host: QWidget) -> NetToastOverlay:
+        """Show the human net as non-modal toasts over `host` (the window's central area) too."""
+        self.toasts = NetToastOverlay(host)
+        for signal, gesture in (
+            (self.toasts.showRequested, self.run_gestures.activate),
+            (self.toasts.resumeAtRequested, self.run_gestures.resume_at),
+            (self.toasts.dismissRequested, self.run_gestures.dismiss_human_net),
+            (self.toasts.interruptRequested, self.run_gestures.interrupt_agent),
+        ):
+            signal.connect(gesture)
+        self.toasts.closeRequested.connect(self._close_toast)
+        self._render()
+        return self.toasts
+
+    def _close_toast(self, toast: NetToast) -> None:
+        self._net_toasts.close(toast)
+        self._render()
 
     # -- following the window --
 
@@ -142,8 +169,9 @@ class AgentsPanel(QWidget):
             case LayoutChanged(project_id=runtime.id):
                 self.model.document = event.document
             case OrchestrationNews(project_id=runtime.id):
-                if not self._orchestration_event(event.event):
-                    return
+                if self._orchestration_event(event.event) and not self._event_redraw.isActive():
+                    self._event_redraw.start()  # drawn once for the events of the next few milliseconds
+                return
             case AgentExited(project_id=runtime.id):  # its CLI is gone: nothing asks the person any more
                 self.model.activity.apply(event, runtime.clock.now_ms())
             case _:
@@ -188,12 +216,14 @@ class AgentsPanel(QWidget):
         if runtime is None or self.model.document is None:
             self.team.show_nothing()
             self.needs_you.show_rows([], 0)
+            self._show_toasts([], 0)
             self._clock_tick.stop()
             self._selection_changed()
             return
         selected = self._pending_selection or self.selected_agent()
         self.team.show_rows(rows, runtime.clock.now_ms(), selected)
         self.needs_you.show_rows(rows, runtime.clock.now_ms())
+        self._show_toasts(rows, runtime.clock.now_ms())
         if self.selected_agent() == self._pending_selection:
             self._pending_selection = None
         for agent_id, editor in self.team_gestures.persona_editors.items():
@@ -205,6 +235,10 @@ class AgentsPanel(QWidget):
         else:
             self._clock_tick.stop()
         self._selection_changed()
+
+    def _show_toasts(self, rows: list[AgentRow], now_ms: int) -> None:
+        if self.toasts is not None:
+            self.toasts.show_toasts(self._net_toasts.shown(rows, now_ms))
 
     def _selection_changed(self) -> None:
         self.agent_actions.update()

@@ -18,21 +18,8 @@ from PySide6.QtWidgets import (
 )
 
 from idea.application.agents.agent_rows import AgentRow
-from idea.domain.agent_state_events import SuspicionReason
+from idea.application.agents.net_toasts import INTERRUPT, human_net_text, net_answers, net_prefill, net_shown
 from idea.domain.ids import AgentId
-from idea.domain.session_limit import MINUTE_MS
-
-DEFAULT_NET_DELAY_MS = 60 * MINUTE_MS  # pre-filled when IdeA read no time at all
-
-
-def human_net_text(name: str, reason: SuspicionReason, silent_for: str | None = None) -> str:
-    if reason is SuspicionReason.STALLED:
-        return f"{name} has shown no activity {silent_for or 'for a while'} while working on a task."
-    if reason is SuspicionReason.IMPLAUSIBLE_RESET:
-        return f"{name} seems blocked by a usage limit; the reset time IdeA read looks wrong. Check it."
-    if reason is SuspicionReason.RELIMITED:
-        return f"{name} hit its usage limit again right after each resume; IdeA stopped resuming it."
-    return f"{name} seems blocked by a usage limit, but IdeA could not read when it resets."
 
 
 class _Entry(QFrame):
@@ -82,7 +69,7 @@ class NeedsYouSection(QWidget):
         for row in rows:
             if row.attention_text:
                 wanted[("attention", row.agent_id)] = row
-            if row.activity.human_net is not None and row.is_live:
+            if net_shown(row):
                 wanted[("net", row.agent_id)] = row
         for key in [k for k in self._entries if k not in wanted]:
             entry = self._entries.pop(key)
@@ -114,25 +101,19 @@ class NeedsYouSection(QWidget):
         net = row.activity.human_net
         assert net is not None
         entry = _Entry(self)
-        entry.label.setText(human_net_text(row.name, net.reason))
+        entry.label.setText(human_net_text(row.name, net.reason, net.detail))
         time_edit = QDateTimeEdit()
         time_edit.setCalendarPopup(True)
         time_edit.setDisplayFormat("yyyy-MM-dd HH:mm")
-        prefill = net.resets_at_ms if net.resets_at_ms is not None else now_ms + DEFAULT_NET_DELAY_MS
-        time_edit.setDateTime(QDateTime.fromMSecsSinceEpoch(prefill))
+        time_edit.setDateTime(QDateTime.fromMSecsSinceEpoch(net_prefill(net, now_ms)))
         entry.column.insertWidget(1, time_edit)
         self._times[row.agent_id] = time_edit
         agent = row.agent_id
         resume = entry.button("Resume at this time")
         resume.clicked.connect(lambda: self.resumeAtRequested.emit(agent, time_edit.dateTime().toMSecsSinceEpoch()))
-        if net.reason is SuspicionReason.STALLED:
-            keep = entry.button("Keep waiting")
-            keep.clicked.connect(lambda: self.dismissRequested.emit(agent))
-        else:
-            dismiss = entry.button("Not a limit — dismiss")
-            dismiss.clicked.connect(lambda: self.dismissRequested.emit(agent))
-        interrupt = entry.button("Interrupt agent")
-        interrupt.clicked.connect(lambda: self.interruptRequested.emit(agent))
+        for answer in net_answers(net.reason):
+            signal = self.interruptRequested if answer == INTERRUPT else self.dismissRequested
+            entry.button(answer).clicked.connect(lambda _checked=False, s=signal: s.emit(agent))
         entry.setProperty("net", True)
         entry.layout().setAlignment(Qt.AlignmentFlag.AlignTop)
         return entry

@@ -211,6 +211,7 @@ class RunGestures:
             return
         self._ctx.model.activity.dismiss_human_net(agent_id)
         self._ctx.redraw()
+        self._ctx.run("Cannot dismiss", runtime.limit_requests.dismiss(agent_id), lambda _r: None)  # the person took over
         self._ctx.run(f"Cannot interrupt {row.name}", runtime.requests.interrupt(row.name),
                       self._ctx.done(f"Esc sent to {row.name}"))
 

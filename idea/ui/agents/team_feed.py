@@ -59,10 +59,21 @@ class TeamFeed:
                 self._model.activity.load(snapshots, work, runtime.clock.now_ms())
                 self._redraw()
 
+        def limits_arrived(events: list[tuple[object, int]]) -> None:
+            if generation == self._orchestration_generation and runtime is self._model.runtime:
+                for event, at_ms in events:  # usage limits and open human nets, known only from events
+                    self._model.activity.apply(event, at_ms)
+                self._redraw()
+
         self._client.call(
             runtime.requests.orchestration_state(),
             on_done=arrived,
             on_error=lambda error: self._problem(f"Agent queues unavailable: {error}"),
+        )
+        self._client.call(
+            runtime.limit_requests.state(),
+            on_done=limits_arrived,
+            on_error=lambda error: self._problem(f"Usage limits unavailable: {error}"),
         )
 
     def read_work_rows(self) -> None:

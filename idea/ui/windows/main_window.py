@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from idea.domain import layout as lay
 from idea.domain.ids import AgentId, ConversationId, NodeId, SessionId
+from idea.ui.agents.elsewhere_nets import ElsewhereNets
 from idea.ui.core_client import CoreClient
 from idea.ui.git.git_panel import git_dock
 from idea.ui.knowledge.knowledge_screens import KnowledgeScreens
@@ -122,6 +123,10 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         self.agents_panel = screens.agents_panel(self, self)
         self.agents_panel.statusMessage.connect(self.show_message)
+        toasts = self.agents_panel.attach_toasts(self._stack)  # the human net, non-modal, over the grid
+        self.elsewhere_nets = ElsewhereNets(  # and the nets of the other tabs, in one line each
+            toasts, self.project_tabs, lambda: tab.project_id if (tab := self.current_tab()) else None, self.focus_tab
+        )
         self.agents_dock = QDockWidget("Agents", self)
         self.agents_dock.setObjectName("AgentsDock")
         self.agents_dock.setWidget(self.agents_panel)
@@ -189,6 +194,7 @@ class MainWindow(QMainWindow):
         self.agents_panel.set_project(tab.runtime if tab else None)
         self.work_dock.set_project(tab.runtime if tab else None)
         self.git_panel.set_project(tab.runtime if tab else None)
+        self.elsewhere_nets.refresh()
         if tab is not None:
             tab.focus_active()
         self._manager.workspace_changed()

@@ -272,6 +272,7 @@ class WindowManager:
                 window.agents_panel.on_event(event)
                 window.git_panel.on_event(event)
                 window.work_dock.on_event(event)
+                window.elsewhere_nets.on_event(event)
             self.knowledge.on_event(event)
         elif isinstance(event, ProjectProblem):
             self.notify(event.message)

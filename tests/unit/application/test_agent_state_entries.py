@@ -3,8 +3,14 @@ waits for, its usage limit and resume, learned from the core's events."""
 
 from __future__ import annotations
 
-from idea.application.knowledge.agent_state_entries import CANCELLED, SUSPECTED, AgentStateEntries
+from idea.application.knowledge.agent_state_entries import (
+    CANCELLED,
+    SUSPECTED,
+    SUSPECTED_BY_REASON,
+    AgentStateEntries,
+)
 from idea.domain.agent_state_events import (
+    AgentLimitDismissed,
     AgentAttentionCleared,
     AgentLivenessChanged,
     AgentNeedsAttention,
@@ -14,6 +20,7 @@ from idea.domain.agent_state_events import (
     AgentResumed,
     AgentResumeScheduled,
     ResumeCancelReason,
+    SuspicionReason,
 )
 from idea.domain.attention import AttentionReason
 from idea.domain.liveness import Liveness as CoreLiveness
@@ -64,3 +71,21 @@ def test_a_limit_without_a_reset_time_asks_the_person() -> None:
     assert work.rate_limit == RateLimit(None, None)
     assert [(n.text, n.level) for n in work.notices] == [(SUSPECTED, NoticeLevel.WARNING)]
     assert all(isinstance(event_type, type) for event_type in entries.refreshing_events)
+
+
+def test_each_reason_of_the_net_has_its_words_and_an_answer_clears_the_entry() -> None:
+    entries = AgentStateEntries()
+    entries.observe(AgentRateLimitSuspected(QA, None, SuspicionReason.STALLED))
+    (notice,) = entries.annotate(entry()).notices
+    assert notice.text == SUSPECTED_BY_REASON[SuspicionReason.STALLED] and "keep waiting" in notice.text
+    assert len(set(SUSPECTED_BY_REASON.values())) == len(SuspicionReason)
+
+    entries.observe(AgentRateLimited(QA, None))
+    entries.observe(AgentRateLimitSuspected(QA))
+    entries.observe(AgentLimitDismissed(QA))  # "Not a limit — dismiss", "Keep waiting" or "Interrupt agent"
+    assert entries.annotate(entry()) == entry()
+    assert AgentLimitDismissed in entries.refreshing_events
+
+    entries.observe(AgentRateLimitSuspected(QA, None, SuspicionReason.RESUME_FAILED, "Codex is not signed in"))
+    (notice,) = entries.annotate(entry()).notices
+    assert notice.text.startswith("IdeA could not resume it after its usage limit: Codex is not signed in — answer")

@@ -137,6 +137,7 @@ async def test_a_usage_limit_ends_the_asks_holds_deliveries_and_resumes_the_runn
 
 async def test_an_exited_cli_is_relaunched_in_its_cell_when_its_limit_lifts() -> None:
     h, watching = rig(architect_node="cell-2")
+    h.lifecycle.conversations[h.id("Architect")] = "conv-architect-main"  # resumed earlier on that one
     reset = h.time.now_ms() + HOUR_MS
     watching.limit("Architect", reset)
     h.lifecycle.terminal("Architect").exit(0)
@@ -144,6 +145,7 @@ async def test_an_exited_cli_is_relaunched_in_its_cell_when_its_limit_lifts() ->
     assert h.lifecycle.live(h.id("Architect")) is None
     await h.time.run_until(lambda: bool(h.lifecycle.launches), within_ms=HOUR_MS + 60_000)
     assert h.lifecycle.launches[0][:3] == (h.id("Architect"), "cell-2", True)
+    assert h.lifecycle.launch_conversations == ["conv-architect-main"]  # the conversation its CLI carried
     await h.time.run_until(lambda: RESUME_PROMPT in h.written("Architect"), within_ms=120_000)
     await h.close()
 

@@ -8,6 +8,7 @@ import pytest
 
 from idea.application.limits.service import AgentPlace, SessionLimitService
 from idea.domain.agent_state_events import (
+    AgentLimitDismissed,
     AgentRateLimited,
     AgentRateLimitSuspected,
     AgentResumeCancelled,
@@ -195,6 +196,28 @@ class TestExecute:
         assert [call[0] for call in rig.resumer.calls] == [A, B]
         assert rig.events.of_type(AgentResumed) == [AgentResumed(B)]
 
+    async def test_a_failed_automatic_resume_asks_the_person_and_their_time_resumes_it_there(self, rig: Rig) -> None:
+        queue: asyncio.Queue[ResumeAgent] = asyncio.Queue()
+        drain = asyncio.create_task(rig.service.drain(queue))
+        rig.service.on_rate_limited(B, "node-9", "conv-b", rig.now + HOUR_MS, RateLimitSource.PATTERN)
+        rig.resumer.fail("Codex is not signed in: run `codex login`")
+        schedule_id, _, _ = rig.scheduler.only_pending()
+        queue.put_nowait(rig.scheduler.fire(schedule_id))
+        while not rig.events.of_type(AgentRateLimitSuspected):
+            await asyncio.sleep(0)
+        drain.cancel()
+        assert rig.events.events[-2:] == [
+            AgentRateLimited(B, rig.now + HOUR_MS),
+            AgentRateLimitSuspected(B, None, SuspicionReason.RESUME_FAILED, "Codex is not signed in: run `codex login`"),
+        ]
+        # B's CLI is gone (nothing locates it): "Resume at this time" tries again where it would have run.
+        rig.resumer.fail_with = None
+        rig.service.set_resume_at(B, rig.now + 60_000)
+        assert rig.scheduler.only_pending()[2] == ResumeAgent(B, "node-9", "conv-b")
+        rig.service.dismiss(B)
+        with pytest.raises(AppError):
+            rig.service.set_resume_at(B, rig.now + 60_000)  # answered: nothing kept
+
 
 class TestHumanNet:
     def test_confirmation_produces_the_same_events_as_the_automatic_path(self, rig: Rig) -> None:
@@ -233,9 +256,32 @@ class TestHumanNet:
         rig.service.stall_suspected(B)
         assert not [e for e in rig.events.of_type(AgentRateLimitSuspected) if e.agent_id == B]
 
-    def test_dismiss_forgets_silently(self, rig: Rig) -> None:
+    def test_a_view_opened_later_reads_the_limits_armed_resumes_and_open_nets(self, rig: Rig) -> None:
+        reset = rig.now + HOUR_MS
+        rig.limited(A, reset)
+        rig.places[B] = AgentPlace(None, "conv-b")
+        rig.limited(B, None)
+        raised = rig.now
+        rig.clock.advance(5_000)
+        rig.service.stall_suspected("agent-c")
+        state = rig.service.state()
+        assert [event for event, _ in state] == [
+            AgentRateLimited(A, reset),
+            AgentResumeScheduled(A, reset),
+            AgentRateLimited(B, None),
+            AgentRateLimitSuspected(B, None, SuspicionReason.NO_RESET_TIME),
+            AgentRateLimitSuspected("agent-c", None, SuspicionReason.STALLED),
+        ]
+        assert [at for event, at in state if isinstance(event, AgentRateLimitSuspected)] == [raised, raised + 5_000]
+        assert rig.events.of_type(AgentRateLimitSuspected)[0].raised_at_ms == raised  # as the live views saw it
+
+        rig.service.set_resume_at(B, rig.now + HOUR_MS)  # answered: a time
+        rig.service.dismiss("agent-c")  # answered: keep waiting
+        assert not [event for event, _ in rig.service.state() if isinstance(event, AgentRateLimitSuspected)]
+
+    def test_dismiss_forgets_without_a_cancel_and_tells_the_views(self, rig: Rig) -> None:
         rig.limited(resets=rig.now + HOUR_MS)
         count = len(rig.events.events)
         rig.service.dismiss(A)
-        assert len(rig.events.events) == count and rig.scheduler.pending == {}
+        assert rig.events.events[count:] == [AgentLimitDismissed(A)] and rig.scheduler.pending == {}
         assert rig.service.limit_of(A) is None

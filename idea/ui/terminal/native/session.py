@@ -82,6 +82,7 @@ class NativeTerminal:
         # Core-loop state.
         self._output_subscribers: Subscribers[bytes] = Subscribers()
         self._title_subscribers: Subscribers[str] = Subscribers()
+        self._line_subscribers: Subscribers[None] = Subscribers()  # the person pressed Enter
         # GUI-thread state.
         self._view: NativeTerminalView | None = None
         self.portal: WritePortal | None = None
@@ -163,6 +164,10 @@ class NativeTerminal:
     def on_title(self, callback: Callable[[str], None]) -> Unsubscribe:
         return self._title_subscribers.add(callback)
 
+    def on_line_submitted(self, callback: Callable[[None], None]) -> Unsubscribe:
+        """On the core loop, each time the person presses Enter in this terminal (not while IdeA types)."""
+        return self._line_subscribers.add(callback)
+
     def release(self) -> None:
         """The session is forgotten: its view goes once the program has exited (now, if it has)."""
         self._gui.post(self._release_view)
@@ -197,6 +202,7 @@ class NativeTerminal:
         view.titleChanged.connect(lambda title: self._to_core(self._title_subscribers.notify, title))
         self._view = view
         self.portal = WritePortal(view, self._gui)
+        self.portal.lineSubmitted.connect(lambda: self._to_core(self._line_subscribers.notify, None))
 
     def _connect_view(self) -> None:
         assert self._view is not None and self._pump is not None
