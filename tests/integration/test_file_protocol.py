@@ -309,27 +309,37 @@ async def test_a_request_id_is_served_once(
     folders.submit("once", {"type": "agent.stop", "targetAgent": "QA"})
     await folders.response("once")
 
+    await folders.deleted("once")
     folders.submit("once", {"type": "agent.stop", "targetAgent": "Dev"})  # rewritten against the convention
-    folders.submit("next", {"type": "workstate.read"})
-    await folders.response("next")  # the door has seen the rewrite by now: events are handled in order
+    await folders.deleted("once")
 
+    assert "request id once was used before" in (await folders.response("once"))["error"]["message"]
     assert [call.command for call in gateway.calls_of(StopAgent)] == [StopAgent(target="QA")]
 
 
 @pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning")  # watchdog, racing a `mkdir -p`
-async def test_files_that_name_no_request_are_ignored(
+async def test_files_that_name_no_request_are_answered_with_the_rule_they_break(
     door: RequestFolderDoor, folders: Folders, gateway: FakeGateway, diagnostics: RecordingDiagnostics
 ) -> None:
     (folders.inbox(MAIN) / ".hidden.json").write_text("{}", encoding="utf-8")
-    stranger = folders.requests / "not-an-agent" / "in"
-    stranger.mkdir(parents=True)
-    (stranger / "x.json").write_text('{"type": "agent.list"}', encoding="utf-8")
+    stranger = folders.requests / "not-an-agent"
+    (stranger / "in").mkdir(parents=True)
+    (stranger / "in" / "x.json").write_text('{"type": "agent.list"}', encoding="utf-8")
 
-    folders.submit("after", {"type": "workstate.read"})
-    await folders.response("after")
+    hidden = await folders.response(".hidden")
+    foreign = json.loads(await wait_for_text(stranger / "out" / "x.json"))
 
-    assert [type(call.command) for call in gateway.dispatched] == [ReadWorkState]
-    assert any(line.startswith("[file] ignored request file") for line in diagnostics.lines)
+    assert hidden["ok"] is False and "names no request" in hidden["error"]["message"]
+    assert foreign["ok"] is False and foreign["error"]["code"] == "NOT_FOUND"
+    assert "`not-an-agent` belongs to no agent" in foreign["error"]["message"]
+    await folders.deleted(".hidden")
+    await wait_until(lambda: not (stranger / "in" / "x.json").exists(), 5, what="the foreign request removed")
+    assert gateway.dispatched == []
+
+
+async def wait_for_text(path: Path) -> str:
+    await wait_until(path.exists, 5, what=f"the response {path}")
+    return path.read_text(encoding="utf-8")
 
 
 async def test_leftovers_are_served_and_old_answers_deleted_at_start(

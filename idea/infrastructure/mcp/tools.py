@@ -217,7 +217,10 @@ def parse_tool_call(
     arguments = {} if arguments is None else arguments
     if not isinstance(arguments, Mapping):
         raise words.invalid("the arguments must be a JSON object")
-    size = len(json.dumps(arguments, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"))
+    try:
+        size = len(json.dumps(arguments, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"))
+    except (TypeError, ValueError, RecursionError):
+        raise words.invalid("the arguments must be plain JSON, nested no deeper than any tool needs") from None
     if size > MAX_ARGUMENTS_BYTES:
         raise words.invalid(
             f"the arguments take {size} bytes, more than the limit of {MAX_ARGUMENTS_BYTES} bytes; write the "

@@ -67,6 +67,8 @@ def decode(line: bytes) -> SessionMessage | types.JSONRPCError:
         document = json.loads(line)
     except ValueError:
         return error_response(None, types.PARSE_ERROR, "Parse error: each line must be one JSON-RPC message")
+    except RecursionError:
+        return error_response(None, types.PARSE_ERROR, "Parse error: the message is nested too deeply")
     if isinstance(document, dict) and "id" in document and as_request_id(document["id"]) is None:
         return error_response(
             None,
