@@ -30,7 +30,7 @@ from idea.infrastructure.diagnostics import FileDiagnostics
 from idea.infrastructure.event_bus import EventBus
 from idea.infrastructure.host import LocalHost
 from idea.infrastructure.inspect.process_cpu import DescendantCpuProbe
-from idea.infrastructure.mcp.endpoint import mcp_endpoint
+from idea.infrastructure.mcp.endpoint import mcp_endpoint, sweep_dead_endpoints
 from idea.infrastructure.orchestration_adapters import LocalOrchestrationAdapters
 from idea.infrastructure.paths import user_data_dir
 from idea.infrastructure.project_folder import LocalProjectFolder
@@ -105,6 +105,7 @@ def bootstrap(
     host = host or LocalHost()
     diagnostics = FileDiagnostics(data_dir / "logs")
     diagnostics.beacon("[startup] IdeA launched; diagnostics log armed")
+    sweep_dead_endpoints(diagnostics)
     events = EventBus()
     user_data = JsonUserDataStore(data_dir)
     preferences = Preferences(user_data, events, diagnostics)

@@ -20,6 +20,7 @@ from idea.infrastructure.resources import resources_dir
 from idea.ui.core_client import CoreClient
 from idea.ui.event_relay import EventRelay
 from idea.ui.gui_thread import GuiThread
+from idea.ui.quit_signals import QuitOnSignals
 from idea.ui.terminal.appearance import TerminalAppearance
 from idea.ui.terminal.qtermwidget_terminal import QtTerminalFactory
 from idea.ui.theme import apply_theme
@@ -110,7 +111,9 @@ def run_gui(argv: list[str]) -> int:
             session.windows.quit_without_asking()
 
         QTimer.singleShot(delay, finish)
+    signals = QuitOnSignals(session.windows.quit_without_asking)
     code = qt_app.exec()
+    signals.close()
     session.shutdown()
     return code
 
