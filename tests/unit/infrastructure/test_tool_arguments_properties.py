@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -19,42 +17,7 @@ from idea.domain.agent_text import follows_the_rule
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.orchestration import LaunchAgent, SetWorkState, Visibility, WorkStatus
 from idea.infrastructure.mcp.tools import TOOLS, ToolSpec, parse_tool_call
-
-JSON_SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20)
-JSON_VALUES = st.recursive(
-    JSON_SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
-)
-ANY_TEXT = st.text(alphabet=st.characters(codec=None, min_codepoint=0, max_codepoint=0x10FFFF), max_size=60)
-
-
-def field_values(rules: dict[str, Any]) -> st.SearchStrategy[Any]:
-    """Good, bad and borderline values for one field of a schema."""
-    options: list[st.SearchStrategy[Any]] = [
-        JSON_VALUES,
-        ANY_TEXT,
-        st.sampled_from(["", " ", "\t\n", "\u0000", "\x1b[2J", "\ud800", "\r\n", "a\u0000b"]),
-    ]
-    if "enum" in rules:
-        choices = rules["enum"]
-        options.append(st.sampled_from([*choices, *(c.upper() for c in choices), *(f" {c}\u0000" for c in choices)]))
-    limit = rules.get("maxLength")
-    if limit is not None:
-        options.append(st.sampled_from([limit - 1, limit, limit + 1]).map(lambda n: "x" * n))
-    if rules.get("format") == "uuid":
-        options.append(st.uuids().map(str) | st.uuids().map(lambda u: u.hex.upper()))
-    return st.one_of(options)
-
-
-@st.composite
-def calls(draw: st.DrawFn, tool: ToolSpec) -> dict[str, Any]:
-    properties: dict[str, dict[str, Any]] = tool.input_schema["properties"]
-    arguments = {
-        key: draw(field_values(rules)) for key, rules in properties.items() if draw(st.booleans())
-    }
-    if draw(st.integers(0, 9)) == 0:
-        arguments[draw(st.text(min_size=1, max_size=8))] = draw(JSON_SCALARS)
-    return arguments
-
+from tests.tool_strategies import calls
 
 def strings_in(command: object) -> list[str]:
     found: list[str] = []
