@@ -29,6 +29,7 @@ SOCKET_MODE = 0o600
 LISTEN_BACKLOG = 64
 LIVENESS_PROBE_TIMEOUT_S = 0.2
 SWEEP_MIN_AGE_S = 10.0
+ALREADY_OPEN = "another IdeA process already has this project open; use its window, or close the project there first"
 # Size of sockaddr_un.sun_path, terminating NUL included.
 SUN_PATH_SIZE = 104 if sys.platform == "darwin" else 108
 
@@ -208,7 +209,7 @@ def _endpoint_answers(path: str, diagnostics: Diagnostics) -> bool:
 def _already_open(path: str) -> AppError:
     return AppError(
         ErrorCode.PROJECT_ALREADY_OPEN,
-        f"another IdeA process has this project open (its endpoint {path} is live)",
+        ALREADY_OPEN,
         data={"endpoint": path},
     )
 
