@@ -8,17 +8,12 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from idea.domain.orchestration import AskAgent, ListAgents, Outcome, ReadWorkState
 from idea.infrastructure.mcp.bridge import CONNECT_TIMEOUT_S, DRAIN_GRACE_S
-from tests.fakes_gateway import MAIN, TOKENS
-from tests.integration.mcp_support import REPO_ROOT, bridge_declaration, bridge_env, project_endpoint, serving
+from tests.integration.mcp_support import bridge, endpoint, serving  # noqa: F401  (endpoint: a fixture)
 
 RUNS = 30
 FAST_FAIL_S = 2.0  # well under the 5 s of retries, with room for a loaded machine's process start
@@ -42,29 +37,9 @@ def session_bytes(third_tool: str, third_arguments: dict[str, object]) -> bytes:
     )
 
 
-@pytest.fixture
-def endpoint() -> Iterator[str]:
-    with project_endpoint() as path:
-        yield path
-
-
-async def run_bridge(endpoint: str, stdin: bytes, env_token: str | None = TOKENS[MAIN]) -> tuple[int, bytes, bytes]:
-    declaration = bridge_declaration(endpoint)
-    process = await asyncio.create_subprocess_exec(
-        declaration["command"],
-        *declaration["args"],
-        cwd=REPO_ROOT,
-        env=bridge_env(env_token),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    try:
+async def run_bridge(endpoint: str, stdin: bytes, without: tuple[str, ...] = ()) -> tuple[int, bytes, bytes]:
+    async with bridge(endpoint, without=without) as process:
         out, err = await asyncio.wait_for(process.communicate(stdin), CONNECT_TIMEOUT_S + DRAIN_GRACE_S + 10)
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
     assert process.returncode is not None
     return process.returncode, out, err
 
@@ -139,15 +114,7 @@ async def test_a_socket_nobody_listens_on_is_retried_then_reported(endpoint: str
 
 async def test_a_bridge_without_a_project_says_so(endpoint: str) -> None:
     async with serving(endpoint):
-        declaration = bridge_declaration(endpoint)
-        args = list(declaration["args"])
-        at = args.index("--project")
-        del args[at : at + 2]
-        process = await asyncio.create_subprocess_exec(
-            declaration["command"], *args, cwd=REPO_ROOT, env=bridge_env(TOKENS[MAIN]),
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        )  # fmt: skip
-        _out, err = await asyncio.wait_for(process.communicate(b""), 15)
+        status, _out, err = await run_bridge(endpoint, b"", without=("--project",))
 
-    assert process.returncode == 1
+    assert status == 1
     assert "no --project given" in err.decode() and "the handshake names no project" in err.decode()

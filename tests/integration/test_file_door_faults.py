@@ -11,7 +11,6 @@ import os
 import socket
 import tempfile
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -24,28 +23,9 @@ from idea.infrastructure.fileproto.watcher import RequestFolderDoor
 from tests.contract.terminal_contract import wait_until
 from tests.fakes import RecordingDiagnostics
 from tests.fakes_gateway import ARCHITECT, MAIN, FakeGateway
-from tests.integration.test_file_protocol import Folders
+from tests.integration.file_door_support import Folders, diagnostics, door, folders, gateway  # noqa: F401
 
 CLOSE_BOUND_S = 3.0  # a door stuck on a read took 15 s to shut down
-
-
-@pytest.fixture
-def folders(tmp_path: Path) -> Folders:
-    folders = Folders(tmp_path)
-    for agent in (MAIN, ARCHITECT):
-        folders.inbox(agent).mkdir(parents=True)
-        folders.outbox(agent).mkdir(parents=True)
-    return folders
-
-
-@pytest.fixture
-def gateway() -> FakeGateway:
-    return FakeGateway()
-
-
-@pytest.fixture
-def diagnostics() -> RecordingDiagnostics:
-    return RecordingDiagnostics()
 
 
 def new_door(tmp_path: Path, gateway: FakeGateway, diagnostics: RecordingDiagnostics) -> RequestFolderDoor:
@@ -53,13 +33,9 @@ def new_door(tmp_path: Path, gateway: FakeGateway, diagnostics: RecordingDiagnos
 
 
 @pytest.fixture
-async def door(
-    tmp_path: Path, folders: Folders, gateway: FakeGateway, diagnostics: RecordingDiagnostics
-) -> AsyncIterator[RequestFolderDoor]:
-    door = new_door(tmp_path, gateway, diagnostics)
-    await door.start()
-    yield door
-    await door.close()
+def quick_sweep(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(watcher, "SWEEP_INTERVAL_S", 0.1)
+    monkeypatch.setattr(watcher, "STALL_S", 0.3)
 
 
 async def still_serving(folders: Folders, agent: str = ARCHITECT) -> None:
@@ -269,47 +245,26 @@ async def test_a_request_remembered_but_never_answered_before_a_crash_is_served_
 
 
 async def test_a_file_whose_writer_never_finished_is_answered_once_it_stalls(
-    tmp_path: Path,
-    folders: Folders,
-    gateway: FakeGateway,
-    diagnostics: RecordingDiagnostics,
-    monkeypatch: pytest.MonkeyPatch,
+    quick_sweep: None, door: RequestFolderDoor, folders: Folders
 ) -> None:
-    monkeypatch.setattr(watcher, "SWEEP_INTERVAL_S", 0.1)
-    monkeypatch.setattr(watcher, "STALL_S", 0.3)
-    door = new_door(tmp_path, gateway, diagnostics)
-    await door.start()
     path = folders.inbox(MAIN) / "stuck.json"
-    try:
-        with path.open("wb") as handle:  # never closed while the door watches: no close event comes
-            handle.write(b'{"type": "agent.li')
-            handle.flush()
-            answer = await folders.response("stuck")
-        assert answer["ok"] is False and "not valid JSON" in answer["error"]["message"]
-        await gone(path)
-    finally:
-        await door.close()
+    with path.open("wb") as handle:  # never closed while the door watches: no close event comes
+        handle.write(b'{"type": "agent.li')
+        handle.flush()
+        answer = await folders.response("stuck")
+    assert answer["ok"] is False and "not valid JSON" in answer["error"]["message"]
+    await gone(path)
 
 
 async def test_a_hard_link_without_a_close_event_is_found_by_the_sweep(
-    tmp_path: Path,
-    folders: Folders,
-    gateway: FakeGateway,
-    diagnostics: RecordingDiagnostics,
-    monkeypatch: pytest.MonkeyPatch,
+    quick_sweep: None, door: RequestFolderDoor, folders: Folders, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(watcher, "SWEEP_INTERVAL_S", 0.1)
-    monkeypatch.setattr(watcher, "STALL_S", 0.3)
     source = tmp_path / "draft.txt"
     source.write_text("not json at all", encoding="utf-8")
-    door = new_door(tmp_path, gateway, diagnostics)
-    await door.start()
-    try:
-        os.link(source, folders.inbox(MAIN) / "linked.json")
-        answer = await folders.response("linked")
-        assert "not valid JSON" in answer["error"]["message"]
-    finally:
-        await door.close()
+
+    os.link(source, folders.inbox(MAIN) / "linked.json")
+
+    assert "not valid JSON" in (await folders.response("linked"))["error"]["message"]
 
 
 async def test_where_no_answer_can_be_written_the_log_says_so_and_the_request_goes(

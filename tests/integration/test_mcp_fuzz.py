@@ -126,6 +126,7 @@ class Fuzzer:
             if answered is None:
                 assert _key(sentinel) in owed, f"an error for no line after the sentinel: {answer}"
                 nulls += 1
+                self.answers[f"{_kind_of(answer)} (no id)"] += 1
                 continue
             key = _key(answered)
             if key in self.may_answer:
@@ -133,9 +134,17 @@ class Fuzzer:
                 continue
             assert key in owed, f"an answer nobody was owed (a second answer?): {answer} for {line[:300]!r}"
             owed.discard(key)
-            self.answers["error" if "error" in answer else "isError" if answer["result"].get("isError") else "ok"] += 1
+            if key != _key(sentinel):
+                self.answers[_kind_of(answer)] += 1
         assert nulls in verdict.null_answers, f"{nulls} null-id errors for {line[:300]!r}"
         assert time.monotonic() - started < 30
+
+
+def _kind_of(answer: dict[str, Any]) -> str:
+    if "error" in answer:
+        return f"json-rpc {answer['error'].get('code')}"
+    result = answer.get("result") or {}
+    return "tool error" if result.get("isError") else "result"
 
 
 def _key(request_id: object) -> str:

@@ -7,37 +7,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Iterator
+
 
 import pytest
 
-from idea.domain.orchestration import AskAgent, LaunchAgent, ListAgents, Outcome, SetWorkState, Visibility
+from idea.domain.orchestration import AskAgent, LaunchAgent, SetWorkState, Visibility
 from idea.infrastructure.mcp import server as server_module
 from idea.infrastructure.mcp.wire import LINE_LIMIT
 from tests.fakes_gateway import MAIN, TOKENS
-from tests.integration.mcp_support import RawClient, Served, project_endpoint, serving
+from tests.integration.mcp_support import RawClient, Served
+from tests.integration.mcp_support import endpoint, raw, served  # noqa: F401  (fixtures)
 
 ASK = {"target": "Architect", "task": "Reply pong via idea_reply."}
-
-
-@pytest.fixture
-def endpoint() -> Iterator[str]:
-    with project_endpoint() as path:
-        yield path
-
-
-@pytest.fixture
-async def served(endpoint: str) -> AsyncIterator[Served]:
-    async with serving(endpoint) as served:
-        yield served
-
-
-@pytest.fixture
-async def raw(served: Served) -> AsyncIterator[RawClient]:
-    client = await RawClient.connect(served.endpoint)
-    await client.initialize()
-    yield client
-    await client.close()
 
 
 def call(request_id: object, tool: str, arguments: object) -> dict[str, object]:

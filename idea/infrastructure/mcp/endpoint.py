@@ -90,17 +90,30 @@ def sweep_dead_endpoints(diagnostics: Diagnostics, environ: Mapping[str, str] | 
 
 
 def _is_dead(path: str) -> bool:
+    try:
+        return _probe(path) == _DEAD
+    except OSError:
+        return False  # not ours to judge
+
+
+_ABSENT, _DEAD, _LIVE = "absent", "dead", "live"
+
+
+def _probe(path: str) -> str:
+    """Whether a process listens on the socket at `path`; OSError for what a connect cannot tell."""
     probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     probe.settimeout(LIVENESS_PROBE_TIMEOUT_S)
     try:
         probe.connect(path)
+    except FileNotFoundError:
+        return _ABSENT
     except ConnectionRefusedError:
-        return True
-    except OSError:
-        return False  # busy, or not ours to judge
+        return _DEAD
+    except TimeoutError:
+        return _LIVE  # a listener whose backlog is full is still alive
     finally:
         probe.close()
-    return False
+    return _LIVE
 
 
 def fits_sockaddr(path: str) -> bool:
@@ -182,28 +195,19 @@ def bind_endpoint(path: str, diagnostics: Diagnostics) -> BoundEndpoint:
 
 
 def _endpoint_answers(path: str, diagnostics: Diagnostics) -> bool:
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    probe.settimeout(LIVENESS_PROBE_TIMEOUT_S)
     try:
-        probe.connect(path)
-    except FileNotFoundError:
-        return False
-    except ConnectionRefusedError:
+        state = _probe(path)
+    except OSError as exc:
+        raise AppError(
+            ErrorCode.PROCESS, f"the MCP endpoint {path} could not be checked: {exc.strerror or exc}"
+        ) from exc
+    if state == _DEAD:
         try:
             os.unlink(path)
             diagnostics.beacon(f"[mcp] removed stale endpoint {path}")
         except FileNotFoundError:
             pass
-        return False
-    except TimeoutError:
-        return True  # a listener whose backlog is full is still alive
-    except OSError as exc:
-        raise AppError(
-            ErrorCode.PROCESS, f"the MCP endpoint {path} could not be checked: {exc.strerror or exc}"
-        ) from exc
-    finally:
-        probe.close()
-    return True
+    return state == _LIVE
 
 
 def _already_open(path: str) -> AppError:
