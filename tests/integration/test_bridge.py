@@ -17,7 +17,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
-
 from idea.infrastructure.mcp.bridge import CONNECT_TIMEOUT_S
 from tests.fakes_gateway import MAIN, TOKENS
 from tests.integration.mcp_support import (

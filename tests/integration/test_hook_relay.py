@@ -7,7 +7,6 @@ import json
 import subprocess
 import time
 
-
 from idea.infrastructure.agents.executable import idea_command
 from idea.infrastructure.hooks.relay import PAYLOAD_LIMIT, TRUNCATION_MARK
 from tests.fakes_gateway import ARCHITECT, MAIN, TOKENS

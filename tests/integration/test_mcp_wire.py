@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 
-
 import pytest
 
 from idea.domain.orchestration import AskAgent, LaunchAgent, SetWorkState, Visibility
