@@ -66,7 +66,7 @@ BEACON = re.compile(r"^(?P<ms>\d+) \[(?P<tag>[a-z-]+)\] (?P<what>\S+).*?\bticket
 # Stages of one ask, each between two instants: the client's own clock, or a beacon of the core.
 STAGES = (
     ("client → enqueued", "start", "enqueued", "SDK client, requester's bridge, socket, server, dispatch"),
-    ("enqueued → typed", "enqueued", "write", "mailbox, the lane's writer free, 3 chunks 10 ms apart"),
+    ("enqueued → typed", "enqueued", "write", "mailbox, the lane's writer free, the text in 512-character chunks"),
     ("typed → submitted", "write", "submit", "the profile's submit delay"),
     ("submitted → turn started", "submit", "turn", "CLI reads it, `UserPromptSubmit` hook relay reaches IdeA"),
     ("turn started → replied", "turn", "ended", "hook relay exits, `idea_reply` through the target's bridge"),
@@ -78,7 +78,7 @@ CPU_KINDS = (
     "SDK clients (main thread)",
     "bridges (requesters' and targets')",
     "target CLIs (fake agent)",
-    "hook relays (`sh` + `python -m idea hook`)",
+    "hook relays (`sh` + the relay on `python -I -S`)",
 )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Callable
 
 from idea.application.ports import Unsubscribe
@@ -72,6 +73,9 @@ class FakeHost:
         if program.startswith("/"):
             return program
         return f"/usr/bin/{program}" if program in self.installed else None
+
+    def is_dir(self, path: str) -> bool:
+        return os.path.isdir(path)  # tests give agents real worktree folders (tmp_path)
 
 
 class FakeTerminal:

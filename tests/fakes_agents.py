@@ -135,6 +135,12 @@ class RecordingRunDirWriter:
     def __init__(self) -> None:
         self.requests: list[RunDirRequest] = []
         self.first_turn: str | None = None  # what a `stdin` injection profile would be told first
+        self.retargeted: list[tuple[str, str]] = []  # (project root, endpoint) of each retarget
+        self.drifted: list[str] = []  # what retarget reports as rewritten
+
+    def retarget(self, project_root: str, endpoint: str) -> list[str]:
+        self.retargeted.append((project_root, endpoint))
+        return list(self.drifted)
 
     def prepare(self, request: RunDirRequest) -> PreparedRunDir:
         self.requests.append(request)

@@ -301,19 +301,15 @@ class QuietDoors:
 
 
 class MemoryOrchestrationAdapters:
-    """One live-state file, conversation log and activity probe per project root, and inert doors."""
+    """One live-state file and activity probe per project root, and inert doors."""
 
     def __init__(self) -> None:
         self.live_states: dict[str, MemoryLiveStateStore] = {}
-        self.logs: dict[str, MemoryConversationLog] = {}
         self.probes: dict[str, FakeActivity] = {}
         self.opened_doors: list[QuietDoors] = []
 
     def live_state(self, root: str) -> MemoryLiveStateStore:
         return self.live_states.setdefault(root, MemoryLiveStateStore())
-
-    def conversations(self, root: str) -> MemoryConversationLog:
-        return self.logs.setdefault(root, MemoryConversationLog())
 
     def activity(self, root: str, kind_of) -> FakeActivity:  # noqa: ANN001
         return self.probes.setdefault(root, FakeActivity())

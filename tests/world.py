@@ -19,6 +19,7 @@ from idea.application.permissions.service import PermissionService
 from idea.application.preferences import Preferences
 from idea.application.orchestrator.dispatch import CommandFamily
 from idea.application.orchestrator.service import OrchestratorService
+from idea.application.sign_in import SignInCheck
 from idea.application.orchestrator.timing import OrchestratorTimings
 from idea.application.projects import OrchestrationDeps, ProjectDeps, ProjectService
 from idea.domain.orchestration import AgentCaller, Human, Outcome, Requester, Source
@@ -35,6 +36,7 @@ from tests.fakes import (
     RecordingEvents,
     SequentialIds,
 )
+from tests.fakes_knowledge import MemoryKnowledgeAdapters
 from tests.fakes_permissions import FakeSandbox, MemoryPermissionStore
 from tests.fakes_orchestration import (
     FakeActivity,
@@ -60,6 +62,18 @@ from tests.fakes_agents import (
     StaticPrompts,
     shipped_profiles,
 )
+
+class ScriptedSignIn:
+    """Every CLI is signed in, except the commands in `signed_out`."""
+
+    def __init__(self) -> None:
+        self.signed_out: set[str] = set()
+
+    def check(self, profile: Profile) -> SignInCheck | None:
+        if profile.command not in self.signed_out:
+            return SignInCheck(profile.name, True, "")
+        return SignInCheck(profile.name, False, f"run `{profile.command} login`, then start the agent again")
+
 
 ROOT = "/work/demo"
 SOCKET = "/run/user/1000/idea-mcp/demo.sock"
@@ -89,6 +103,8 @@ class World:
         self.run_dirs = RecordingRunDirWriter()
         self.tokens = iter(f"token-{n}" for n in range(1, 1000))
         self.orchestration = MemoryOrchestrationAdapters()
+        self.knowledge = MemoryKnowledgeAdapters()
+        self.sign_in = ScriptedSignIn()
         self.permission_store = MemoryPermissionStore()
         self.sandbox = FakeSandbox()
         self.permissions = PermissionService(self.permission_store, self.sandbox, self.host)
@@ -115,6 +131,7 @@ class World:
                 new_token=lambda: next(self.tokens),
                 rendezvous_window_ms=600_000,
                 rendezvous_ceiling_ms=14_400_000,
+                sign_in=self.sign_in,
                 permissions=self.permissions,
             ),
             orchestration=OrchestrationDeps(
@@ -123,6 +140,7 @@ class World:
                 timer=VirtualTime(),
                 timings=OrchestratorTimings(),
             ),
+            knowledge=self.knowledge,
         )
         self.service = ProjectService(self.deps, self.user_data)
 
@@ -286,6 +304,7 @@ def make_harness(
     timings: OrchestratorTimings = SPEC_TIMINGS,
     store: MemoryLiveStateStore | None = None,
     families: Sequence[CommandFamily] = (),
+    watching: Any = None,
 ) -> Harness:
     time = VirtualTime()
     lifecycle = FakeLifecycle(agents, orchestrator)
@@ -312,6 +331,7 @@ def make_harness(
         timings=timings,
         cpu=cpu,
         families=families,
+        watching=watching(time) if callable(watching) else watching,
     )
     return Harness(service, lifecycle, time, portals, activity, store, log, events, diagnostics, cpu)
 

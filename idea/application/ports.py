@@ -121,6 +121,10 @@ class Host(Protocol):
         """The absolute path `program` resolves to on `path` (or as given when it has a slash), or None."""
         ...
 
+    def is_dir(self, path: str) -> bool:
+        """Whether `path` is an existing folder (an agent's worktree, before it is started there)."""
+        ...
+
 
 class ProjectFolder(Protocol):
     """The project's own files that IdeA maintains."""

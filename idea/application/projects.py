@@ -13,12 +13,20 @@ from idea.application.agents.lifecycle import TeamLifecycle
 from idea.application.agents.placement import AgentPlacement
 from idea.application.agents.placement_rules import InCell
 from idea.application.agents.ports import ManifestStore, PersonaStore
+from idea.application.agents.retarget import retarget_run_dirs
 from idea.application.agents.runner import AgentLaunchDeps, AgentRunner
 from idea.application.agents.templates import TemplateCatalogue
+from idea.application.git.agent_worktrees import AgentWorktrees
+from idea.application.git.projects import GitProjects
+from idea.application.knowledge.runtime import KnowledgeAdapters
 from idea.application.named_layouts import NamedLayouts
 from idea.application.orchestrator.ports import OrchestrationAdapters, PortalProvider, ProcessCpuProbe, Timer
 from idea.application.orchestrator.service import OrchestratorService
+from idea.application.engine_sessions import EngineSessionRecorder
+from idea.application.limits.requests import LimitRequests
 from idea.application.orchestrator.timing import OrchestratorTimings
+from idea.application.project_knowledge import compose_project_knowledge
+from idea.application.orchestrator.watch_ports import AgentWatchAdapters
 from idea.application.ports import (
     Clock,
     Diagnostics,
@@ -33,8 +41,9 @@ from idea.application.ports import (
 from idea.application.sessions import LaunchRequest, SessionRegistry
 from idea.domain import layout as lay
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode, not_found
+from idea.domain.agent_state_events import AgentRateLimited, AgentResumed
 from idea.domain.events import LayoutChanged, OrchestrationNews, ProjectClosed, ProjectOpened, ProjectProblem
-from idea.domain.ids import NodeId, ProjectId, SessionId
+from idea.domain.ids import AgentId, NodeId, ProjectId, SessionId
 from idea.domain.project import ProjectRecord, ProjectRegistry
 from idea.domain.session import SessionInfo, SessionKind
 from idea.domain.workspace import NewCellContent, Settings
@@ -58,6 +67,8 @@ class ProjectDeps:
     templates: TemplateCatalogue
     launching: AgentLaunchDeps
     orchestration: OrchestrationDeps
+    knowledge: KnowledgeAdapters  # conversations, handoffs, memory, skills, the shared context
+    git: GitProjects | None = None  # None: projects without git (tests of other features)
 
 
 @dataclass(frozen=True)
@@ -67,6 +78,7 @@ class OrchestrationDeps:
     timer: Timer
     timings: OrchestratorTimings
     cpu: ProcessCpuProbe | None = None
+    watching: AgentWatchAdapters | None = None  # terminal watches and resume timers (spec 05)
 
 
 class ProjectRuntime:
@@ -94,8 +106,18 @@ class ProjectRuntime:
             diagnostics=deps.diagnostics,
             is_live=lambda agent_id: self.sessions.live_agent_session(agent_id) is not None,
         )
-        self.runner = AgentRunner(self, self.agents, deps.launching)
+        self.git = deps.git.workspace(record.id, record.root) if deps.git is not None else None
+        self.runner = AgentRunner(self, self.agents, deps.launching, shared_git_dir=self._git_dir)
         self.placement = AgentPlacement(self, self.agents, self.runner)
+        self.knowledge, knowledge_commands = compose_project_knowledge(
+            self,
+            deps.knowledge.for_project(record.root),
+            clock=deps.clock,
+            ids=deps.ids,
+            events=_ProjectNews(record.id, deps.events),
+            diagnostics=deps.diagnostics,
+        )
+        self.worktrees = AgentWorktrees(self, self.agents, self.git.worktrees if self.git is not None else None)
         orchestration = deps.orchestration
         self.orchestrator = OrchestratorService(
             project_id=record.id,
@@ -104,16 +126,27 @@ class ProjectRuntime:
             portals=orchestration.portals,
             activity=orchestration.adapters.activity(record.root, self._cli_family),
             live_state=orchestration.adapters.live_state(record.root),
-            conversations=orchestration.adapters.conversations(record.root),
+            conversations=self.knowledge,  # every turn recorded is folded into its handoff
             clock=deps.clock,
             timer=orchestration.timer,
             ids=deps.ids,
-            events=_ProjectNews(record.id, deps.events),
+            events=_ProjectNews(record.id, deps.events, lambda event: _observe_core(self, event)),
             diagnostics=deps.diagnostics,
             timings=orchestration.timings,
             cpu=orchestration.cpu,
+            watching=orchestration.watching,
+            engine_sessions=EngineSessionRecorder(
+                root=record.root,
+                providers=deps.launching.providers,
+                clock=deps.clock,
+                diagnostics=deps.diagnostics,
+                conversation_of=self.runner.conversation_of,
+                provider_of=lambda agent_id: _provider_key(self.runner, agent_id),
+            ),
+            families=(knowledge_commands,),
         )
         self.requests = HumanRequests(self.orchestrator)
+        self.limit_requests = LimitRequests(lambda: self.orchestrator.states.limits)
         self.layouts = NamedLayouts(self)
         self.doors = orchestration.adapters.doors(record.id, record.root, self.orchestrator)
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -129,6 +162,10 @@ class ProjectRuntime:
     @property
     def name(self) -> str:
         return self.record.name
+
+    def _git_dir(self) -> str | None:
+        repository = self.git.access.repository if self.git is not None else None
+        return repository.git_dir if repository is not None else None
 
     def _cli_family(self, agent_id: str) -> str | None:
         try:
@@ -154,6 +191,9 @@ class ProjectRuntime:
     @property
     def diagnostics(self) -> Diagnostics:
         return self._deps.diagnostics
+
+    def report_problem(self, message: str) -> None:
+        self._deps.events.publish(ProjectProblem(self.id, message))
 
     def schedule(self, work: Coroutine[Any, Any, Any]) -> None:
         """Run follow-up work from a callback on the core loop, keeping a reference until it ends."""
@@ -270,12 +310,18 @@ class ProjectRuntime:
         await self.agents.sync_templates()
         await self.layouts.show(lambda document: document, new_cells=new_cells)
         self.orchestrator.reconcile_at_open()  # before any launch: a crash never ran close
+        await self.knowledge.open()
+        if self.git is not None:
+            self.schedule(self.git.open())  # best effort, on the worker pool: the project does not wait
 
     async def close(self) -> None:
+        if self.git is not None:
+            self.git.close()
         await self.orchestrator.close()
         await self.doors.close()
         await self.runner.stop_all_for_close()
         await self.sessions.stop_all()
+        await self.knowledge.close()
 
     async def start_shells(self, count: int) -> list[SessionInfo]:
         """What new cells run: the user's shell, unless the user prefers empty cells."""
@@ -306,14 +352,43 @@ class ProjectRuntime:
         self._deps.events.publish(LayoutChanged(self.id, document))
 
 
-class _ProjectNews:
-    """Tags the orchestration core's events with their project, for subscribers of many projects."""
+def _observe_core(runtime: ProjectRuntime, event: object) -> None:
+    """Every event of the orchestration core, on the core loop, before it is published: the limits noted for
+    the resume offer, and what the project's knowledge learns (its work panel)."""
+    _note_limits(runtime.runner, event)
+    runtime.knowledge.observe(event)
 
-    def __init__(self, project_id: ProjectId, events: EventPublisher) -> None:
+
+def _note_limits(runner: AgentRunner, event: object) -> None:
+    """running.json says when an agent was at its usage limit, for the resume offer (spec 05 §9)."""
+    match event:
+        case AgentRateLimited(agent_id=agent_id, resets_at_ms=resets_at_ms):
+            runner.note_limit(agent_id, resets_at_ms)
+        case AgentResumed(agent_id=agent_id):
+            runner.note_limit(agent_id, None)
+
+
+def _provider_key(runner: AgentRunner, agent_id: AgentId) -> str | None:
+    try:
+        return runner.profile_of(agent_id).provider_key
+    except AppError:
+        return None
+
+
+class _ProjectNews:
+    """Tags the orchestration core's and the knowledge's events with their project, for subscribers of many
+    projects; `observe` sees each one first, on the core loop (the project's own bookkeeping)."""
+
+    def __init__(
+        self, project_id: ProjectId, events: EventPublisher, observe: Callable[[object], None] | None = None
+    ) -> None:
         self._project_id = project_id
         self._events = events
+        self._observe = observe
 
     def publish(self, event: object) -> None:
+        if self._observe is not None:
+            self._observe(event)
         self._events.publish(OrchestrationNews(self._project_id, event))
 
 
@@ -373,6 +448,7 @@ class ProjectService:
         self._save_registry(registry.touched(record, self._deps.clock.now_ms()))
         self._deps.diagnostics.beacon(f"[project] opened id={record.id} root={root}")
         self._deps.events.publish(ProjectOpened(record.id, root, record.name))
+        retarget_run_dirs(self._deps.launching, root, record.id, self._deps.diagnostics)
         await runtime.open(new_cells=[leaf.id for leaf in lay.leaves(runtime.active.root)] if created else [])
         for problem in runtime.problems:
             self._deps.events.publish(ProjectProblem(record.id, problem))

@@ -118,6 +118,11 @@ class AgentManifest(CamelDocument):
             self.require(agent_id)
         return self.model_copy(update={"orchestrator": agent_id})
 
+    def with_worktree(self, agent_id: str, worktree: Worktree | None) -> AgentManifest:
+        """Record (or clear, with None) the agent's own worktree (spec 07 §2, an IdeA addition)."""
+        self.require(agent_id)
+        return self._replace(agent_id, worktree=worktree)
+
     def with_template_version(self, agent_id: str, version: int) -> AgentManifest:
         self.require(agent_id)
         return self._replace(agent_id, template_version=version)

@@ -73,7 +73,8 @@ def encode_delivery(text: str, bracketed_paste: bool) -> EncodedDelivery:
 
     Line endings become `\\n`; control characters other than newline and tab are dropped so a task cannot
     end the paste early or type keys of its own. With bracketed paste the text is wrapped in the paste
-    markers (each its own chunk, never split); without it newline runs and tabs become single spaces,
+    markers, written with the first and the last chunk as a terminal sends a paste (a marker is never
+    split, and no pause separates it from the text); without it newline runs and tabs become single spaces,
     since a typed newline would submit and a typed tab would complete. Chunks hold at most
     CHUNK_MAX_CODE_POINTS code points: a long delegation written in one burst arrived truncated in Codex's
     TUI.
@@ -88,7 +89,9 @@ def encode_delivery(text: str, bracketed_paste: bool) -> EncodedDelivery:
     size = CHUNK_MAX_CODE_POINTS
     pieces = tuple(body[start : start + size] for start in range(0, len(body), size))
     if bracketed_paste:
-        pieces = (BRACKETED_PASTE_START, *pieces, BRACKETED_PASTE_END)
+        pieces = pieces or ("",)
+        pieces = (BRACKETED_PASTE_START + pieces[0], *pieces[1:])
+        pieces = (*pieces[:-1], pieces[-1] + BRACKETED_PASTE_END)
     return EncodedDelivery(chunks=pieces, bracketed=bracketed_paste, flattened=flattened)
 
 

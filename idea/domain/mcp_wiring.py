@@ -213,3 +213,33 @@ def gemini_mcp_servers(wiring: McpServerWiring, tool_timeout_ms: int) -> dict[st
         entry["env"] = dict(wiring.env)
     entry["timeout"] = tool_timeout_ms
     return {MCP_SERVER_NAME: entry}
+
+
+IDEA_SUBCOMMANDS = ("mcp-server", "hook")
+
+
+def retarget_idea_argv(argv: Sequence[str], idea_command: Sequence[str], endpoint: str) -> list[str] | None:
+    """A bridge or hook relay argv written by an earlier IdeA, pointed at this IdeA's command and endpoint.
+
+    The IdeA command is whatever precedes the subcommand (an AppImage path, a frozen executable, a console
+    script, `python -m idea`). None when `argv` is not IdeA's or already current.
+    """
+    for index, arg in enumerate(argv):
+        if arg in IDEA_SUBCOMMANDS and "--endpoint" in argv[index + 1 :]:
+            tail = list(argv[index:])
+            at = tail.index("--endpoint") + 1
+            if at < len(tail):
+                tail[at] = endpoint
+            retargeted = [*idea_command, *tail]
+            return None if retargeted == list(argv) else retargeted
+    return None
+
+
+def retarget_idea_shell_command(command: str, idea_command: Sequence[str], endpoint: str) -> str | None:
+    """`retarget_idea_argv` for a hook command line a CLI runs through a shell (Claude's hooks)."""
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return None
+    retargeted = retarget_idea_argv(argv, idea_command, endpoint)
+    return None if retargeted is None else shlex.join(retargeted)

@@ -126,6 +126,24 @@ def verdict_error(
         message = f"agent {target} exited (code {code_text}) before replying"
     elif end.kind is TicketEndKind.TARGET_STOPPED:
         message = f"agent {target} was stopped before replying"
+    elif end.kind is TicketEndKind.RATE_LIMITED:
+        data = {"resetsAtMs": end.resets_at_ms, "autoResume": end.auto_resume}
+        if end.auto_resume and end.note:
+            message = (
+                f"agent {target} hit its usage limit; IdeA will resume it at {end.note}; its reply, if any, will be "
+                "delivered to you then"
+            )
+        else:
+            message = (
+                f"agent {target} hit its usage limit and IdeA could not tell when it resets; the person was asked "
+                "when to resume it; its reply, if any, will be delivered to you then"
+            )
+        return AppError(
+            code, message, retryable=False, data={"ticket": ticket_id, "target": target, "elapsedMs": elapsed_ms, **data}
+        )
+    elif end.kind is TicketEndKind.NEEDS_ATTENTION:
+        retryable = True
+        message = end.note or f"agent {target} is waiting for the person; retry once they have answered it"
     else:
         message = _cancel_message(end.cancel_source, target, requester)
     return AppError(

@@ -316,8 +316,17 @@ class Profile(CamelDocument):
 
     @property
     def provider_key(self) -> str | None:
-        """Key of this CLI family in providers.json ("claude"/"codex", a frozen contract), None otherwise."""
-        return self.structured_adapter
+        """Key of this CLI family in providers.json: "claude"/"codex" (a frozen contract) from the structured
+        adapter; for another CLI with a session strategy (Gemini CLI), its command's name ("gemini"), so its
+        session ids are kept too; None otherwise."""
+        if self.structured_adapter is not None:
+            return self.structured_adapter
+        if self.session is None:
+            return None
+        name = self.command.replace("\\", "/").rsplit("/", 1)[-1].lower()
+        for suffix in (".exe", ".cmd", ".bat"):
+            name = name.removesuffix(suffix)
+        return name or None
 
     def materializes_idea_bridge(self) -> bool:
         """True when IdeA writes an MCP declaration this CLI really reads, so `idea_*` tools reach it.

@@ -29,6 +29,7 @@ class ProjectRecord(CamelDocument):
     name: str
     root: str
     last_opened_at_ms: int = 0
+    worktree_setup: str | None = None  # run in a new agent worktree, e.g. "npm ci" (spec 07 §2)
 
 
 class ProjectRegistry(CamelDocument):

@@ -61,11 +61,13 @@ class RunningAgent(CamelDocument):
     node_id: NodeId | None = None  # None: running in the background
     conversation_id: ConversationId | None = None
     since_ms: int
+    limited_until_ms: int | None = None  # informational: it was at a usage limit until then (spec 05 §9)
 
     def to_json(self) -> dict[str, Any]:
         data = self.model_dump(by_alias=True, mode="json")
-        if self.conversation_id is None:
-            data.pop("conversationId")
+        for optional in ("conversationId", "limitedUntilMs"):
+            if data.get(optional) is None:
+                data.pop(optional, None)
         return data  # nodeId is written as null for a background agent
 
 
@@ -93,6 +95,13 @@ class RunningAgents(CamelDocument):
         else:
             agents = tuple(running if a.agent_id == running.agent_id else a for a in self.agents)
         return self.model_copy(update={"agents": agents, "updated_at_ms": now_ms})
+
+    def with_limit(self, agent_id: AgentId, limited_until_ms: int | None, now_ms: int) -> RunningAgents:
+        """Note (or clear) the usage limit of a running agent; unknown agents are left alone."""
+        running = self.by_agent(agent_id)
+        if running is None or running.limited_until_ms == limited_until_ms:
+            return self
+        return self.with_agent(running.model_copy(update={"limited_until_ms": limited_until_ms}), now_ms)
 
     def without(self, agent_id: AgentId, now_ms: int) -> RunningAgents:
         agents = tuple(a for a in self.agents if a.agent_id != agent_id)

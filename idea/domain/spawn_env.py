@@ -52,10 +52,58 @@ DEFAULT_ENV_DENYLIST: tuple[str, ...] = (
     "_MEIPASS2",
 )
 
-_PYINSTALLER_PREFIX = "PYINSTALLER_"
+# Bootloader state of a PyInstaller executable: a frozen child (IdeA's own bridge started by an agent CLI, any
+# other PyInstaller app) would take it for its own and skip setting up its libraries.
+_PACKAGER_PREFIXES = ("PYINSTALLER_", "_PYI_")
 _LIBRARY_PATH = "LD_LIBRARY_PATH"
-_LIBRARY_PATH_SAVED_BY_BOOTLOADER = "LD_LIBRARY_PATH_ORIG"
+# Variables a launcher may change for the packaged app, saving the user's value as `<NAME>_ORIG` (the
+# PyInstaller bootloader does so for LD_LIBRARY_PATH; an AppRun may for the others). An empty saved value
+# means the variable was unset.
+SAVED_SUFFIX = "_ORIG"
+RESTORED_FROM_SAVED: tuple[str, ...] = (
+    "LD_LIBRARY_PATH",
+    "LD_PRELOAD",
+    "PATH",
+    "XDG_DATA_DIRS",
+    "XDG_CONFIG_DIRS",
+    "PYTHONHOME",
+    "PYTHONPATH",
+    "QT_PLUGIN_PATH",
+    "GIO_MODULE_DIR",
+    "GSETTINGS_SCHEMA_DIR",
+    "GDK_PIXBUF_MODULE_FILE",
+    "FONTCONFIG_FILE",
+    "SSL_CERT_FILE",
+)
 _UTF8_LOCALE_FALLBACK = "C.UTF-8"
+
+
+def user_environment(
+    base: Mapping[str, str], *, frozen: bool = False, deny: Iterable[str] = DEFAULT_ENV_DENYLIST
+) -> dict[str, str]:
+    """The environment the user had before IdeA's packaging changed it, minus what would mislead a child.
+
+    Every process IdeA starts gets it (shells, agent CLIs, version probes, git), so no bundled library or
+    launcher variable reaches a program of the user's. `frozen` tells that IdeA runs as a packaged app,
+    whose bootloader set LD_LIBRARY_PATH for its own libraries; a developer's own LD_LIBRARY_PATH is kept
+    otherwise.
+    """
+    saved = {name: base[name + SAVED_SUFFIX] for name in RESTORED_FROM_SAVED if name + SAVED_SUFFIX in base}
+    denied = set(deny) | {name + SAVED_SUFFIX for name in RESTORED_FROM_SAVED}
+    env = {
+        name: value
+        for name, value in base.items()
+        if name not in denied and not name.startswith(_PACKAGER_PREFIXES)
+    }
+    for name, value in saved.items():
+        # An empty value would, for a search path, add the current directory: the variable was unset.
+        if value:
+            env[name] = value
+        else:
+            env.pop(name, None)
+    if frozen and _LIBRARY_PATH not in saved:
+        env.pop(_LIBRARY_PATH, None)
+    return env
 
 
 def build_spawn_env(
@@ -66,27 +114,11 @@ def build_spawn_env(
     extra: Mapping[str, str] | None = None,
     deny: Iterable[str] = DEFAULT_ENV_DENYLIST,
 ) -> dict[str, str]:
-    """The full environment for a terminal child, derived from `base` (IdeA's own environment).
-
-    `frozen` tells that IdeA runs as a packaged app, whose bootloader set LD_LIBRARY_PATH for its own
-    libraries; a developer's own LD_LIBRARY_PATH is kept otherwise. `extra` (identity, profile entries) is
+    """The full environment for a terminal child, derived from `base` (IdeA's own environment): the user's
+    environment (`user_environment`) with the terminal's identity. `extra` (identity, profile entries) is
     applied last and may override anything.
     """
-    denied = set(deny)
-    env = {
-        name: value for name, value in base.items() if name not in denied and not name.startswith(_PYINSTALLER_PREFIX)
-    }
-
-    saved_library_path = env.pop(_LIBRARY_PATH_SAVED_BY_BOOTLOADER, None)
-    if saved_library_path is not None:
-        # An empty value would add the current directory to the library search path: drop it instead.
-        if saved_library_path:
-            env[_LIBRARY_PATH] = saved_library_path
-        else:
-            env.pop(_LIBRARY_PATH, None)
-    elif frozen:
-        env.pop(_LIBRARY_PATH, None)
-
+    env = user_environment(base, frozen=frozen, deny=deny)
     env["TERM"] = "xterm-256color"
     env["COLORTERM"] = "truecolor"
     env["TERM_PROGRAM"] = "IdeA"

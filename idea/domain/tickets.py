@@ -80,6 +80,8 @@ class TicketEndKind(StrEnum):
     CANCELLED = "cancelled"
     TARGET_DIED = "targetDied"
     TARGET_STOPPED = "targetStopped"
+    RATE_LIMITED = "rateLimited"  # the target hit its usage limit; a later reply is still delivered
+    NEEDS_ATTENTION = "needsAttention"  # the target waits for the person (a dialog nobody answered yet)
 
 
 class CancelSource(StrEnum):
@@ -97,6 +99,8 @@ _END_CODES: dict[TicketEndKind, ErrorCode] = {
     TicketEndKind.CANCELLED: ErrorCode.CANCELLED,
     TicketEndKind.TARGET_DIED: ErrorCode.TARGET_DIED,
     TicketEndKind.TARGET_STOPPED: ErrorCode.TARGET_STOPPED,
+    TicketEndKind.RATE_LIMITED: ErrorCode.TARGET_RATE_LIMITED,
+    TicketEndKind.NEEDS_ATTENTION: ErrorCode.TARGET_NEEDS_ATTENTION,
 }
 
 
@@ -106,6 +110,11 @@ class TicketEnd:
     result: str | None = None  # the idea_reply result
     cancel_source: CancelSource | None = None
     exit_code: int | None = None
+    # RATE_LIMITED: when it resets (None: unknown), whether IdeA resumes it then, and the time as said;
+    # NEEDS_ATTENTION: what the target waits for, as told to the requester.
+    resets_at_ms: int | None = None
+    auto_resume: bool = False
+    note: str | None = None
 
     @property
     def error_code(self) -> ErrorCode | None:

@@ -47,4 +47,7 @@ class Settings(CamelDocument):
     scrollback_lines: int = 10000
     trust_run_dirs_automatically: bool = False
     diagnostics_verbose: bool = False
+    # Desktop notifications shown while IdeA's window is not active, per kind (spec 05 §10): "attention",
+    # "usageLimit", "humanNet".
+    desktop_notifications: tuple[str, ...] = ("attention", "usageLimit", "humanNet")
     locale: str | None = None

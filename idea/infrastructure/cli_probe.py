@@ -9,6 +9,8 @@ import subprocess
 from collections.abc import Mapping
 
 from idea.application.agents.ports import Detection
+from idea.domain.spawn_env import user_environment
+from idea.infrastructure.installation import is_frozen
 
 DETECT_TIMEOUT_S = 5.0
 
@@ -19,11 +21,13 @@ class SubprocessCliDetector:
 
 
 def probe(command_line: str, env: Mapping[str, str] | None = None, timeout_s: float = DETECT_TIMEOUT_S) -> Detection:
-    """The first line the command prints (its version), or why it could not run."""
+    """The first line the command prints (its version), or why it could not run. The command gets the
+    user's environment, without the packaged app's own libraries and launcher variables."""
     argv = shlex.split(command_line)
     if not argv:
         return Detection(command_line, None, error="empty command")
-    search_path = (env or os.environ).get("PATH")
+    child_env = user_environment(os.environ if env is None else env, frozen=is_frozen())
+    search_path = child_env.get("PATH")
     path = shutil.which(argv[0], path=search_path)
     if path is None:
         return Detection(command_line, None, error=f"{argv[0]} not found on PATH")
@@ -33,7 +37,7 @@ def probe(command_line: str, env: Mapping[str, str] | None = None, timeout_s: fl
             capture_output=True,
             text=True,
             timeout=timeout_s,
-            env=dict(env) if env is not None else None,
+            env=child_env,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
         )

@@ -48,6 +48,10 @@ class CoreLoop:
                 task.cancel()
             if pending:
                 loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            # Closing a transport finishes on the next turns of the loop (connection_lost): let them run,
+            # or the transport is left open for the garbage collector.
+            for _ in range(3):
+                loop.run_until_complete(asyncio.sleep(0))
             loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
-import sys
+
+from idea.infrastructure.installation import is_frozen
 
 
 class LocalHost:
@@ -29,5 +30,8 @@ class LocalHost:
             return program if os.access(program, os.X_OK) and os.path.isfile(program) else None
         return shutil.which(program, path=path)
 
+    def is_dir(self, path: str) -> bool:
+        return os.path.isdir(path)
+
     def is_frozen(self) -> bool:
-        return bool(getattr(sys, "frozen", False)) or "APPIMAGE" in os.environ
+        return is_frozen()

@@ -1,4 +1,4 @@
-"""The per-project adapters of the orchestration core: live-state and conversation files, the activity
+"""The per-project adapters of the orchestration core: the live-state file, the activity
 probe over CLI transcripts, and the doors (MCP socket, request folders)."""
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from idea.infrastructure.inspect.activity import TranscriptActivityProbe
 from idea.infrastructure.mcp.endpoint import mcp_endpoint
 from idea.infrastructure.mcp.server import McpSocketServer
 from idea.infrastructure.project_lock import ProjectLock
-from idea.infrastructure.stores.conversation_log import JsonlConversationLog
 from idea.infrastructure.stores.live_state import JsonLiveStateStore
 
 
@@ -75,9 +74,6 @@ class LocalOrchestrationAdapters:
 
     def live_state(self, root: str) -> JsonLiveStateStore:
         return JsonLiveStateStore(root)
-
-    def conversations(self, root: str) -> JsonlConversationLog:
-        return JsonlConversationLog(root)
 
     def activity(self, root: str, kind_of: Callable[[str], str | None]) -> TranscriptActivityProbe:
         return TranscriptActivityProbe(root, kind_of)

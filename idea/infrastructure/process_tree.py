@@ -21,7 +21,8 @@ _POLL_INTERVAL_S = 0.05
 # How long SIGKILLed processes get to disappear before terminate returns (they cannot refuse it).
 _KILL_SETTLE_S = 1.0
 # Stopped processes (Ctrl+Z) only act on SIGHUP/SIGTERM once continued.
-_POLITE_SIGNALS = (signal.SIGHUP, signal.SIGTERM, signal.SIGCONT)
+# Those the platform has (Windows has only SIGTERM): the module is imported there too.
+_POLITE_SIGNALS = tuple(getattr(signal, name) for name in ("SIGHUP", "SIGTERM", "SIGCONT") if hasattr(signal, name))
 
 
 def descendants(pid: int) -> list[int]:

@@ -70,6 +70,14 @@ class TerminalProgram:
             return
         gone = self._exited.is_set() if gone is None else gone
         await terminate_terminal_program(self._pid, grace_ms, has_exited=gone, agent_marker=self._agent_marker)
+        await self.exit_reported()
+
+    @property
+    def agent_marker(self) -> str | None:
+        return self._agent_marker
+
+    async def exit_reported(self) -> None:
+        """Wait, a bounded time, for the exit of a program being ended to be reported."""
         try:
             await asyncio.wait_for(self._exited.wait(), EXIT_REPORT_TIMEOUT_S)
         except TimeoutError:

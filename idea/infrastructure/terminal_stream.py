@@ -19,6 +19,11 @@ class BracketedPasteTracker:
         self.enabled = False
         self._carry = b""
 
+    @property
+    def idle(self) -> bool:
+        """No sequence is half-read: a chunk without `ESC [ ?` changes nothing."""
+        return not self._carry
+
     def feed(self, data: bytes) -> None:
         buffer = self._carry + data
         self._carry = b""
@@ -59,6 +64,11 @@ class ColorQueryResponder:
         self.background = background
         self.palette = palette or []
         self._carry = b""
+
+    @property
+    def idle(self) -> bool:
+        """No query is half-read: a chunk without `ESC ]` asks nothing."""
+        return not self._carry
 
     def feed(self, data: bytes) -> bytes:
         """The replies to write back to the program for the queries found in `data` (often b"")."""
@@ -123,3 +133,10 @@ def _partial_prefix(buffer: bytes, marker: bytes) -> bytes:
         if marker.startswith(buffer[-size:]):
             return buffer[-size:]
     return b""
+
+
+def may_matter_to_scanners(text: str) -> bool:
+    """Whether an output chunk (decoded as Latin-1, as the terminal widget hands it over) holds anything
+    the scanners above look for, or ends inside an escape sequence: three C-speed scans, so the common chunk
+    of plain or coloured text is not copied nor walked in Python."""
+    return "\x1b[?" in text or "\x1b]" in text or text.endswith(("\x1b", "\x1b["))

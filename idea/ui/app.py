@@ -6,24 +6,30 @@ from __future__ import annotations
 import argparse
 import asyncio
 import concurrent.futures
+import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
-from PySide6.QtCore import QEvent, QEventLoop, QTimer
+from PySide6.QtCore import QEvent, QEventLoop, QObject
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from idea import __version__
 from idea.bootstrap import SHUTDOWN_TIMEOUT_S, App, bootstrap
-from idea.infrastructure.resources import resources_dir
+from idea.infrastructure.resources import DESKTOP_ID, SCALABLE_ICON, resources_dir
+from idea.ui import automation
 from idea.ui.core_client import CoreClient
+from idea.ui.desktop_alerts import GuiDesktopAlerts
 from idea.ui.event_relay import EventRelay
 from idea.ui.gui_thread import GuiThread
 from idea.ui.quit_signals import QuitOnSignals
 from idea.ui.terminal.appearance import TerminalAppearance
-from idea.ui.terminal.qtermwidget_terminal import QtTerminalFactory
+from idea.ui.terminal.backend import backend_or_default, make_terminal_factory
+from idea.ui.terminal.factory import TerminalViewFactory
 from idea.ui.theme import apply_theme
+from idea.ui.windows.desktop_menu import refresh_at_start
 from idea.ui.windows.window_manager import WindowManager
 
 
@@ -31,8 +37,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="idea", description="IdeA: manage a team of AI coding agents.")
     parser.add_argument("paths", nargs="*", help="project folders to open")
     parser.add_argument("--version", action="version", version=f"IdeA {__version__}")
-    parser.add_argument("--screenshot", metavar="FILE.png", help="save each window as PNG, then quit")
-    parser.add_argument("--quit-after", metavar="MS", type=int, help="quit after MS milliseconds")
+    automation.add_options(parser)
     return parser.parse_args(argv)
 
 
@@ -42,10 +47,11 @@ class GuiSession:
     def __init__(self, qt_app: QApplication, data_dir: Path | None = None) -> None:
         self.qt_app = qt_app
         self.gui = GuiThread()
-        built: list[QtTerminalFactory] = []
+        built: list[TerminalViewFactory[Any]] = []
+        backend = backend_or_default(os.environ)
 
-        def qt_terminals(loop: asyncio.AbstractEventLoop) -> QtTerminalFactory:
-            built.append(QtTerminalFactory(self.gui, loop, TerminalAppearance()))
+        def qt_terminals(loop: asyncio.AbstractEventLoop) -> TerminalViewFactory[Any]:
+            built.append(make_terminal_factory(backend, self.gui, loop, TerminalAppearance()))
             return built[0]
 
         self.app: App = bootstrap(terminals=qt_terminals, data_dir=data_dir)
@@ -53,7 +59,22 @@ class GuiSession:
         self.relay = EventRelay(self.app.events)
         self.client = CoreClient(self.app.core, self.gui, self._report_error)
         self.windows = WindowManager(self.app, self.client, self.terminals, self.relay, self.apply_theme)
+        self.alerts = GuiDesktopAlerts(self.app, self.relay, self.gui, self.show_agent)
+        self.windows.settings_changed = self.alerts.settings_changed
+        self.first_paint_filter: QObject | None = None  # --quit-at-first-paint
         self.apply_theme()
+
+    def show_agent(self, project_id: str, agent_id: str) -> None:
+        """What a click on a notification does: the project's window comes to the front on its tab, and the
+        agent is shown — its cell focused, or, running in the background, shown in a cell."""
+        window = self.windows.window_of(project_id)
+        if window is None:
+            return
+        window.focus_tab(project_id)
+        window.showNormal() if window.isMinimized() else window.show()
+        window.raise_()
+        window.activateWindow()
+        window.agents_panel.run_gestures.activate(agent_id)
 
     def apply_theme(self) -> None:
         settings = self.app.preferences.settings
@@ -79,6 +100,7 @@ class GuiSession:
         return saved
 
     def shutdown(self) -> None:
+        self.alerts.close()
         self.relay.close()
 
         def keep_gui_alive(closing: concurrent.futures.Future[None]) -> None:
@@ -97,20 +119,12 @@ def run_gui(argv: list[str]) -> int:
     qt_app.setApplicationName("IdeA")
     qt_app.setApplicationDisplayName("IdeA")
     qt_app.setApplicationVersion(__version__)
-    qt_app.setDesktopFileName("idea")
-    qt_app.setWindowIcon(QIcon(str(resources_dir() / "icons" / "idea.svg")))
+    qt_app.setDesktopFileName(DESKTOP_ID)
+    qt_app.setWindowIcon(QIcon(str(resources_dir() / SCALABLE_ICON)))
     session = GuiSession(qt_app)
+    refresh_at_start(session.app.diagnostics)
     session.windows.restore([str(Path(p).expanduser()) for p in args.paths])
-    if args.quit_after is not None or args.screenshot:
-        delay = args.quit_after if args.quit_after is not None else 3000
-
-        def finish() -> None:
-            if args.screenshot:
-                for path in session.screenshot(args.screenshot):
-                    print(path)
-            session.windows.quit_without_asking()
-
-        QTimer.singleShot(delay, finish)
+    automation.arm(session, args)
     signals = QuitOnSignals(session.windows.quit_without_asking)
     code = qt_app.exec()
     signals.close()

@@ -1,4 +1,9 @@
-"""`idea doctor`: what IdeA finds on this machine, as a developer would want to read it."""
+"""`idea doctor`: what IdeA finds on this machine, as a developer would want to read it, and what stops the
+GUI from starting, with the fix to apply. Exits 1 when something is missing.
+
+Qt is never imported here: the platform is asked in a child process, because Qt aborts the process that
+cannot open its platform plugin.
+"""
 
 from __future__ import annotations
 
@@ -8,18 +13,28 @@ import platform
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
-from idea import __version__
+from idea import DISTRIBUTION, __version__
+from idea.domain.errors import AppError
 from idea.infrastructure.cli_probe import probe
 from idea.infrastructure.host import LocalHost
+from idea.infrastructure.installation import Installation, Kind, detect
 from idea.infrastructure.paths import logs_dir, user_data_dir
+from idea.infrastructure.resources import missing_resources, resources_dir
 
 AGENT_CLIS = ("claude", "codex", "gemini", "aider")
-_PLATFORM_PROBE = (
-    "import sys;from PySide6.QtGui import QGuiApplication;"
-    "app=QGuiApplication(sys.argv[:1]);print(app.platformName())"
-)
+TERMINAL_WIDGET = "pyside6-qtermwidget"
+PROBE_QT_PLATFORM = "--probe-qt-platform"
+_PLATFORM_TIMEOUT_S = 20
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    value: str
+    fix: str | None = None  # set when this stops IdeA: what to do about it
 
 
 def _package_version(name: str) -> str:
@@ -29,57 +44,134 @@ def _package_version(name: str) -> str:
         return "not installed"
 
 
-def _qt_platform() -> str:
-    """Asked in a child process: Qt aborts the process that cannot open its platform plugin."""
+def _pinned_requirement(name: str) -> str:
+    """`pyside6-qtermwidget==X` as IdeA's metadata requires it."""
+    try:
+        requirements = importlib.metadata.requires(DISTRIBUTION) or []
+    except importlib.metadata.PackageNotFoundError:
+        requirements = []
+    for requirement in requirements:
+        if requirement.lower().replace("_", "-").startswith(name):
+            return requirement.split(";")[0].strip()
+    return name
+
+
+def _reinstall_hint(installation: Installation) -> str:
+    if installation.kind in (Kind.APPIMAGE, Kind.FROZEN):
+        return "this copy of IdeA is incomplete: download it again (AppImage, .deb or .tar.gz) and replace it"
+    if "/pipx/venvs/" in sys.prefix:
+        return f"pipx reinstall {DISTRIBUTION}"
+    return f"{sys.executable} -m pip install --force-reinstall <the wheel or folder you installed IdeA from>"
+
+
+def _self_command() -> list[str]:
+    """This very executable (not the AppImage: its mount lives as long as this process)."""
+    return [sys.executable] if getattr(sys, "frozen", False) else [sys.executable, "-m", "idea"]
+
+
+def _qt_platform() -> Row:
     try:
         done = subprocess.run(
-            [sys.executable, "-c", _PLATFORM_PROBE], capture_output=True, text=True, timeout=20
+            [*_self_command(), "doctor", PROBE_QT_PLATFORM],
+            capture_output=True,
+            text=True,
+            timeout=_PLATFORM_TIMEOUT_S,
         )
     except subprocess.TimeoutExpired:
-        return "no answer within 20 s"
+        return Row("Qt platform", f"no answer within {_PLATFORM_TIMEOUT_S} s")
     if done.returncode == 0:
-        return done.stdout.strip()
+        return Row("Qt platform", done.stdout.strip())
+    lines = done.stderr.strip().splitlines()
     reason = next(
-        (line for line in done.stderr.splitlines() if "could not" in line.lower() or "cannot" in line.lower()),
-        done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit code {done.returncode}",
-    )
-    return f"unavailable ({reason.strip()})"
+        (line for line in lines if "could not" in line.lower() or "cannot" in line.lower()),
+        lines[-1] if lines else f"exit code {done.returncode}",
+    ).strip()
+    value = f"unavailable ({reason})"
+    if not (os.environ.get("WAYLAND_DISPLAY") or os.environ.get("DISPLAY") or os.environ.get("QT_QPA_PLATFORM")):
+        # No display at all (ssh, a container): not a broken install.
+        return Row("Qt platform", f"{value}; no display: run IdeA in a desktop session or with "
+                                  "QT_QPA_PLATFORM=offscreen")
+    return Row("Qt platform", value, fix="install the system libraries Qt needs (README, \"What the machine "
+               "needs\"); the line above names the first one missing")
 
 
-def _terminal_backend() -> str:
+def _terminal_backend(installation: Installation) -> Row:
+    from idea.ui.terminal.backend import NATIVE, chosen_backend
+
+    try:
+        backend = chosen_backend(os.environ)
+    except AppError as exc:
+        return Row("Terminal backend", exc.message)
+    if backend == NATIVE:
+        return _native_backend()
     try:
         import pyside6_qtermwidget  # noqa: F401
     except ImportError as exc:
-        return f"QTermWidget unavailable ({exc})"
-    return f"QTermWidget (pyside6-qtermwidget {_package_version('pyside6-qtermwidget')})"
+        if installation.kind in (Kind.APPIMAGE, Kind.FROZEN):
+            fix = _reinstall_hint(installation)
+        elif "/pipx/venvs/" in sys.prefix:
+            fix = f"pipx inject {DISTRIBUTION} '{_pinned_requirement(TERMINAL_WIDGET)}'"
+        else:
+            fix = f"{sys.executable} -m pip install '{_pinned_requirement(TERMINAL_WIDGET)}'"
+        return Row("Terminal backend", f"QTermWidget unavailable ({exc})",
+                   fix=f"IdeA cannot draw terminal cells without it: {fix}")
+    return Row("Terminal backend", f"QTermWidget ({TERMINAL_WIDGET} {_package_version(TERMINAL_WIDGET)})")
 
 
-def report() -> list[tuple[str, str]]:
+def _resources(installation: Installation) -> Row:
+    try:
+        directory = resources_dir()
+        missing = missing_resources(directory)
+    except RuntimeError as exc:
+        return Row("Resources", str(exc), fix=_reinstall_hint(installation))
+    if not missing:
+        return Row("Resources", str(directory))
+    shown = ", ".join(missing[:4]) + (f" and {len(missing) - 4} more" if len(missing) > 4 else "")
+    return Row("Resources", f"{directory}: missing {shown}",
+               fix=f"IdeA's shipped files are incomplete: {_reinstall_hint(installation)}")
+
+
+def _native_backend() -> Row:
+    try:
+        import evp  # noqa: F401
+    except ImportError as exc:
+        return Row("Terminal backend", f"native view unavailable ({exc})",
+                   fix="IdeA's own terminal view needs Python 3.13 or newer with the evp package; unset "
+                   "IDEA_TERMINAL to use QTermWidget")
+    pty = "ConPTY (pywinpty " + _package_version("pywinpty") + ")" if sys.platform == "win32" else "POSIX PTY"
+    return Row("Terminal backend", f"native view (libghostty-vt through evp {_package_version('evp')}) over {pty}")
+
+
+def report() -> list[Row]:
     host = LocalHost()
+    installation = detect()
     with ThreadPoolExecutor(max_workers=len(AGENT_CLIS) + 1) as pool:
         platform_future = pool.submit(_qt_platform)
         cli_futures = {cli: pool.submit(probe, f"{cli} --version") for cli in AGENT_CLIS}
         rows = [
-            ("IdeA", f"{__version__} ({sys.executable})"),
-            ("Python", f"{platform.python_version()} on {platform.system()} {platform.machine()}"),
-            ("Qt", f"PySide6 {_package_version('PySide6-Essentials')}"),
-            ("Qt platform", platform_future.result()),
-            ("Display", os.environ.get("WAYLAND_DISPLAY") or os.environ.get("DISPLAY") or "none"),
-            ("Terminal backend", _terminal_backend()),
-            ("Headless terminals", f"ptyprocess {_package_version('ptyprocess')}"),
-            ("User data", f"{user_data_dir()}{'  (IDEA_DATA_DIR)' if os.environ.get('IDEA_DATA_DIR') else ''}"),
-            ("Diagnostics log", str(logs_dir() / "idea.log")),
-            ("Login shell", host.login_shell()),
-            ("Shells", ", ".join(_shells()) or "none listed in /etc/shells"),
+            Row("IdeA", f"{__version__} ({sys.executable})"),
+            Row("Installed as", f"{installation.kind.value}, started again as {' '.join(installation.command)}"),
+            Row("Python", f"{platform.python_version()} on {platform.system()} {platform.machine()}"),
+            Row("Qt", f"PySide6 {_package_version('PySide6-Essentials')}"),
+            platform_future.result(),
+            Row("Display", os.environ.get("WAYLAND_DISPLAY") or os.environ.get("DISPLAY") or "none"),
+            _terminal_backend(installation),
+            _resources(installation),
+            Row("Headless terminals", f"ptyprocess {_package_version('ptyprocess')}"),
+            Row("Git", f"pygit2 {_package_version('pygit2')} (libgit2 bundled)"),
+            Row("User data", f"{user_data_dir()}{'  (IDEA_DATA_DIR)' if os.environ.get('IDEA_DATA_DIR') else ''}"),
+            Row("Diagnostics log", str(logs_dir() / "idea.log")),
+            Row("Login shell", host.login_shell()),
+            Row("Shells", ", ".join(_shells()) or "none listed in /etc/shells"),
         ]
         for cli, future in cli_futures.items():
             result = future.result()
             if result.path is None:
-                rows.append((cli, "not found on PATH"))
+                rows.append(Row(cli, "not found on PATH"))
             elif result.error:
-                rows.append((cli, f"{result.path} (error: {result.error})"))
+                rows.append(Row(cli, f"{result.path} (error: {result.error})"))
             else:
-                rows.append((cli, f"{result.version}  ({result.path})"))
+                rows.append(Row(cli, f"{result.version}  ({result.path})"))
     return rows
 
 
@@ -91,12 +183,28 @@ def _shells() -> list[str]:
     return [line for line in lines if line.startswith("/") and os.access(line, os.X_OK)]
 
 
+def _probe_qt_platform() -> int:
+    from PySide6.QtGui import QGuiApplication
+
+    app = QGuiApplication(sys.argv[:1])
+    print(app.platformName())
+    return 0
+
+
 def run_doctor(args: list[str]) -> int:
+    if args == [PROBE_QT_PLATFORM]:
+        return _probe_qt_platform()
     if args:
         print("usage: idea doctor", file=sys.stderr)
         return 2
     rows = report()
-    width = max(len(name) for name, _ in rows)
-    for name, value in rows:
-        print(f"{name.ljust(width)}  {value}")
-    return 0
+    width = max(len(row.name) for row in rows)
+    for row in rows:
+        print(f"{row.name.ljust(width)}  {row.value}")
+    problems = [row for row in rows if row.fix]
+    if not problems:
+        return 0
+    print(f"\nIdeA cannot start: {len(problems)} problem{'s' if len(problems) > 1 else ''}.")
+    for row in problems:
+        print(f"- {row.name}: {row.fix}")
+    return 1

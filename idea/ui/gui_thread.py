@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -11,6 +12,8 @@ from typing import Any, TypeVar
 from PySide6.QtCore import QObject, Qt, Signal
 
 T = TypeVar("T")
+
+log = logging.getLogger(__name__)
 
 
 class GuiThread(QObject):
@@ -45,7 +48,14 @@ class GuiThread(QObject):
     def _execute(self, item: tuple[concurrent.futures.Future[Any] | None, Callable[[], Any]]) -> None:
         future, fn = item
         if future is None:
-            fn()
+            try:
+                fn()
+            except RuntimeError as exc:
+                # An answer that arrives after its widget was destroyed (its window closed meanwhile) has
+                # nobody left to tell; anything else is a real error.
+                if "already deleted" not in str(exc):
+                    raise
+                log.debug("a posted call reached a destroyed widget: %s", exc)
         elif future.set_running_or_notify_cancel():
             _complete(future, fn)
 

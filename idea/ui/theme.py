@@ -58,6 +58,8 @@ def apply_theme(app: QApplication, scheme: ColorScheme) -> Colors:
     palette.setColor(role.Highlight, QColor(palette_colors.accent))
     palette.setColor(role.HighlightedText, QColor("#ffffff"))
     palette.setColor(role.PlaceholderText, QColor(palette_colors.muted))
+    palette.setColor(role.Link, QColor(palette_colors.accent))
+    palette.setColor(role.LinkVisited, QColor(palette_colors.accent))
     palette.setColor(role.Mid, QColor(palette_colors.border))
     palette.setColor(role.Dark, QColor(palette_colors.border))
     for disabled in (role.WindowText, role.Text, role.ButtonText):

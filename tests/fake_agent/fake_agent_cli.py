@@ -25,12 +25,17 @@ acted on according to the first line of the task:
     die <code>                        exit at once with <code>
     ask <agent> <task…>               idea_ask_agent(target=<agent>, task=<task…>), then reply "relay:<answer>"
     list                              reply with the text of idea_list_agents
+    write <path> <text…>              write <text> to <path> under the project root its context file names
+                                      (the line after `# Project root`), then reply "wrote <absolute path>"
 
 Headers with `· no reply expected` (launch tasks) and `late reply from` are acknowledged and end the turn;
 any other prompt is echoed as `ok: <prompt>`. Every turn ends with the `Stop` hook.
 
+    limit <reset>                     print Claude's usage-limit line "… limit reached ∙ resets <reset>", no reply
+
 Options: `--no-bracketed-paste` (the CLI never asks for it: IdeA flattens multi-line text),
-`--session-id <uuid>` (use this session id). Unknown arguments are ignored, as the launch pipeline may pass
+`--session-id <uuid>` (use this session id), `--trust-dialog` (start on Claude's folder-trust dialog: no
+session, no MCP, no hook until Enter answers it; Esc or `2` exits). Unknown arguments are ignored, as the launch pipeline may pass
 profile arguments. Diagnostics go to `$FAKE_AGENT_LOG` when set.
 """
 
@@ -61,6 +66,19 @@ INSTRUCTION = re.compile(r"\s*IdeA: when you are done you MUST")
 HOOK_TIMEOUT_S = 5.0
 
 
+def project_root_of(run_dir: Path) -> str | None:
+    """What a model reads in its context file (CLAUDE.md, AGENTS.md…): the project root it works on."""
+    for name in ("CLAUDE.md", "AGENTS.md", "GEMINI.md"):
+        try:
+            lines = (run_dir / name).read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            continue
+        for index, line in enumerate(lines):
+            if line.strip() == "# Project root":
+                return next((rest.strip() for rest in lines[index + 1 :] if rest.strip()), None)
+    return None
+
+
 def encode_cwd(path: str) -> str:
     return "".join(ch if ch.isascii() and ch.isalnum() else "-" for ch in path)
 
@@ -82,6 +100,8 @@ class FakeAgent:
         self.in_paste = False
         self.pending = ""
         self.stopping = asyncio.Event()
+        self.trust_dialog: asyncio.Future[bool] | None = None
+        self.asks_trust = "--trust-dialog" in argv
 
     # -- life cycle ----------------------------------------------------------------------------------
 
@@ -90,13 +110,16 @@ class FakeAgent:
         if self.bracketed_paste:
             self.out("\x1b[?2004h")
         self.out("Fake agent CLI — IdeA test double\r\n")
+        loop.add_reader(sys.stdin.fileno(), self.on_keys)
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            loop.add_signal_handler(signum, self.stopping.set)
+        if self.asks_trust and not await self.ask_trust():
+            loop.remove_reader(sys.stdin.fileno())
+            return 1
         self.record({"type": "system", "subtype": "init", "cwd": self.cwd})
         mcp = asyncio.create_task(self.keep_mcp_session(self.mcp_server)) if self.mcp_server else None
         await self.fire_hook("SessionStart", source="startup")
         self.out(PROMPT)
-        loop.add_reader(sys.stdin.fileno(), self.on_keys)
-        for signum in (signal.SIGTERM, signal.SIGHUP):
-            loop.add_signal_handler(signum, self.stopping.set)
         worker = asyncio.create_task(self.work_loop())
         await self.stopping.wait()
         loop.remove_reader(sys.stdin.fileno())
@@ -107,6 +130,34 @@ class FakeAgent:
             with contextlib.suppress(BaseException):
                 await mcp
         return 0
+
+    async def ask_trust(self) -> bool:
+        """Claude's folder-trust dialog: nothing else happens until it is answered."""
+        self.out(
+            "\x1b[1m Do you trust the files in this folder?\x1b[0m\r\n\r\n"
+            f" {self.cwd}\r\n\r\n \x1b[36m❯ 1. Yes, proceed\x1b[0m\r\n   2. No, exit\r\n\r\n"
+            " Enter to confirm · Esc to exit\r\n"
+        )
+        self.trust_dialog = asyncio.get_running_loop().create_future()
+        stopping = asyncio.create_task(self.stopping.wait())
+        try:
+            await asyncio.wait({self.trust_dialog, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopping.cancel()
+        trusted = self.trust_dialog.done() and self.trust_dialog.result()
+        self.trust_dialog = None
+        self.out("\x1b[2J\x1b[H")
+        return trusted
+
+    def answer_trust(self, keys: str) -> None:
+        dialog = self.trust_dialog
+        for key in keys:
+            if dialog is None or dialog.done():
+                return
+            if key in "\r1":
+                dialog.set_result(True)
+            elif key in "\x1b2":
+                dialog.set_result(False)
 
     async def keep_mcp_session(self, server: tuple[str, list[str], dict[str, str]]) -> None:
         """Connect to the declared MCP server and keep the session open for the life of the process."""
@@ -137,6 +188,9 @@ class FakeAgent:
             data = b""
         if not data:
             self.stopping.set()
+            return
+        if self.trust_dialog is not None:
+            self.answer_trust(data.decode("utf-8", errors="replace"))
             return
         self.pending += data.decode("utf-8", errors="replace")
         self.consume_keys()
@@ -240,8 +294,19 @@ class FakeAgent:
         elif verb == "ask" and len(words) >= 3:
             answer = await self.call_tool("idea_ask_agent", {"target": words[1], "task": " ".join(words[2:])})
             await self.reply(f"relay:{answer}", ticket)
+        elif verb == "limit":
+            self.say(f"Claude usage limit reached ∙ resets {task[len('limit') :].strip()}")
         elif verb == "list":
             await self.reply(await self.call_tool("idea_list_agents", {}), ticket)
+        elif verb == "write" and len(words) >= 3:
+            root = project_root_of(Path(self.cwd))
+            if root is None:
+                self.say("no context file names the project root")
+                return
+            target = Path(root) / words[1]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(" ".join(words[2:]) + "\n", encoding="utf-8")
+            await self.reply(f"wrote {target}", ticket)
         else:
             self.say(f"unknown directive: {task}")
 

@@ -20,6 +20,7 @@ import pytest
 from idea.domain.ids import simple_hex
 from idea.domain.mcp_wiring import TOKEN_ENV_VAR, bridge_wiring, hook_relay_args
 from idea.infrastructure.agents.executable import idea_command
+from idea.infrastructure.agents.hook_command import hook_relay_command
 from idea.infrastructure.mcp.endpoint import mcp_endpoint
 from idea.infrastructure.mcp.server import McpSocketServer
 from tests.fakes import RecordingDiagnostics
@@ -82,7 +83,8 @@ def bridge_env(token: str | None) -> dict[str, str]:
 
 
 def hook_command(source: str, endpoint: str, agent_id: str = MAIN) -> list[str]:
-    return [*idea_command(), *hook_relay_args(source, endpoint, PROJECT_HEX, agent_id)]
+    """The relay as the run dir declares it (`python -I -S relay.py …` from a checkout)."""
+    return [*hook_relay_command(), *hook_relay_args(source, endpoint, PROJECT_HEX, agent_id)[1:]]
 
 
 class RawClient:

@@ -50,9 +50,11 @@ class ScriptedEndpoint:
     connected: asyncio.Event = field(default_factory=asyncio.Event)
     writer: asyncio.StreamWriter | None = None
     reader: asyncio.StreamReader | None = None
+    every_writer: list[asyncio.StreamWriter] = field(default_factory=list)
 
     async def accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader, self.writer = reader, writer
+        self.every_writer.append(writer)  # each closed at the end: a connection left open leaks its transport
         handshake = await reader.readline()
         self.handshake_at = time.monotonic()
         self.received += handshake
@@ -72,8 +74,8 @@ async def scripted_endpoint(path: str) -> AsyncIterator[ScriptedEndpoint]:
     try:
         yield scripted
     finally:
-        if scripted.writer is not None:
-            scripted.writer.close()
+        for writer in scripted.every_writer:
+            writer.close()
         server.close()
         await server.wait_closed()
 

@@ -205,3 +205,29 @@ def test_without_bracketed_paste_the_cli_never_asks_for_it(tmp_path: Path) -> No
         assert running.hooks()[0]["payload"]["session_id"] == "11111111-2222-4333-8444-555555555555"  # type: ignore[index]
     finally:
         running.close()
+
+
+def test_the_trust_dialog_holds_everything_until_it_is_answered(tmp_path: Path) -> None:
+    running = RunningAgent(tmp_path, "--trust-dialog")
+    try:
+        eventually(lambda: "Do you trust the files in this folder?" in running.output, "the trust dialog")
+        time.sleep(0.3)
+        assert running.hooks() == [] and running.tool_calls() == [] and "fake> " not in running.output
+        running.type("\r")
+        eventually(lambda: "fake> " in running.output, "the prompt after trusting")
+        eventually(lambda: [h["event"] for h in running.hooks()] == ["SessionStart"], "the SessionStart hook")
+        running.deliver(ask("t-1", "limit 3pm (Europe/Paris)"))
+        eventually(lambda: "Claude usage limit reached ∙ resets 3pm (Europe/Paris)" in running.output, "the limit")
+    finally:
+        running.close()
+
+
+def test_refusing_trust_exits(tmp_path: Path) -> None:
+    running = RunningAgent(tmp_path, "--trust-dialog")
+    try:
+        eventually(lambda: "Do you trust the files in this folder?" in running.output, "the trust dialog")
+        running.type("\x1b")
+        eventually(lambda: not running.process.isalive(), "the exit")
+        assert running.hooks() == []
+    finally:
+        running.close()

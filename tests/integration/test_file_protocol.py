@@ -88,7 +88,7 @@ async def test_each_request_type_becomes_its_command(
     assert sorted(path.name for path in folders.outbox(MAIN).iterdir()) == ["req-1.json"]  # no temporary left
 
 
-def test_the_door_serves_exactly_the_request_types_of_this_stage() -> None:
+def test_the_door_serves_exactly_the_request_types_of_the_14_tools() -> None:
     assert list(REQUEST_TYPES) == [
         "agent.list",
         "agent.message",
@@ -96,6 +96,12 @@ def test_the_door_serves_exactly_the_request_types_of_this_stage() -> None:
         "agent.launch",
         "agent.stop",
         "agent.context.update",
+        "skill.create",
+        "context.read",
+        "context.propose",
+        "memory.read",
+        "memory.write",
+        "skill.read",
         "workstate.read",
         "workstate.set",
     ]

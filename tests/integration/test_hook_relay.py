@@ -10,7 +10,7 @@ import time
 from idea.infrastructure.agents.executable import idea_command
 from idea.infrastructure.hooks.relay import PAYLOAD_LIMIT, TRUNCATION_MARK
 from tests.fakes_gateway import ARCHITECT, MAIN, TOKENS
-from tests.integration.mcp_support import REPO_ROOT, Served, bridge_env, hook_command
+from tests.integration.mcp_support import REPO_ROOT, Served, bridge_env, hook_command, serving
 from tests.integration.mcp_support import endpoint, served  # noqa: F401  (fixtures)
 
 CLAUDE_STOP = {
@@ -131,3 +131,64 @@ async def test_bad_usage_still_exits_0_without_output(endpoint: str) -> None:
 
     assert (status, stdout) == (0, b"")
     assert b"usage: idea hook" in stderr
+
+
+def test_the_declared_relay_runs_without_site_and_without_the_idea_package() -> None:
+    command = hook_command("claude", "/nonexistent/idea.sock")
+    assert command[1:4] == ["-I", "-S", "-c"] and "import relay" in command[4]
+    probe = subprocess.run(
+        [*command[:4], command[4].replace("sys.exit(relay.run_hook(sys.argv[1:]))", "print(sorted(sys.modules))")],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    loaded = probe.stdout
+    assert "'relay'" in loaded
+    assert "'idea" not in loaded and "'json'" not in loaded and "'socket'" not in loaded and "'site'" not in loaded
+
+
+def test_the_relay_token_variable_is_the_launch_secret_one() -> None:
+    from idea.domain.launch_secret import TOKEN_ENV_VAR
+    from idea.infrastructure.hooks.relay import TOKEN_ENV_VAR as RELAY_TOKEN_ENV_VAR
+
+    assert RELAY_TOKEN_ENV_VAR == TOKEN_ENV_VAR
+
+
+async def test_lr12_idea_down_exits_0_fast_and_idea_up_stop_reaches_the_gateway(endpoint: str) -> None:
+    """LR-12, through the relay as the run dir declares it: with IdeA down, exit 0 with nothing on stdout
+    well within 500 ms of relay time; with IdeA up, `Stop` is taken (the gateway maps it to `turnEnded`)."""
+    status, stdout, _, elapsed = await run_relay(
+        [*hook_command("claude", endpoint), "--event", "Stop"], stdin=json.dumps(CLAUDE_STOP).encode()
+    )
+    assert (status, stdout) == (0, b"")
+    assert elapsed < 2.0  # process start included; the relay's own waits are bounded by 300 ms
+    async with serving(endpoint) as served:
+        status, stdout, _, _ = await run_relay(
+            [*hook_command("claude", served.endpoint), "--event", "Stop"], stdin=json.dumps(CLAUDE_STOP).encode()
+        )
+        assert (status, stdout) == (0, b"")
+        await served.gateway.until(lambda: len(served.gateway.hook_events) == 1)
+        assert served.gateway.hook_events[0].event == "Stop"
+
+
+async def test_a_multi_line_json_payload_arrives_whole(served: Served) -> None:
+    pretty = json.dumps({**CLAUDE_STOP, "message": "two\nlines"}, indent=2).encode()
+    await run_relay([*hook_command("claude", served.endpoint), "--event", "Notification"], stdin=pretty)
+    await served.gateway.until(lambda: len(served.gateway.hook_events) == 1)
+    assert served.gateway.hook_events[0].payload == {**CLAUDE_STOP, "message": "two\nlines"}
+
+
+async def test_the_idea_subcommand_form_still_relays(served: Served) -> None:
+    argv = [*idea_command(), *hook_relay_args_for("codex", served.endpoint), json.dumps(CODEX_TURN)]
+    status, stdout, _, _ = await run_relay(argv)
+    assert (status, stdout) == (0, b"")
+    await served.gateway.until(lambda: len(served.gateway.hook_events) == 1)
+    assert served.gateway.hook_events[0].event == "agent-turn-complete"
+
+
+def hook_relay_args_for(source: str, endpoint: str) -> list[str]:
+    from idea.domain.mcp_wiring import hook_relay_args
+    from tests.integration.mcp_support import PROJECT_HEX
+
+    return hook_relay_args(source, endpoint, PROJECT_HEX, MAIN)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import sys
+import stat
 import tomllib
 from pathlib import Path
 
@@ -15,7 +15,6 @@ from idea.application.agents.ports import BridgeEndpoint, PreparedRunDir, RunDir
 from idea.domain.errors import AppError
 from idea.domain.profile import Profile
 from idea.infrastructure.agents.codex_auth import codex_credentials_available, link_codex_auth, user_codex_home
-from idea.infrastructure.agents.executable import idea_command
 from idea.infrastructure.agents.run_dir import LocalRunDirWriter
 from idea.infrastructure.resources import resources_dir
 
@@ -402,11 +401,23 @@ def test_agent_ids_must_be_uuids(root: Path) -> None:
         writer.prepare(request)
 
 
-# --- IdeA's own command -------------------------------------------------------------------------------
+def test_by_default_hooks_run_the_relay_file_with_an_isolated_interpreter(root: Path) -> None:
+    import shlex
 
+    from idea.infrastructure.hooks import relay
 
-def test_idea_command_prefers_the_appimage(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert idea_command({"APPIMAGE": "/home/ada/Apps/IdeA.AppImage"}) == ["/home/ada/Apps/IdeA.AppImage"]
-    assert idea_command({}) == [sys.executable, "-m", "idea"]
-    monkeypatch.setattr(sys, "frozen", True, raising=False)
-    assert idea_command({}) == [sys.executable]
+    request = RunDirRequest(
+        project_root=str(root),
+        project_id=PROJECT_ID,
+        agent_id=AGENT,
+        profile=shipped("Claude Code"),
+        convention_text="composed\n",
+        bridge=BridgeEndpoint(SOCKET, "t0ken"),
+        tool_timeout_ms=TIMEOUT_MS,
+    )
+    LocalRunDirWriter().prepare(request)
+    settings = json.loads((root / ".ideai" / "run" / AGENT / ".claude" / "settings.local.json").read_text("utf-8"))
+    command = settings["hooks"]["Stop"][0]["hooks"][0]["command"]
+    assert command.startswith(shlex.join([sys.executable, "-I", "-S", "-c"]) + " ")
+    assert json.dumps(os.path.dirname(relay.__file__)) in command and " --source claude " in command
+    assert command.endswith(" --event Stop")

@@ -16,7 +16,7 @@ from pytestqt.qtbot import QtBot
 from idea.application.projects import ProjectRuntime
 from idea.bootstrap import App, bootstrap
 from idea.domain.agent import AgentEntry
-from idea.domain.ids import NodeId, SessionId
+from idea.domain.ids import AgentId, NodeId, SessionId
 from idea.domain.profile import Profile
 from idea.infrastructure.host import LocalHost
 from idea.ui.core_client import CoreClient
@@ -46,12 +46,16 @@ class RecordingHost:
 
     leaf: NodeId | None = None
     focused: list[SessionId] = field(default_factory=list)
+    conversations: list[AgentId] = field(default_factory=list)
 
     def active_leaf(self) -> NodeId | None:
         return self.leaf
 
     def focus_session(self, session_id: SessionId) -> None:
         self.focused.append(session_id)
+
+    def open_agent_conversation(self, agent_id: AgentId) -> None:
+        self.conversations.append(agent_id)
 
 
 @dataclass

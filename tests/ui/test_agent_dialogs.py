@@ -17,6 +17,7 @@ from idea.application.agents.templates import TemplateLink
 from idea.domain import layout as lay
 from idea.domain.profile import reference_profile_id
 from idea.ui.agents.new_agent_dialog import BLANK_TAB, NewAgentDialog
+from idea.domain.resume_offer import ResumeChoice
 from idea.ui.agents.resume_dialog import ResumeDialog
 from idea.ui.profiles.first_run_wizard import FirstRunWizard
 from idea.ui.profiles.profile_editor import ProfileEditor
@@ -167,10 +168,11 @@ def test_resume_dialog_resumes_the_selected_agent_and_forgets_the_other(world: B
     dialog = ResumeDialog(world.client, reopened, candidates)
     qtbot.addWidget(dialog)
     dialog.show()
-    assert "cell 1" in dialog.list.item(0).text() and "background" in dialog.list.item(1).text()
-    dialog.set_selected({in_cell.agent_id})
-    assert dialog.resume_selected_button.text() == "Resume selected (1)"
-    qtbot.mouseClick(dialog.resume_selected_button, Qt.MouseButton.LeftButton)
+    texts = {c.name: label.text() for c, label in zip(dialog.candidates, dialog.labels, strict=True)}
+    assert "cell 1" in texts["Visible"] and "background" in texts["Hidden"]
+    dialog.choose(in_cell.agent_id, ResumeChoice.RESUME)
+    dialog.choose(hidden.agent_id, ResumeChoice.SKIP)
+    qtbot.mouseClick(dialog.apply_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dialog.result() == QDialog.DialogCode.Accepted, timeout=WAIT_MS)
 
     live = reopened.runner.live(in_cell.agent_id)

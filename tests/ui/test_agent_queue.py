@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QMessageBox, QPushButton
 from pytestqt.qtbot import QtBot
 
 from idea.application.agents.agent_activity import ActivityBook
@@ -214,7 +214,7 @@ def test_a_call_for_attention_marks_the_row_until_the_person_goes_to_the_agent(
 
     notification = {"message": "Claude needs your permission to use Bash"}
     s.world.sync(lambda: s.runtime.orchestrator.hook_event(scout, "claude", "Notification", notification))
-    wait(qtbot, lambda: s.panel.team.list.item(0).data(ListRowDelegate.ALERT_ROLE) == "needs you: permission")
+    wait(qtbot, lambda: s.panel.team.list.item(0).data(ListRowDelegate.ALERT_ROLE) == "needs you: waits for your permission")
     assert "Scout needs you: permission" in s.messages
     assert "Claude needs your permission to use Bash" in s.panel.team.list.item(0).toolTip()
 
@@ -298,3 +298,43 @@ def test_an_attention_mark_lasts_until_a_new_prompt_is_submitted_and_a_banner_un
 
     book.apply(queue_of_scout(), 9_000)
     assert book.of("scout").busy is None and book.of("scout").idle_since_ms == 9_000
+
+
+def alert(s: Setup) -> str:
+    return s.panel.team.list.item(0).data(ListRowDelegate.ALERT_ROLE) or ""
+
+
+def test_a_usage_limit_shows_its_reset_and_countdown_and_the_resume_can_be_cancelled(setup: Setup, qtbot: QtBot) -> None:
+    s = setup
+    scout = new_agent(s, qtbot, "Scout")
+    launch_in_background(s, qtbot, scout)
+    resets = s.runtime.clock.now_ms() + 2 * 3_600_000 + 10 * 60_000
+    s.world.sync(lambda: s.runtime.orchestrator.states.limit_seen(scout, resets, "usage limit reached"))
+    wait(qtbot, lambda: "resumes in 2 h 10" in alert(s))
+    assert alert(s).startswith("limited until ")
+    assert s.panel.agent_actions.cancel_resume_action.isEnabled()
+    s.panel.agent_actions.cancel_resume_action.trigger()
+    wait(qtbot, lambda: "automatic resume cancelled" in alert(s))
+    wait(qtbot, lambda: "Automatic resume of Scout cancelled" in s.messages)
+    assert not s.panel.agent_actions.cancel_resume_action.isEnabled()
+    assert s.panel.agent_actions.resume_now_action.isEnabled()
+
+
+def test_a_dialog_and_the_human_net_are_listed_under_needs_you(setup: Setup, qtbot: QtBot) -> None:
+    s = setup
+    scout = new_agent(s, qtbot, "Scout")
+    launch_in_background(s, qtbot, scout)
+    states = s.runtime.orchestrator.states
+    s.world.sync(lambda: states.prompt_seen(scout, "Do you trust the files in this folder?"))
+    wait(qtbot, lambda: any("Scout asks whether you trust its folder (in the background)" in t
+                            for t in s.panel.needs_you.entry_texts()))
+    assert s.panel.needs_you.isVisibleTo(s.panel)
+    s.world.sync(lambda: states.prompt_seen(scout, None))
+    wait(qtbot, lambda: not s.panel.needs_you.entry_texts())
+
+    s.world.sync(lambda: states.limit_seen(scout, None, "usage limit reached"))
+    wait(qtbot, lambda: any("could not read when it resets" in t for t in s.panel.needs_you.entry_texts()))
+    dismiss = next(b for b in s.panel.needs_you.findChildren(QPushButton) if b.text() == "Not a limit — dismiss")
+    dismiss.click()
+    wait(qtbot, lambda: not s.panel.needs_you.entry_texts())
+    assert s.world.sync(lambda: states.limits.limit_of(scout)) is None  # type: ignore[union-attr]

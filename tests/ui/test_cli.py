@@ -6,6 +6,8 @@ import json
 import os
 import subprocess
 import sys
+import time
+import tomllib
 from pathlib import Path
 
 from PySide6.QtGui import QImage
@@ -24,6 +26,11 @@ def run_idea(args: list[str], data_dir: Path, home: Path, timeout: float = 120) 
 def test_version(tmp_path: Path) -> None:
     done = run_idea(["--version"], tmp_path / "data", tmp_path)
     assert done.returncode == 0 and done.stdout.strip() == f"IdeA {__version__}"
+
+
+def test_the_version_is_the_one_in_pyproject_read_from_the_installed_metadata() -> None:
+    declared = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]["version"]
+    assert __version__ == declared
 
 
 def test_doctor_reports_what_it_finds(tmp_path: Path) -> None:
@@ -77,3 +84,31 @@ def test_an_unknown_project_path_is_reported_not_crashed_on(tmp_path: Path) -> N
     complete_first_run(data_dir)
     done = run_idea([str(tmp_path / "missing"), "--quit-after", "1500"], data_dir, home)
     assert done.returncode == 0, done.stderr
+
+
+def test_dump_screens_reads_back_what_a_shell_cell_shows(tmp_path: Path) -> None:
+    data_dir, home, project = tmp_path / "data", tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    (home / ".bashrc").write_text('echo "dumped-$((6*7))"\n')
+    complete_first_run(data_dir)
+    target = tmp_path / "screens.txt"
+
+    done = run_idea([str(project), "--quit-after", "4000", "--dump-screens", str(target)], data_dir, home)
+
+    assert done.returncode == 0, done.stderr
+    text = target.read_text(encoding="utf-8")
+    assert text.startswith("--- terminal 1\n") and "dumped-42" in text
+
+
+def test_quit_at_first_paint_prints_when_the_window_was_painted(tmp_path: Path) -> None:
+    data_dir, home = tmp_path / "data", tmp_path / "home"
+    home.mkdir()
+    complete_first_run(data_dir)
+    before = time.time()
+
+    done = run_idea(["--quit-at-first-paint"], data_dir, home)
+
+    assert done.returncode == 0, done.stderr
+    [line] = [line for line in done.stdout.splitlines() if line.startswith("first-paint ")]
+    assert before < float(line.split()[1]) < time.time()

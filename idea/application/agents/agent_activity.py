@@ -12,7 +12,19 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from idea.domain.agent_state_events import (
+    AgentAttentionCleared,
+    AgentLivenessChanged,
+    AgentNeedsAttention,
+    AgentRateLimited,
+    AgentRateLimitSuspected,
+    AgentResumeCancelled,
+    AgentResumed,
+    AgentResumeScheduled,
+    SuspicionReason,
+)
 from idea.domain.ids import AgentId, TicketId
+from idea.domain.liveness import Liveness
 from idea.domain.orchestration_events import (
     AgentAttention,
     AgentBusyChanged,
@@ -51,6 +63,23 @@ class WaitingDelivery:
 
 
 @dataclass(frozen=True)
+class LimitState:
+    """The agent is at its provider's usage limit (spec 05 §10)."""
+
+    resets_at_ms: int | None  # None: unknown
+    fire_at_ms: int | None = None  # when IdeA resumes it; None: no automatic resume armed
+    cancelled: bool = False  # the person cancelled the automatic resume
+
+
+@dataclass(frozen=True)
+class HumanNet:
+    """IdeA asks the person when to resume the agent (no reset time read, a long stall, re-limits)."""
+
+    reason: SuspicionReason
+    resets_at_ms: int | None  # a value to pre-fill
+
+
+@dataclass(frozen=True)
 class AgentActivity:
     busy: BusyState | None = None
     idle_since_ms: int | None = None  # when its last ticket ended, as far as the panel saw
@@ -58,9 +87,13 @@ class AgentActivity:
     late_replies: int = 0  # replies to its asks that arrived after it stopped waiting
     bridge_connected: bool = False
     work: WorkRow | None = None
-    attention: str | None = None  # "permission" | "input"
+    attention: str | None = None  # "permission" | "input" | "trust" | "signIn" | "question" | …
     attention_message: str | None = None
+    attention_visible: bool = True  # False: the agent needing the person runs in the background
     waiting: WaitingDelivery | None = None
+    stalled: bool = False  # busy without a sign of work for its `stallAfterMs` (advisory)
+    limit: LimitState | None = None
+    human_net: HumanNet | None = None
 
     @property
     def queue_depth(self) -> int:
@@ -117,9 +150,31 @@ class ActivityBook:
                     self._update(agent_id, waiting=None)
             case AgentReplied(agent_id=agent_id) | HumanReplyReceived(agent_id=agent_id):
                 self.clear_attention(agent_id)
+            case AgentNeedsAttention(agent_id=agent_id, reason=reason, message=message, visible=visible):
+                self._update(agent_id, attention=reason.value, attention_message=message, attention_visible=visible)
+            case AgentAttentionCleared(agent_id=agent_id):
+                self.clear_attention(agent_id)
+            case AgentLivenessChanged(agent_id=agent_id, liveness=liveness):
+                self._update(agent_id, stalled=liveness is Liveness.STALLED)
+            case AgentRateLimited(agent_id=agent_id, resets_at_ms=resets_at_ms):
+                self._update(agent_id, limit=LimitState(resets_at_ms))
+            case AgentResumeScheduled(agent_id=agent_id, fire_at_ms=fire_at_ms):
+                limit = self.of(agent_id).limit or LimitState(None)
+                self._update(agent_id, limit=replace(limit, fire_at_ms=fire_at_ms, cancelled=False), human_net=None)
+            case AgentResumeCancelled(agent_id=agent_id):
+                limit = self.of(agent_id).limit or LimitState(None)
+                self._update(agent_id, limit=replace(limit, fire_at_ms=None, cancelled=True))
+            case AgentResumed(agent_id=agent_id):
+                self._update(agent_id, limit=None, human_net=None, stalled=False)
+            case AgentRateLimitSuspected(agent_id=agent_id, resets_at_ms=resets_at_ms, reason=reason):
+                self._update(agent_id, human_net=HumanNet(reason, resets_at_ms))
             case _:
                 return False
         return True
+
+    def dismiss_human_net(self, agent_id: AgentId) -> None:
+        """The person answered the human net (a time, "not a limit", "keep waiting")."""
+        self._update(agent_id, human_net=None)
 
     def clear_attention(self, agent_id: AgentId) -> bool:
         """The person saw it, or the agent moved on; True when there was a mark to clear."""
@@ -147,7 +202,7 @@ class ActivityBook:
     def process_ended(self, agent_id: AgentId) -> None:
         """Its CLI is gone: nobody is asking the person anything and nothing waits for their line."""
         if agent_id in self._agents:
-            self._update(agent_id, attention=None, attention_message=None, waiting=None)
+            self._update(agent_id, attention=None, attention_message=None, waiting=None, stalled=False)
 
     def _queue(self, snapshot: AgentQueueSnapshot, now_ms: int) -> None:
         before = self.of(snapshot.agent_id)

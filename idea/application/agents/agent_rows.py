@@ -8,7 +8,7 @@ for the person's attention).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -16,16 +16,19 @@ from idea.application.agents.agent_activity import (
     IDLE_STATUS,
     NOTHING_KNOWN,
     AgentActivity,
+    LimitState,
     clock_text,
     elapsed_text,
 )
 from idea.application.agents.profile_descriptions import delegation_label
 from idea.application.agents.templates import TemplateLink, TemplateStatus
 from idea.domain import layout as lay
-from idea.domain.agent import AgentEntry, AgentManifest
+from idea.domain.agent import AgentEntry, AgentManifest, Worktree
+from idea.domain.attention import AttentionReason, attention_title
 from idea.domain.ids import AgentId, NodeId, SessionId
 from idea.domain.profile import ProfileBook
 from idea.domain.session import SessionInfo, SessionState
+from idea.domain.session_limit import format_countdown
 
 NO_PLACE = "—"
 BACKGROUND = "background"
@@ -65,6 +68,7 @@ class AgentRow:
     started_at_ms: int | None  # of the latest session
     uses_bridge: bool  # its CLI reaches IdeA over the MCP bridge
     activity: AgentActivity
+    worktree: Worktree | None = None  # it runs in its own worktree (spec 07 §2)
 
     @property
     def is_live(self) -> bool:
@@ -121,7 +125,23 @@ class AgentRow:
 
     @property
     def attention_text(self) -> str:
-        return f"needs you: {self.activity.attention}" if self.is_live and self.activity.attention else ""
+        if not (self.is_live and self.activity.attention):
+            return ""
+        try:
+            title = attention_title(self.name, AttentionReason(self.activity.attention))
+            return "needs you: " + title.removeprefix(f"{self.name} ")
+        except ValueError:
+            return f"needs you: {self.activity.attention}"
+
+    def limit_text(self, now_ms: int, format_time: Callable[[int], str]) -> str:
+        """ "limited until 15:00 · resumes in 12 min", "limited until 15:00 — automatic resume cancelled",
+        "usage limit (reset time unknown)"; empty when the agent is not limited."""
+        limit = self.activity.limit
+        return describe_limit(limit, now_ms, format_time) if limit is not None else ""
+
+    @property
+    def stalled_text(self) -> str:
+        return "no sign of work for a while" if self.is_live and self.activity.stalled else ""
 
     @property
     def late_reply_text(self) -> str:
@@ -157,9 +177,11 @@ class AgentRow:
         return max(self.activity.idle_since_ms or 0, self.started_at_ms or 0)
 
     def details(self) -> str:
-        """The panel's second line: profile · place · bridge · template link (the state is shown beside
-        the name)."""
+        """The panel's second line: profile · its worktree's branch · place · bridge · template link (the state
+        is shown beside the name)."""
         parts = [self.profile_name]
+        if self.worktree is not None:
+            parts.append(f"⎇ {self.worktree.branch}")
         if self.is_live or self.cell_number is not None:
             parts.append(self.place_text)
         if self.bridge_text:
@@ -263,4 +285,17 @@ def _row(
         started_at_ms=session.started_at_ms if session is not None else None,
         uses_bridge=profile is not None and profile.materializes_idea_bridge(),
         activity=activity,
+        worktree=agent.worktree,
     )
+
+
+def describe_limit(limit: LimitState, now_ms: int, format_time: Callable[[int], str]) -> str:
+    if limit.resets_at_ms is not None:
+        text = f"limited until {format_time(limit.resets_at_ms)}"
+    else:
+        text = "usage limit (reset time unknown)"
+    if limit.fire_at_ms is not None:
+        return f"{text} · resumes in {format_countdown(max(0, limit.fire_at_ms - now_ms))}"
+    if limit.cancelled:
+        return f"{text} — automatic resume cancelled"
+    return text

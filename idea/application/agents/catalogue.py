@@ -10,7 +10,14 @@ from idea.application.agents.ports import ManifestStore, PersonaStore
 from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.agents.templates import TemplateCatalogue, TemplateLink, TemplateStatus
 from idea.application.ports import Clock, Diagnostics, EventPublisher, IdGenerator
-from idea.domain.agent import AGENT_NAME_MAX_CHARS, AgentEntry, AgentManifest, unique_md_path, validate_agent_name
+from idea.domain.agent import (
+    AGENT_NAME_MAX_CHARS,
+    AgentEntry,
+    AgentManifest,
+    Worktree,
+    unique_md_path,
+    validate_agent_name,
+)
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode
 from idea.domain.events import AgentsChanged
 from idea.domain.ids import AgentId, ProjectId
@@ -134,11 +141,12 @@ class AgentCatalogue:
         *,
         template: TemplateRecord | None = None,
         synchronized: bool = False,
+        worktree: Worktree | None = None,
     ) -> AgentEntry:
-        """A new agent, from scratch (`persona`) or from a template (its current body)."""
+        """A new agent, from scratch (`persona`) or from a template (its current body), in its own worktree
+        when one is given (made beforehand, `application/git/agent_worktrees.py`)."""
         name = name.strip()
-        validate_agent_name(name, self._manifest)
-        self._profiles.profile(profile_id)
+        self.check_new(name, profile_id)
         body = self._templates.body(template.id) if template is not None else persona
         entry = AgentEntry(
             agent_id=self._ids.new_id(),
@@ -148,11 +156,17 @@ class AgentCatalogue:
             synchronized=synchronized and template is not None,
             template_id=template.id if template else None,
             template_version=template.version if template else None,
+            worktree=worktree,
         )
         self._personas.write(self._root, entry.md_path, body)
         self._store(lambda manifest: manifest.with_agent(entry))
         self._diagnostics.beacon(f"[agents] created {entry.name} id={entry.agent_id}")
         return entry
+
+    def check_new(self, name: str, profile_id: str) -> None:
+        """AppError unless an agent of that name and profile can be created now."""
+        validate_agent_name(name.strip(), self._manifest)
+        self._profiles.profile(profile_id)
 
     async def rename(self, agent_id: AgentId, name: str) -> None:
         self._store(lambda manifest: manifest.renamed(agent_id, name.strip()))
@@ -164,6 +178,12 @@ class AgentCatalogue:
     async def set_orchestrator(self, agent_id: AgentId | None) -> None:
         self._store(lambda manifest: manifest.with_orchestrator(agent_id))
 
+    async def set_worktree(self, agent_id: AgentId, worktree: Worktree | None) -> None:
+        """Record (None: clear) the agent's own worktree; it applies from the agent's next launch."""
+        self._store(lambda manifest: manifest.with_worktree(agent_id, worktree))
+        where = worktree.path if worktree is not None else "the main tree"
+        self._diagnostics.beacon(f"[agents] {self.agent(agent_id).name} works in {where}")
+
     async def delete(self, agent_id: AgentId) -> str | None:
         """Remove an agent that is not running; its persona goes to `.ideai/agents/.deleted/`.
         Returns where the persona was kept."""
@@ -174,6 +194,11 @@ class AgentCatalogue:
         self._store(lambda manifest: manifest.without(agent_id))
         self._diagnostics.beacon(f"[agents] deleted {agent.name} id={agent_id} persona kept as {kept}")
         return kept
+
+    async def change_manifest(self, change: Callable[[AgentManifest], AgentManifest]) -> AgentManifest:
+        """Apply `change` (a skill assigned to an agent, …), save `agents.json`, announce the new team."""
+        self._store(change)
+        return self._manifest
 
     async def update_persona(self, agent_id: AgentId, body: str) -> None:
         """Takes effect at the agent's next launch (the context file is composed at each launch)."""

@@ -9,20 +9,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from idea.domain.handoff import RESUME_HEADING, bound_summary
 from idea.domain.live_state import LiveStateRow
+from idea.domain.memory import MemoryPointerLine as MemoryPointer
 
 SKILL_DESCRIPTION_MAX_CHARS = 160
 MEMORY_INJECT_MAX_ENTRIES = 60
 MEMORY_DESCRIPTION_MAX_CHARS = 160
 LIVE_STATE_INJECT_MAX = 16
-HANDOFF_INJECT_MAX_CHARS = 4096
 TICKET_PREFIX_CHARS = 8
 
 NO_PERMISSION_POLICY = "IdeA sets no permission policy; your CLI asks the user as usual."
 PROJECT_ROOT_SENTENCE = (
     "Work on this project by absolute path; your current directory is your private IdeA run directory."
 )
-_HANDOFF_OBJECTIVE_PREFIXES = ("**Objective:**", "**Objectif :**")
+WORKTREE_SENTENCE = (
+    "This is your own git worktree, on branch `{branch}`: work and commit there; the person merges your branch "
+    "from IdeA's Git panel. IdeA's shared files (`.ideai/`) stay in the main project, {main_root}."
+)
 
 MEMORY_HARVEST_DIRECTIVE = """\
 To save durable knowledge for the team (a decision, a pitfall, a how-to), end your reply with a block:
@@ -39,7 +43,7 @@ Only explicit blocks are saved. Do not save transient status."""
 
 @dataclass(frozen=True)
 class OrchestrationTexts:
-    """The two variants of section 2 (resources/prompts/orchestration_{mcp,file}.md), with placeholders
+    """The two variants of section 2 (idea/resources/prompts/orchestration_{mcp,file}.md), with placeholders
     `{agentName}`, `{permissionSummary}`, `{projectRoot}` and `{requestsDir}`."""
 
     mcp: str
@@ -51,12 +55,6 @@ class SkillBrief:
     name: str
     description: str
     body: str = ""  # injected only for file-protocol agents, which cannot load a skill on demand
-
-
-@dataclass(frozen=True)
-class MemoryPointer:
-    slug: str
-    description: str
 
 
 @dataclass(frozen=True)
@@ -73,21 +71,30 @@ class ComposeInputs:
     persona: str = ""
     memory: tuple[MemoryPointer, ...] = ()  # index order
     live_state: tuple[LiveStateRow, ...] = ()  # manifest order
-    handoff: str = ""  # body of the launch conversation's handoff, without front-matter
+    handoff: str = ""  # body of the launch conversation's handoff, without front-matter (bounded here again)
+    main_root: str = ""  # set when `project_root` is the agent's own worktree: where `.ideai/` is (spec 07 §2)
+    worktree_branch: str = ""
 
 
 def compose_convention_file(inputs: ComposeInputs) -> str:
     sections = [
-        _section("# Project root", f"{inputs.project_root}\n\n{PROJECT_ROOT_SENTENCE}"),
+        _section("# Project root", _project_root(inputs)),
         _orchestration(inputs),
         _section("# Available skills", _skills(inputs)),
         _section("# Project context", inputs.project_context),
         _section("# Role", inputs.persona),
         _section("# Project memory", _memory(inputs)),
         _section("# Project state", _live_state(inputs)),
-        _section("# Conversation resume", bounded_handoff(inputs.handoff.strip(), HANDOFF_INJECT_MAX_CHARS)),
+        _section(RESUME_HEADING, bound_summary(inputs.handoff.strip())),  # bounded again on injection
     ]
     return "\n\n".join(section for section in sections if section) + "\n"
+
+
+def _project_root(inputs: ComposeInputs) -> str:
+    lines = [inputs.project_root, PROJECT_ROOT_SENTENCE]
+    if inputs.main_root:
+        lines.insert(1, WORKTREE_SENTENCE.format(branch=inputs.worktree_branch, main_root=inputs.main_root))
+    return "\n\n".join(lines)
 
 
 def _section(heading: str, body: str) -> str:
@@ -100,7 +107,7 @@ def _orchestration(inputs: ComposeInputs) -> str:
     values = {
         "{agentName}": inputs.agent_name,
         "{permissionSummary}": (inputs.permission_summary or "").strip() or NO_PERMISSION_POLICY,
-        "{projectRoot}": inputs.project_root,
+        "{projectRoot}": inputs.main_root or inputs.project_root,  # where `.ideai/` is
         "{requestsDir}": inputs.requests_dir,
     }
     text = template
@@ -166,26 +173,3 @@ def _live_state_line(row: LiveStateRow) -> str:
     if row.ticket_id:
         line += f" (ticket {row.ticket_id.replace('-', '')[:TICKET_PREFIX_CHARS]})"
     return line
-
-
-def bounded_handoff(body: str, max_chars: int) -> str:
-    """Keep the objective line and the most recent lines that fit, cutting on line boundaries only."""
-    if len(body) <= max_chars:
-        return body
-    lines = body.split("\n")
-    head: list[str] = []
-    if lines[0].startswith(_HANDOFF_OBJECTIVE_PREFIXES):
-        head = [lines[0], ""]
-        lines = lines[2:] if len(lines) > 1 and not lines[1].strip() else lines[1:]
-    budget = max_chars - len("\n".join(head)) - (1 if head else 0)
-    if budget < 0:
-        return "\n".join(head)[:max_chars].rstrip()
-    kept: list[str] = []
-    used = 0
-    for line in reversed(lines):
-        cost = len(line) + (1 if kept else 0)
-        if used + cost > budget:
-            break
-        kept.append(line)
-        used += cost
-    return "\n".join([*head, *reversed(kept)]).rstrip()

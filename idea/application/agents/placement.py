@@ -13,6 +13,7 @@ is free.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 
@@ -33,6 +34,7 @@ from idea.application.agents.runner import AgentRunner, ResumeCandidate
 from idea.application.orchestrator.ports import LiveAgent
 from idea.domain import layout as lay
 from idea.domain.errors import AppError, ErrorCode
+from idea.domain.resume_offer import APPLY_SPACING_MS, ResumeChoice
 from idea.domain.ids import AgentId, ConversationId, NodeId, SessionId
 from idea.domain.session import SessionInfo, SessionKind
 
@@ -75,6 +77,13 @@ class AgentPlacement:
         beside = split_target(root, active)
         where: Place = InCell(free) if free is not None else InNewSplit(beside) if beside else InBackground()
         return await self.launch(agent_id, where)
+
+    async def show_running(self, agent_id: AgentId, active: NodeId | None) -> LiveAgent:
+        """`show` for an agent that runs (the work panel's Open and Attach); one that does not is refused,
+        never launched."""
+        if self._project.sessions.live_agent_session(agent_id) is None:
+            raise AppError(ErrorCode.NOT_FOUND, f"{self._name(agent_id)} is not running; launch it from the Agents panel")
+        return await self.show(agent_id, active)
 
     async def send_to_background(self, agent_id: AgentId) -> None:
         """Free the agent's cell; it keeps running and receiving tasks."""
@@ -156,23 +165,47 @@ class AgentPlacement:
     async def resume(self, chosen: Sequence[ResumeCandidate], declined: Sequence[AgentId]) -> list[str]:
         """Resume the chosen agents where they ran (their cell, else the background) and stop offering the
         others. Returns one sentence per agent that could not be resumed."""
+        choices = [(candidate, ResumeChoice.RESUME) for candidate in chosen]
+        return await self.apply_resume(choices, declined)
+
+    async def apply_resume(
+        self,
+        choices: Sequence[tuple[ResumeCandidate, ResumeChoice]],
+        declined: Sequence[AgentId] = (),
+        *,
+        spacing_ms: int = APPLY_SPACING_MS,
+    ) -> list[str]:
+        """The resume offer's choices (spec 05 §11): "Resume" continues the agent's own session when it can
+        (each with its conversation), "Start fresh" starts a new one, "Don't start" is not offered again.
+        Agents start one by one, `spacing_ms` apart, in their cell or in the background. Returns one sentence
+        per agent that could not be started."""
         change = self._change()
         failures = []
+        starting = [(c, choice) for c, choice in choices if choice is not ResumeChoice.SKIP]
+        skipped = [*declined, *(c.agent_id for c, choice in choices if choice is ResumeChoice.SKIP)]
 
-        async def resume_all() -> None:
-            for candidate in chosen:
+        async def apply_all() -> None:
+            for index, (candidate, choice) in enumerate(starting):
+                if index and spacing_ms > 0:
+                    await asyncio.sleep(spacing_ms / 1000)
                 where: Place = InBackground()
                 if candidate.node_id is not None and leaf_or_none(change.layout.root, candidate.node_id):
                     where = InCell(candidate.node_id)
                 try:
                     await self._launch_into(
-                        change, candidate.agent_id, where, "resume", candidate.conversation_id, room=False
+                        change,
+                        candidate.agent_id,
+                        where,
+                        "resume" if choice is ResumeChoice.RESUME else "start fresh",
+                        candidate.conversation_id,
+                        room=False,
+                        fresh=choice is ResumeChoice.FRESH,
                     )
                 except AppError as exc:
                     failures.append(f"{candidate.name}: {exc.message}")
-            self._forget_resume_into(change, declined)
+            self._forget_resume_into(change, skipped)
 
-        await self._run(change, resume_all())
+        await self._run(change, apply_all())
         return failures
 
     async def forget_resume(self, agent_ids: Sequence[AgentId]) -> None:
@@ -192,7 +225,9 @@ class AgentPlacement:
         conversation_id: ConversationId | None = None,
         *,
         room: bool = True,
+        fresh: bool = False,
     ) -> None:
+        """`fresh`: a new session of the CLI, not its own session resumed."""
         running = self._project.sessions.live_agent_session(agent_id)
         if running is not None:
             self._rules.refuse_second_cell(change, running, where, self._name(agent_id))
@@ -205,7 +240,7 @@ class AgentPlacement:
         if target is not None:
             conversation_id = conversation_id or change.leaf(target).conversation_id
         try:
-            info = await self._runner.start(agent_id, conversation_id, reason)
+            info = await self._runner.start(agent_id, conversation_id, reason, fresh=fresh)
         except BaseException:
             change.drop_split()
             raise

@@ -17,11 +17,13 @@ from idea.application.ports import Clock, Diagnostics, Host, IdGenerator
 from idea.application.sessions import SessionRegistry
 from idea.domain import layout as lay
 from idea.domain.agent import AgentManifest
-from idea.domain.ids import AgentId, ProjectId, SessionId
+from idea.domain.ids import AgentId, ConversationId, ProjectId, SessionId
 from idea.domain.live_state import LiveStateRow
+from idea.domain.memory import MemoryPointerLine
 from idea.domain.orchestration import Command, Outcome, Requester, Source
 from idea.domain.profile import Profile, ProfileBook
 from idea.domain.providers import ProviderSessions, RunningAgents
+from idea.domain.skill import Skill
 from idea.domain.template import TemplateIndex, TemplateRecord
 from idea.domain.workspace import Settings
 
@@ -42,6 +44,35 @@ class LaunchNotices(Protocol):
         ...
 
     async def dispatch(self, requester: Requester, command: Command, source: Source) -> Outcome: ...
+
+
+class LaunchInjection(Protocol):
+    """What a launch gives an agent from the project's knowledge (spec 04 §1): bounded, distilled or a pointer,
+    never a transcript."""
+
+    @property
+    def project_context(self) -> str: ...
+
+    @property
+    def memory(self) -> tuple[MemoryPointerLine, ...]: ...
+
+    @property
+    def skills(self) -> tuple[Skill, ...]:
+        """The skills assigned to the agent."""
+        ...
+
+    @property
+    def handoff(self) -> str:
+        """The bounded handoff of the launch conversation, for `# Conversation resume`."""
+        ...
+
+
+class LaunchKnowledge(Protocol):
+    """The project's knowledge as a launch reads it (`ProjectKnowledge` is one)."""
+
+    async def injection(self, agent_id: AgentId, conversation: ConversationId | None) -> LaunchInjection:
+        """Never raises: a part that cannot be read is left out (and logged)."""
+        ...
 
 
 class AgentProject(Protocol):
@@ -72,6 +103,9 @@ class AgentProject(Protocol):
     def orchestrator(self) -> LaunchNotices: ...
 
     @property
+    def knowledge(self) -> LaunchKnowledge: ...
+
+    @property
     def active(self) -> lay.Layout:
         """The active layout (committed)."""
         ...
@@ -90,6 +124,10 @@ class AgentProject(Protocol):
         """Forget an ended session once no layout shows it."""
         ...
 
+    def report_problem(self, message: str) -> None:
+        """Something the person must know about this project (shown by the UI)."""
+        ...
+
 
 class ProfileStore(Protocol):
     """`<user-data>/profiles.json` and the shipped reference profiles."""
@@ -105,7 +143,7 @@ class ProfileStore(Protocol):
         ...
 
     def reference_profiles(self) -> list[Profile]:
-        """The four reference profiles shipped in resources/profiles/reference-profiles.json."""
+        """The four reference profiles shipped in idea/resources/profiles/reference-profiles.json."""
         ...
 
 
@@ -196,7 +234,7 @@ class BridgeEndpoint:
 
 @dataclass(frozen=True)
 class RunDirRequest:
-    project_root: str
+    project_root: str  # where `.ideai/` is: the run dir goes under it
     project_id: str
     agent_id: str
     profile: Profile
@@ -209,6 +247,7 @@ class RunDirRequest:
     codex_approval_policy: str | None = None
     sandbox_plan: Mapping[str, Any] | None = None  # `sandbox-plan.json` for `idea sandbox-exec` (spec 06 §8)
     permission_args: tuple[str, ...] = ()  # the CLI's own permission arguments (spec 06 §6)
+    work_root: str | None = None  # the agent's own worktree, its project root (spec 07 §2); None: project_root
 
 
 @dataclass(frozen=True)
@@ -232,6 +271,11 @@ class RunDirWriter(Protocol):
         credentials. Raises AppError when a file cannot be written; files already written are left for
         inspection.
         """
+        ...
+
+    def retarget(self, project_root: str, endpoint: str) -> list[str]:
+        """Point the IdeA entries of the project's existing run dirs (bridge and hook relay declarations)
+        at this IdeA's executable and `endpoint` when they drifted; returns the files rewritten. Never raises."""
         ...
 
 
@@ -264,5 +308,13 @@ class CliDetector(Protocol):
 
 class PromptLibrary(Protocol):
     def orchestration_texts(self) -> OrchestrationTexts:
-        """Section 2 of the convention file: resources/prompts/orchestration_{mcp,file}.md."""
+        """Section 2 of the convention file: idea/resources/prompts/orchestration_{mcp,file}.md."""
+        ...
+
+
+class SessionInspector(Protocol):
+    """Read-only look at a CLI's own session files (spec 05 §4)."""
+
+    def subject(self, profile: Profile, run_dir: str, engine_session_id: str) -> str | None:
+        """The first prompt of that session, at most 80 characters; None when it cannot be found."""
         ...

@@ -11,7 +11,7 @@ without the overlay.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from idea.application.orchestrator.cold_start import ColdStartGate
@@ -46,26 +46,68 @@ class Deliverer:
         self._timer = timer
         self._timings = timings
         self._diagnostics = diagnostics
+        self._pending_releases: dict[int, asyncio.Task[None]] = {}  # per portal: the overlay's floor
 
     async def deliver(self, job: DeliveryJob) -> None:
-        """Raises AppError when the terminal refuses a write (its process is gone)."""
+        """Raises AppError when the terminal refuses a write (its process is gone).
+
+        Returns as soon as the CLI took the text: the overlay's floor is only visual, so it ends later on its
+        own and never holds the agent's next delivery nor the reply (a next delivery keeps the overlay up)."""
         await self._pass_gate(job)
         await self._wait_for_boundary(job)
         job.record.writing = True
+        portal = job.portal
         suspended_at = self._timer.monotonic_ms()
+        kept_up = portal is not None and self._keep_overlay(portal)
+        released = False
         try:
-            if job.portal is not None:
+            if portal is not None and not kept_up:
                 self._beacon(job, "suspend")
-                await job.portal.suspend(OVERLAY_BANNER)
+                await portal.suspend(OVERLAY_BANNER)
             await self._type(job)
-            if job.portal is not None:  # the overlay stays at least its floor, so it never just flickers
+            if portal is not None:
                 floor = suspended_at + self._timings.overlay_floor_ms - self._timer.monotonic_ms()
-                if floor > 0:
-                    await self._timer.sleep(floor)
+                self._release_later(portal, max(floor, 0), job)
+                released = True
         finally:
-            if job.portal is not None:  # shielded: even a cancelled delivery gives the keyboard back
-                await asyncio.shield(job.portal.release())
-            self._beacon(job, f"released after_ms={self._timer.monotonic_ms() - suspended_at}")
+            if portal is not None and not released:  # shielded: even a cancelled delivery gives the keyboard back
+                await asyncio.shield(portal.release())
+                self._beacon(job, f"released after_ms={self._timer.monotonic_ms() - suspended_at}")
+
+    def _keep_overlay(self, portal: InputPortal) -> bool:
+        """A release still waiting for its floor is called off: the overlay stays up for this delivery."""
+        pending = self._pending_releases.pop(id(portal), None)
+        if pending is None or pending.done():
+            return False
+        pending.cancel()
+        return True
+
+    def _release_later(self, portal: InputPortal, delay_ms: int, job: DeliveryJob) -> None:
+        started = self._timer.monotonic_ms()
+
+        async def release() -> None:
+            if delay_ms > 0:
+                await self._timer.sleep(delay_ms)
+            await asyncio.shield(portal.release())
+            self._beacon(job, f"released after_ms={self._timer.monotonic_ms() - started}")
+
+        task = asyncio.get_running_loop().create_task(release())
+        self._pending_releases[id(portal)] = task
+        task.add_done_callback(lambda done: self._forget_release(portal, done))
+
+    def _forget_release(self, portal: InputPortal, task: asyncio.Task[None]) -> None:
+        if self._pending_releases.get(id(portal)) is task:
+            del self._pending_releases[id(portal)]
+        if not task.cancelled() and task.exception() is not None:
+            self._diagnostics.beacon(f"[delivery] overlay release failed: {task.exception()!r}")
+
+    async def close(self) -> None:
+        """Give every keyboard back now (the project closes)."""
+        pending = list(self._pending_releases.values())
+        self._pending_releases.clear()
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
 
     async def _pass_gate(self, job: DeliveryJob) -> None:
         gate = job.gate
@@ -144,14 +186,42 @@ class Deliverer:
         job.on_may_be_stuck()
 
     async def _turn_started(self, job: DeliveryJob, before: ActivitySnapshot) -> bool:
+        """Wait for proof that the CLI took the text, woken by what can prove it — the turn-start hook, the
+        ticket's end (a reply), terminal output (after which the activity token is read again) — never by a
+        polling timer; at most `submit_verify_ms`. A CLI with no way to tell (no hooks, no transcript) is
+        taken at its word: its reply, its prompt pattern and the watchdog follow the ticket from here."""
+        record = job.record
+        if record.turn_started or record.end is not None or activity_progressed(before, job.probe()):
+            return True
+        if job.live.profile.hooks is None and record.ticket.target not in before:
+            return True
+        output = asyncio.Event()
+        unsubscribe = job.live.terminal.on_output(lambda _data: output.set())
         deadline = self._timer.monotonic_ms() + self._timings.submit_verify_ms
-        while True:
-            if job.record.turn_started or job.record.end is not None or activity_progressed(before, job.probe()):
-                return True
-            remaining = deadline - self._timer.monotonic_ms()
-            if remaining <= 0:
-                return False
-            await self._timer.sleep(min(self._timings.poll_ms, remaining))
+        try:
+            while True:
+                remaining = deadline - self._timer.monotonic_ms()
+                if remaining <= 0:
+                    return False
+                output.clear()
+                await _first_of(
+                    record.turn_signal.wait(), output.wait(), asyncio.shield(record.outcome), self._timer.sleep(remaining)
+                )
+                if record.turn_started or record.end is not None or activity_progressed(before, job.probe()):
+                    return True
+        finally:
+            unsubscribe()
 
     def _beacon(self, job: DeliveryJob, what: str) -> None:
         self._diagnostics.beacon(f"[delivery] {what} agent={job.agent_name} ticket={job.record.ticket.id}")
+
+
+async def _first_of(*waits: Awaitable[object]) -> None:
+    """Until the first of `waits` finishes; the others are cancelled."""
+    tasks = [asyncio.ensure_future(wait) for wait in waits]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

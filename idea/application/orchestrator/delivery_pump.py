@@ -5,6 +5,8 @@ text is submitted and once the delivery is over.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from idea.application.orchestrator.context import CoreContext
 from idea.application.orchestrator.delivery import Deliverer, DeliveryJob
 from idea.application.orchestrator.mailbox import AgentLane, TicketRecord
@@ -32,13 +34,22 @@ CODEX_NOTIFY = "codexNotify"
 
 class DeliveryPump:
     def __init__(
-        self, ctx: CoreContext, book: TicketBook, watch: TicketWatch, portals: PortalProvider, deliverer: Deliverer
+        self,
+        ctx: CoreContext,
+        book: TicketBook,
+        watch: TicketWatch,
+        portals: PortalProvider,
+        deliverer: Deliverer,
+        holding: Callable[[AgentId], str | None] | None = None,
     ) -> None:
+        """`holding(agent)`: why deliveries to the agent must wait now beyond its hooks' attention (a dialog
+        read on its screen, its usage limit), else None."""
         self._ctx = ctx
         self._book = book
         self._watch = watch
         self._portals = portals
         self._deliverer = deliverer
+        self._holding = holding
 
     def pump(self, lane: AgentLane) -> None:
         """Start delivering the head when the agent is idle and nothing is being typed into it."""
@@ -75,7 +86,7 @@ class DeliveryPump:
                 agent_name=ctx.name(ticket.target),
                 portal=self._portals.portal_for(live.session_id),
                 gate=lane.gate,
-                attention=lambda: lane.attention,
+                attention=lambda: lane.attention or (self._holding(ticket.target) if self._holding else None),
                 probe=lambda: ctx.activity.of(ticket.target),
                 on_submitted=lambda: self._submitted(lane, record),
                 on_waiting_for_human=lambda: ctx.events.publish(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from idea.application.orchestrator.cold_start import ColdStartGate
 from idea.domain.ids import AgentId
@@ -31,12 +31,25 @@ class TicketRecord:
     phase: TicketPhase = TicketPhase.QUEUED
     end: TicketEnd | None = None
     writing: bool = False  # text being typed: the delivery finishes even if the ticket ends meanwhile
-    turn_started: bool = False  # the CLI reported a turn for this ticket's text
     force_delivery: bool = False  # the person chose "Deliver now (clears your line)"
     supervisor: asyncio.Task[None] | None = None  # the inactivity watchdog
     follow_up: asyncio.Task[None] | None = None  # no-reply grace or quiet watch, after submission
     activity_at_submit: Mapping[str, int] | None = None  # the target's activity as its text was submitted
     release_edge: Callable[[], None] | None = None  # the wait-for edge of an ask
+    # Set when the CLI reports a turn for this ticket's text; wakes the delivery verifying its submission.
+    turn_signal: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
+
+    @property
+    def turn_started(self) -> bool:
+        """The CLI reported a turn for this ticket's text."""
+        return self.turn_signal.is_set()
+
+    @turn_started.setter
+    def turn_started(self, value: bool) -> None:
+        if value:
+            self.turn_signal.set()
+        else:
+            self.turn_signal.clear()
 
     @property
     def submitted(self) -> bool:

@@ -131,11 +131,10 @@ class OrchestrationDoors(Protocol):
 
 
 class OrchestrationAdapters(Protocol):
-    """Builds the per-project adapters of the orchestration core when a project opens."""
+    """Builds the per-project adapters of the orchestration core when a project opens (its conversation log
+    comes from the project's knowledge, which folds every recorded turn into its handoff)."""
 
     def live_state(self, root: str) -> LiveStateStore: ...
-
-    def conversations(self, root: str) -> ConversationLog: ...
 
     def activity(self, root: str, kind_of: Callable[[str], str | None]) -> ActivityProbe:
         """`kind_of(agent_id)` is the agent's CLI family ("claude", "codex") or None."""

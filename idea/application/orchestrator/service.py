@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from idea.application.orchestrator.activity import ActivityTracker
+from idea.application.orchestrator.agent_states import AgentStates
 from idea.application.orchestrator.board import LiveBoard
 from idea.application.orchestrator.cold_launch import ColdLaunches
 from idea.application.orchestrator.context import CoreContext
@@ -45,11 +46,12 @@ from idea.application.orchestrator.signals import AgentSignals
 from idea.application.orchestrator.ticket_book import TicketBook
 from idea.application.orchestrator.ticket_watch import TicketWatch
 from idea.application.orchestrator.timing import OrchestratorTimings
+from idea.application.orchestrator.watch_ports import AgentWatchAdapters, HookSessions
 from idea.application.ports import Clock, Diagnostics, EventPublisher, IdGenerator
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import AgentId, ProjectId, TicketId
 from idea.domain.live_state import LiveStateRow
-from idea.domain.orchestration import Command, Outcome, Requester, Source
+from idea.domain.orchestration import Command, Human, Outcome, Requester, Source, SubmitHumanInput
 from idea.domain.orchestration_events import AgentQueueSnapshot
 from idea.domain.tickets import CancelSource, TicketEnd, TicketEndKind
 from idea.domain.wait_for import WaitForGraph
@@ -80,7 +82,12 @@ class OrchestratorService:
         timings: OrchestratorTimings | None = None,
         cpu: ProcessCpuProbe | None = None,
         families: Sequence[CommandFamily] = (),
+        watching: AgentWatchAdapters | None = None,
+        engine_sessions: HookSessions | None = None,
     ) -> None:
+        """`watching`: terminal watches (dialogs, usage limits) and resume timers; without it the agents'
+        attention comes from their hooks only and usage limits are not followed. `engine_sessions`: records
+        the CLIs' own session ids their hooks carry."""
         self._project_id = project_id
         self._lifecycle = lifecycle
         timings = timings or OrchestratorTimings()
@@ -103,12 +110,15 @@ class OrchestratorService:
         self._ctx = ctx
         self._book = TicketBook(ctx)
         watch = TicketWatch(ctx, self._book)
+        self.states = AgentStates(ctx, self._book, adapters=watching, submit_human=self._submit_human)
+        self._deliverer = Deliverer(timer, timings, diagnostics)
         self._book.attach(
             supervisor=watch,
-            pump=DeliveryPump(ctx, self._book, watch, portals, Deliverer(timer, timings, diagnostics)),
+            pump=DeliveryPump(ctx, self._book, watch, portals, self._deliverer, holding=self.states.holding),
         )
         self._launches = ColdLaunches(ctx)
-        self._signals = AgentSignals(ctx, self._book, watch, self._launches)
+        self._signals = AgentSignals(ctx, self._book, watch, self._launches, self.states)
+        self._engine_sessions = engine_sessions
         self._commands = CommandDispatch()
         core_families: tuple[CommandFamily, ...] = (
             AgentCommands(ctx, self._book, self._launches, self._signals),
@@ -149,6 +159,11 @@ class OrchestratorService:
 
     def hook_event(self, agent_id: AgentId, source: str, event: str, payload: dict[str, Any]) -> None:
         self._signals.hook_event(agent_id, source, event, payload)
+        if self._engine_sessions is not None and self._lifecycle.manifest().by_id(agent_id) is not None:
+            try:
+                self._engine_sessions.hook_event(agent_id, source, payload)
+            except Exception as exc:  # noqa: BLE001  (a failed record never disturbs the hook's own work)
+                self._ctx.diagnostics.beacon(f"[session] engine id not recorded agent={agent_id}: {exc!r}")
 
     # ------------------------------------------------------------- project runtime
 
@@ -157,8 +172,15 @@ class OrchestratorService:
         self._launches.agent_launching(agent_id)
 
     def agent_launched(self, agent_id: AgentId) -> None:
-        """The launched CLI runs: its prompt-ready pattern can release the gate."""
+        """The launched CLI runs: its prompt-ready pattern can release the gate, its screen is watched."""
         self._launches.agent_launched(agent_id)
+        self.states.agent_launched(agent_id)
+
+    async def _submit_human(self, agent_id: AgentId, text: str) -> Outcome:
+        agent = self._lifecycle.manifest().by_id(agent_id)
+        if agent is None:
+            raise AppError(ErrorCode.NOT_FOUND, f"agent {agent_id} is no longer in the team")
+        return await self.dispatch(Human(), SubmitHumanInput(agent.name, text), Source.UI)
 
     def reconcile_at_open(self) -> None:
         """Reboot reconciliation of the live-state (§10.4); run before any agent is launched."""
@@ -197,4 +219,6 @@ class OrchestratorService:
             self._book.end(record, TicketEnd(TicketEndKind.CANCELLED, cancel_source=CancelSource.PROJECT_CLOSED))
         for lane in self._ctx.lanes.all():
             lane.forget_session()
+        await self.states.close()
+        await self._deliverer.close()
         await self._ctx.tasks.cancel_all(sparing=self._launches.in_flight())

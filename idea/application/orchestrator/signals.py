@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from idea.application.orchestrator.agent_states import AgentStates
 from idea.application.orchestrator.cold_launch import ColdLaunches
 from idea.application.orchestrator.context import CoreContext
 from idea.application.orchestrator.mailbox import AgentLane, TicketRecord
@@ -28,11 +29,19 @@ CODEX_TURN_COMPLETE = "agent-turn-complete"
 
 
 class AgentSignals:
-    def __init__(self, ctx: CoreContext, book: TicketBook, watch: TicketWatch, launches: ColdLaunches) -> None:
+    def __init__(
+        self,
+        ctx: CoreContext,
+        book: TicketBook,
+        watch: TicketWatch,
+        launches: ColdLaunches,
+        states: AgentStates | None = None,
+    ) -> None:
         self._ctx = ctx
         self._book = book
         self._watch = watch
         self._launches = launches
+        self._states = states  # attention, liveness and limits of the agents
 
     # ------------------------------------------------------------------ hooks
 
@@ -41,6 +50,8 @@ class AgentSignals:
             return
         transcript = payload.get("transcript_path")
         self._ctx.activity.note_hook_event(agent_id, transcript if isinstance(transcript, str) else None)
+        if self._states is not None:
+            self._states.hook_event(agent_id, source, payload)
         if source == "codex":
             if event == CODEX_TURN_COMPLETE or payload.get("type") == CODEX_TURN_COMPLETE:
                 messages = payload.get("input-messages")
@@ -62,6 +73,8 @@ class AgentSignals:
         ctx = self._ctx
         lane = ctx.lanes.of(agent_id)
         lane.attention = None
+        if self._states is not None:
+            self._states.turn_moved(agent_id)
         owner = self._owner_of(agent_id, prompt)
         lane.turn_owner = owner.ticket.id if owner else None
         if owner is not None:
@@ -81,6 +94,8 @@ class AgentSignals:
     def _turn_ended(self, agent_id: AgentId, owner: TicketId | None) -> None:
         lane = self._ctx.lanes.of(agent_id)
         lane.attention = None
+        if self._states is not None:
+            self._states.turn_moved(agent_id)
         self._ctx.diagnostics.beacon(f"[turn] ended agent={self._ctx.name(agent_id)} ticket={owner}")
         record = next((r for r in lane.mailbox.records if r.ticket.id == owner), None)
         if record is None:
@@ -107,10 +122,18 @@ class AgentSignals:
         )
 
     def _attention(self, agent_id: AgentId, message: object) -> None:
+        """A permission prompt, or an input wait during a task, holds deliveries until the next turn. Claude
+        also notifies an input wait at an idle prompt: that is no dialog, and holding deliveries there would
+        keep the next task from ever starting the turn that clears the hold."""
         text = message if isinstance(message, str) else None
         reason = "permission" if text and "permission" in text.lower() else "input"
-        self._ctx.lanes.of(agent_id).attention = reason
+        lane = self._ctx.lanes.of(agent_id)
+        if reason == "input" and lane.mailbox.busy is None:
+            return
+        lane.attention = reason
         self._ctx.events.publish(AgentAttention(agent_id, reason, text))
+        if self._states is not None:
+            self._states.notification(agent_id, text)
 
     def _recently_delivered(self, lane: AgentLane) -> bool:
         last = lane.last_submit_mono_ms
@@ -144,6 +167,8 @@ class AgentSignals:
         lane = ctx.lanes.of(agent_id)
         kind = TicketEndKind.TARGET_STOPPED if lane.stopping else TicketEndKind.TARGET_DIED
         ctx.diagnostics.beacon(f"[mailbox] agent exited agent={ctx.name(agent_id)} code={exit_code}")
+        if self._states is not None:
+            self._states.agent_exited(agent_id)
         if lane.writer is not None:
             lane.writer.cancel()
         for record in list(lane.mailbox.records):

@@ -216,6 +216,11 @@ class TicketBook:
                 board.write_system(
                     ticket.target, RowChange(status=WorkStatus.DONE, intent=None, ticket=None, progress=None)
                 )
+            elif end.kind in (TicketEndKind.RATE_LIMITED, TicketEndKind.NEEDS_ATTENTION):
+                waits_for = f"usage limit until {end.note}" if end.kind is TicketEndKind.RATE_LIMITED else "the person"
+                if end.kind is TicketEndKind.RATE_LIMITED and not end.note:
+                    waits_for = "usage limit"
+                board.write_system(ticket.target, RowChange(status=WorkStatus.BLOCKED, progress=f"({waits_for})"))
             elif end.kind not in (TicketEndKind.TARGET_DIED, TicketEndKind.TARGET_STOPPED):
                 code = end.error_code.value if end.error_code else end.kind.value
                 board.write_system(

@@ -20,7 +20,8 @@ OVERLAY_FLOOR_ENV = "IDEA_OVERLAY_FLOOR_MS"
 COLD_START_SETTLE_ENV = "IDEA_COLD_START_SETTLE_MS"
 NO_REPLY_QUIET_ENV = "IDEA_NO_REPLY_QUIET_MS"
 KEYSTROKE_QUIET_ENV = "IDEA_KEYSTROKE_QUIET_MS"
-
+ATTENTION_NOTICE_ENV = "IDEA_ATTENTION_NOTICE_MS"
+ATTENTION_NOTICE_MS = 10_000  # a dialog still unanswered this long ends the asks waiting on its agent
 
 @dataclass(frozen=True)
 class OrchestratorTimings:
@@ -37,6 +38,7 @@ class OrchestratorTimings:
     native_prompt_after_delivery_ms: int = rules.NATIVE_PROMPT_AFTER_DELIVERY_MS
     declared_intent_fresh_ms: int = rules.DECLARED_INTENT_FRESH_MS
     poll_ms: int = 100  # how often a waiting delivery re-checks its boundary
+    attention_notice_ms: int = ATTENTION_NOTICE_MS
 
     @staticmethod
     def from_env(env: Mapping[str, str]) -> OrchestratorTimings:
@@ -55,6 +57,7 @@ class OrchestratorTimings:
             overlay_floor_ms=pick(OVERLAY_FLOOR_ENV, defaults.overlay_floor_ms),
             cold_start_settle_ms=pick(COLD_START_SETTLE_ENV, defaults.cold_start_settle_ms),
             keystroke_quiet_ms=pick(KEYSTROKE_QUIET_ENV, defaults.keystroke_quiet_ms),
+            attention_notice_ms=pick(ATTENTION_NOTICE_ENV, defaults.attention_notice_ms),
         )
 
     def mcp_safety_net_ms(self) -> int:

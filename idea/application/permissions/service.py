@@ -34,6 +34,7 @@ from idea.domain.sandbox import (
     SANDBOX_PLAN_FILE,
     AmbientPaths,
     ExecPlan,
+    PathAccess,
     SandboxContext,
     SandboxPlan,
     SandboxStatus,
@@ -100,7 +101,10 @@ class SaveResult:
 class NoPermissions:
     """Where no permission service is wired (tests of other features): launches apply no policy."""
 
-    def for_launch(self, root: str, agent_id: str, agent_name: str, profile: Profile) -> LaunchPermissions:
+    def for_launch(
+        self, root: str, agent_id: str, agent_name: str, profile: Profile, work_root: str | None = None,
+        shared_git_dir: str | None = None,
+    ) -> LaunchPermissions:
         return LaunchPermissions(None, None, ())
 
 
@@ -137,18 +141,31 @@ class PermissionService:
     # -- one agent --
 
     def policy_for(
-        self, root: str, agent_id: str, profile: Profile, reading: PermissionsReading | None = None
+        self,
+        root: str,
+        agent_id: str,
+        profile: Profile,
+        reading: PermissionsReading | None = None,
+        work_root: str | None = None,
+        shared_git_dir: str | None = None,
     ) -> AgentPolicy:
+        """`root` holds `permissions.json` and the agent's run dir; `work_root` is the agent's own worktree
+        (spec 07 §2), the project root its grants, `additionalDirectories` and summary are relative to. git
+        writes a worktree's commits into the repository's own folder (`shared_git_dir`), outside the worktree:
+        an agent allowed to write its whole worktree may write there too, as it could in the main tree."""
         reading = reading if reading is not None else self._store.read(root)
+        grants_root = work_root or root
         blocker = reading.launch_blocker(agent_id)
         effective = reading.document.resolve_for(agent_id)
         support = projection_support(profile.projector)
         run_dir = run_dir_of(root, agent_id)
-        plan = compile_sandbox_plan(effective, SandboxContext(root, run_dir))
+        plan = compile_sandbox_plan(effective, SandboxContext(grants_root, run_dir))
         executable = None
         status = NOT_SET
         if plan is not None and effective is not None:
-            executable = exec_plan(plan, effective, self._ambient(root, agent_id, profile))
+            git_dir = shared_git_dir if work_root and shared_git_dir and _writes_whole(plan, grants_root) else None
+            ambient = self._ambient(root, agent_id, profile, (git_dir,) if git_dir else ())
+            executable = exec_plan(plan, effective, ambient)
             status = self._enforcer.status(executable)
             if blocker is None and executable.require_enforcement and not status.enforced:
                 blocker = (
@@ -157,18 +174,22 @@ class PermissionService:
                 )
         unsandboxed_root = self._enforcer.runs_as_root() and not status.enforced
         projection = project_permissions(
-            profile.projector, effective, ProjectionContext(root, run_dir, unsandboxed_root), plan
+            profile.projector, effective, ProjectionContext(grants_root, run_dir, unsandboxed_root), plan
         )
         summary = None
         if effective is not None:
-            summary = render_permission_summary(effective, status, support, plan, root)
+            summary = render_permission_summary(effective, status, support, plan, grants_root)
         warnings = (*permission_warnings(effective, status, support, profile.name), *projection.fidelity)
         return AgentPolicy(agent_id, effective, support, projection, plan, executable, status, summary, warnings,
                            blocker)
 
-    def for_launch(self, root: str, agent_id: str, agent_name: str, profile: Profile) -> LaunchPermissions:
-        """What this launch applies; AppError when the agent must not start (fail-closed)."""
-        policy = self.policy_for(root, agent_id, profile)
+    def for_launch(
+        self, root: str, agent_id: str, agent_name: str, profile: Profile, work_root: str | None = None,
+        shared_git_dir: str | None = None,
+    ) -> LaunchPermissions:
+        """What this launch applies; AppError when the agent must not start (fail-closed). `work_root`: the
+        agent's own worktree, when it runs in one; `shared_git_dir`: its repository's git folder."""
+        policy = self.policy_for(root, agent_id, profile, work_root=work_root, shared_git_dir=shared_git_dir)
         self._launched.pop((root, agent_id), None)
         if policy.blocker is not None:
             raise AppError(
@@ -198,16 +219,18 @@ class PermissionService:
 
     # -- what the CLIs need --
 
-    def _ambient(self, root: str, agent_id: str, profile: Profile) -> AmbientPaths:
+    def _ambient(
+        self, root: str, agent_id: str, profile: Profile, also_writable: tuple[str, ...] = ()
+    ) -> AmbientPaths:
         env = self._host.environ()
         home = env.get("HOME") or None
         temp = [path for path in (env.get("TMPDIR"), "/tmp", "/var/tmp") if path]
         extra_state = tuple(
             env[name] for name in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME") if env.get(name)
         )
-        writable_extra: tuple[str, ...] = ()
+        writable_extra: tuple[str, ...] = also_writable
         if profile.mcp is None:  # a file-protocol agent writes its requests under the project
-            writable_extra = (posixpath.join(root, IDEAI_DIR, REQUESTS_DIR, agent_id),)
+            writable_extra += (posixpath.join(root, IDEAI_DIR, REQUESTS_DIR, agent_id),)
         readable = list(self._enforcer.installation_paths())
         program = self._host.which(profile.command, env.get("PATH"))
         if program is not None:
@@ -223,6 +246,12 @@ class PermissionService:
             readable=tuple(dict.fromkeys(readable)),
             cli_family=cli_family(profile),
         )
+
+
+def _writes_whole(plan: SandboxPlan, folder: str) -> bool:
+    """Whether the plan lets the agent write the whole folder (not only some of its paths)."""
+    base = folder.rstrip("/")
+    return any(g.abs_root.rstrip("/") == base and g.access & PathAccess.RW for g in plan.allowed)
 
 
 def run_dir_of(root: str, agent_id: str) -> str:

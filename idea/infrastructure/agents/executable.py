@@ -1,25 +1,10 @@
-"""How other processes start IdeA again: the MCP bridge and the hook relay are IdeA subcommands (spec 02 §12)."""
+"""How other processes start IdeA again: the MCP bridge and the hook relay are IdeA subcommands (spec 02 §12).
+
+The rules live in `idea.infrastructure.installation`; this name stays for the run-dir writer and its tests.
+"""
 
 from __future__ import annotations
 
-import os
-import sys
-from collections.abc import Mapping
+from idea.infrastructure.installation import FALLBACK_COMMAND, idea_command
 
-FALLBACK_COMMAND = "idea"
-
-
-def idea_command(environ: Mapping[str, str] | None = None) -> list[str]:
-    """The argv prefix that runs IdeA: the AppImage, the frozen executable, or `python -m idea` in a checkout.
-
-    `$APPIMAGE` wins because `sys.executable` inside an AppImage points into its temporary mount.
-    """
-    env = os.environ if environ is None else environ
-    appimage = env.get("APPIMAGE")
-    if appimage:
-        return [appimage]
-    if not sys.executable:
-        return [FALLBACK_COMMAND]
-    if getattr(sys, "frozen", False):
-        return [sys.executable]
-    return [sys.executable, "-m", "idea"]
+__all__ = ["FALLBACK_COMMAND", "idea_command"]

@@ -48,6 +48,8 @@ from idea.domain.project import IDEAI_DIR
 from idea.infrastructure.agents.cli_trust import trust_for_claude, trust_for_gemini
 from idea.infrastructure.agents.codex_auth import link_codex_auth, user_codex_home
 from idea.infrastructure.agents.executable import idea_command
+from idea.infrastructure.agents.hook_command import HOOK_SUBCOMMAND, hook_relay_command
+from idea.infrastructure.agents.run_dir_retarget import retarget_run_dirs
 from idea.infrastructure.agents.sandbox_plan_file import write_sandbox_plan
 from idea.infrastructure.fs import atomic_write_json, atomic_write_text, quarantine, read_json
 
@@ -66,8 +68,17 @@ class LocalRunDirWriter:
         self,
         idea_command_prefix: Sequence[str] | None = None,
         codex_home: Path | None = None,
+        hook_command_prefix: Sequence[str] | None = None,
     ) -> None:
+        """`hook_command_prefix`: how CLIs start the hook relay; by default the cheapest form this installation
+        has (`hook_relay_command`), or `<idea_command_prefix> hook` when that prefix is given."""
         self._idea_command = list(idea_command_prefix) if idea_command_prefix else idea_command()
+        if hook_command_prefix is not None:
+            self._hook_command = list(hook_command_prefix)
+        elif idea_command_prefix:
+            self._hook_command = [*idea_command_prefix, HOOK_SUBCOMMAND]
+        else:
+            self._hook_command = hook_relay_command()
         self._codex_home = codex_home
 
     def prepare(self, request: RunDirRequest) -> PreparedRunDir:
@@ -80,12 +91,19 @@ class LocalRunDirWriter:
                 data={"agentId": request.agent_id},
             ) from exc
 
+    def retarget(self, project_root: str, endpoint: str) -> list[str]:
+        return [
+            str(path)
+            for path in retarget_run_dirs(Path(project_root) / IDEAI_DIR / RUN_DIR, self._idea_command, endpoint)
+        ]
+
     def _prepare(self, request: RunDirRequest) -> PreparedRunDir:
         profile = request.profile
         root = Path(request.project_root).resolve()
         run_dir = root / IDEAI_DIR / RUN_DIR / _checked_agent_id(request.agent_id)
         _make_private_dir(run_dir)
-        cwd = Path(resolve_cwd(profile, str(run_dir), str(root)))
+        work_root = Path(request.work_root).resolve() if request.work_root else root  # the agent's project root
+        cwd = Path(resolve_cwd(profile, str(run_dir), str(work_root)))
         launch = _LaunchAdditions()
 
         context_path = self._write_context(profile, request.convention_text, run_dir, cwd, launch)
@@ -93,7 +111,7 @@ class LocalRunDirWriter:
             for box in ("in", "out"):
                 (root / IDEAI_DIR / REQUESTS_DIR / request.agent_id / box).mkdir(parents=True, exist_ok=True)
         else:
-            self._write_mcp_declaration(request, profile.mcp.config, root, run_dir, launch)
+            self._write_mcp_declaration(request, profile.mcp.config, work_root, run_dir, launch)
         if profile.structured_adapter == "claude" or profile.hooks == "claude":
             self._write_claude_settings(request, run_dir, launch)
         else:
@@ -191,7 +209,7 @@ class LocalRunDirWriter:
         if request.bridge is None:
             return None
         relay = hook_relay_args(source, request.bridge.endpoint, simple_hex(request.project_id), request.agent_id)
-        return [*self._idea_command, *relay]
+        return [*self._hook_command, *relay[1:]]  # relay[0] is the subcommand, part of the prefix when needed
 
     def _write_codex_home(
         self,

@@ -2,23 +2,29 @@
 
 Claude Code runs it for each installed hook with the event's JSON on stdin; Codex runs it as its `notify`
 program with the JSON as last argument. It must never disturb the CLI that runs it: nothing on stdout (a
-Claude hook's stdout can change what the CLI does), exit status 0 whatever happens, done in a fraction of
-a second, and only a line on stderr when IdeA is not there to listen.
+Claude hook's stdout can change what the CLI does), exit status 0 whatever happens, and only a line on
+stderr when IdeA is not there to listen.
 
-Standard library only, imported lazily by `idea/__main__.py`.
+It runs on every turn of every agent, and the CLI waits for it, so it must start about as fast as Python
+itself: the run dir declares it as `python -I -S <this file>` (no site, no `idea` package) and it imports
+only built-in and C modules (`posix`, `_socket`, `select`, `time`). The payload is forwarded as the CLI wrote
+it, on its own line after the event line (`"payloadFollows": true`); IdeA parses it. Only a payload over
+64 KiB loads the `json` module, to cut its longest strings. Also reachable as `idea hook` (same code).
+
+Wire format, one connection per event: a handshake line `{"v":1,"kind":"hook","project":…,"agent":…,
+"token":…}`, an event line `{"source":…,"event":…,"receivedAtMs":…,"payloadFollows":true}`, the payload
+line; IdeA closes the connection once it has taken the event, or answers one `{"error":…}` line first.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import select
-import socket
 import sys
 import time
-from typing import Any
 
-from idea.domain.launch_secret import TOKEN_ENV_VAR
+try:
+    import posix as _os
+except ImportError:  # Windows
+    import nt as _os  # type: ignore[import-not-found, no-redef]
 
 PAYLOAD_LIMIT = 64 * 1024
 CONNECT_TIMEOUT_S = 0.3
@@ -27,7 +33,12 @@ ANSWER_WAIT_S = 0.2  # time for IdeA to take the event, or to say why it refuses
 STDIN_LIMIT = 16 * 1024 * 1024
 SOURCES = ("claude", "codex")
 TRUNCATION_MARK = "…[truncated]"
+TOKEN_ENV_VAR = "IDEA_MCP_TOKEN"  # idea.domain.launch_secret.TOKEN_ENV_VAR (not imported: start time)
 _OPTIONS = ("--source", "--endpoint", "--project", "--agent", "--event")
+USAGE = (
+    "usage: idea hook --source claude|codex --endpoint <socket> --project <32hex> --agent <agentId> "
+    "[--event <name>] [<json payload>]"
+)
 
 
 def run_hook(argv: list[str]) -> int:
@@ -43,27 +54,24 @@ def _relay(argv: list[str]) -> None:
     options, positional = _parse(argv)
     source = options.get("--source", "")
     if source not in SOURCES or not options.get("--endpoint"):
-        raise ValueError(
-            "usage: idea hook --source claude|codex --endpoint <socket> --project <32hex> --agent <agentId> "
-            "[--event <name>] [<json payload>]"
-        )
-    raw = _read_stdin() if source == "claude" else (positional[-1].encode("utf-8") if positional else b"{}")
-    payload = _capped(_decoded(raw))
-    event = options.get("--event") or payload.get("hook_event_name") or payload.get("type") or "unknown"
-    handshake = {
-        "v": 1,
-        "kind": "hook",
-        "project": options.get("--project", ""),
-        "agent": options.get("--agent", ""),
-        "token": os.environ.get(TOKEN_ENV_VAR, ""),
-    }
-    message = {
-        "source": source,
-        "event": str(event),
-        "receivedAtMs": time.time_ns() // 1_000_000,
-        "payload": payload,
-    }
-    _send(options["--endpoint"], _line(handshake) + _line(message))
+        raise ValueError(USAGE)
+    if source == "claude":
+        raw = _read_stdin()
+    else:
+        raw = positional[-1].encode("utf-8", "replace") if positional else b"{}"
+    handshake = (
+        b'{"v":1,"kind":"hook","project":' + _quoted(options.get("--project", ""))
+        + b',"agent":' + _quoted(options.get("--agent", ""))
+        + b',"token":' + _quoted(_environ(TOKEN_ENV_VAR))
+        + b"}\n"
+    )  # fmt: skip
+    event = (
+        b'{"source":' + _quoted(source)
+        + b',"event":' + _quoted(options.get("--event", ""))
+        + b',"receivedAtMs":' + str(time.time_ns() // 1_000_000).encode()
+        + b',"payloadFollows":true}\n'
+    )  # fmt: skip
+    _send(options["--endpoint"], handshake + event + _payload_line(raw))
 
 
 def _parse(argv: list[str]) -> tuple[dict[str, str], list[str]]:
@@ -79,10 +87,21 @@ def _parse(argv: list[str]) -> tuple[dict[str, str], list[str]]:
     return options, positional
 
 
+def _environ(name: str) -> str:
+    if _os.__name__ == "posix":  # bytes keys and values
+        return _os.environ.get(name.encode(), b"").decode("utf-8", "replace")
+    return _os.environ.get(name, "")
+
+
 def _read_stdin() -> bytes:
     """Everything Claude wrote, without waiting on a stdin nobody writes to (a terminal, an open pipe)."""
-    if os.isatty(0):
+    try:
+        if _os.isatty(0):
+            return b"{}"
+    except OSError:
         return b"{}"
+    import select
+
     deadline = time.monotonic() + STDIN_WAIT_S
     chunks: list[bytes] = []
     size = 0
@@ -90,7 +109,7 @@ def _read_stdin() -> bytes:
         remaining = deadline - time.monotonic()
         if remaining <= 0 or not select.select([0], [], [], remaining)[0]:
             break
-        chunk = os.read(0, 64 * 1024)
+        chunk = _os.read(0, 64 * 1024)
         if not chunk:
             break
         chunks.append(chunk)
@@ -98,28 +117,38 @@ def _read_stdin() -> bytes:
     return b"".join(chunks)
 
 
-def _decoded(raw: bytes) -> dict[str, Any]:
+def _payload_line(raw: bytes) -> bytes:
+    """The payload as one line. JSON's line ends are only ever blanks between tokens (inside strings they are
+    escaped), so turning them into spaces keeps a JSON text intact; anything else is IdeA's to judge."""
+    if len(raw) > PAYLOAD_LIMIT:
+        return _capped_line(raw)
+    return raw.replace(b"\r", b" ").replace(b"\n", b" ") + b"\n"
+
+
+def _capped_line(raw: bytes) -> bytes:
+    """A payload over 64 KiB: its longest strings are cut (the beginning of a prompt, which carries the
+    ticket header, is kept) until it fits."""
+    import json
+
     text = raw.decode("utf-8", "replace")
     try:
-        payload = json.loads(text) if text.strip() else {}
+        payload = json.loads(text)
     except ValueError:
-        return {"raw": text}
-    return payload if isinstance(payload, dict) else {"raw": payload}
+        payload = {"raw": text}
+    if not isinstance(payload, dict):
+        payload = {"raw": payload}
 
+    def line(document: object) -> bytes:
+        return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
-def _capped(payload: dict[str, Any]) -> dict[str, Any]:
-    """The payload within 64 KiB: its longest strings are cut (the beginning of a prompt, which carries
-    the ticket header, is kept) until it fits."""
     keep = 16 * 1024
-    while len(_line(payload)) > PAYLOAD_LIMIT and keep >= 64:
+    while len(line(payload)) > PAYLOAD_LIMIT and keep >= 64:
         payload = _truncated(payload, keep)
         keep //= 2
-    if len(_line(payload)) > PAYLOAD_LIMIT:
-        return {"truncated": True}
-    return payload
+    return line(payload) if len(line(payload)) <= PAYLOAD_LIMIT else line({"truncated": True})
 
 
-def _truncated(value: Any, keep: int) -> Any:
+def _truncated(value: object, keep: int) -> object:
     if isinstance(value, str):
         return value if len(value) <= keep else value[:keep] + TRUNCATION_MARK
     if isinstance(value, dict):
@@ -129,12 +158,18 @@ def _truncated(value: Any, keep: int) -> Any:
     return value
 
 
-def _line(document: dict[str, Any]) -> bytes:
-    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+def _quoted(text: str) -> bytes:
+    """`text` as a JSON string."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    if any(ch < " " for ch in escaped):
+        escaped = "".join(ch if ch >= " " else "\\u%04x" % ord(ch) for ch in escaped)
+    return ('"' + escaped + '"').encode("utf-8", "replace")
 
 
 def _send(endpoint: str, data: bytes) -> None:
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    import _socket
+
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         sock.settimeout(CONNECT_TIMEOUT_S)
         try:
@@ -144,14 +179,14 @@ def _send(endpoint: str, data: bytes) -> None:
                 f"IdeA is not listening at {endpoint} ({exc.strerror or exc}); event dropped"
             ) from exc
         sock.sendall(data)
-        sock.shutdown(socket.SHUT_WR)
+        sock.shutdown(_socket.SHUT_WR)
         # IdeA closes once it has taken the event; a refusal comes back as one line first.
         sock.settimeout(ANSWER_WAIT_S)
         answer = b""
         try:
             while chunk := sock.recv(4096):
                 answer += chunk
-        except (TimeoutError, OSError):
+        except OSError:  # socket.timeout is an OSError
             pass
         if answer.startswith(b'{"error"'):
             _say(f"IdeA refused the event: {answer.decode('utf-8', 'replace').strip()}")
@@ -161,3 +196,7 @@ def _send(endpoint: str, data: bytes) -> None:
 
 def _say(message: str) -> None:
     print(f"[hook] {message}", file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":  # `python -I -S relay.py …`, as the run dir declares it
+    sys.exit(run_hook(sys.argv[1:]))

@@ -149,6 +149,11 @@ class McpSocketServer:
             task.cancel()
         await asyncio.gather(*connections, return_exceptions=True)
         if self._listener is not None:
+            # A connection accepted while closing may have no running task yet: close its transport here,
+            # or it is left for the garbage collector, which detaches it from a server already closed.
+            close_clients = getattr(self._listener, "close_clients", None)  # Python 3.13+
+            if close_clients is not None:
+                close_clients()
             await self._listener.wait_closed()
         if self._endpoint is not None:
             self._endpoint.release()
@@ -238,21 +243,13 @@ class McpSocketServer:
             return False
 
     async def _serve_hook(self, agent_id: AgentId, reader: asyncio.StreamReader) -> None:
-        try:
-            line = await asyncio.wait_for(reader.readline(), HANDSHAKE_TIMEOUT_S)
-            event = json.loads(line)
-        except (TimeoutError, ValueError, ConnectionError):
-            event = None
-        if not (
-            isinstance(event, dict)
-            and isinstance(event.get("source"), str)
-            and isinstance(event.get("event"), str)
-            and isinstance(event.get("payload"), dict)
-        ):
+        event = await _read_hook_event(reader)
+        if event is None:
             self._diagnostics.beacon(f"[hook] no readable event from agent={agent_id}")
             return
-        self._diagnostics.beacon(f"[hook] {event['source']} {event['event']} agent={agent_id}")
-        self._gateway.hook_event(agent_id, event["source"], event["event"], event["payload"])
+        source, name, payload = event
+        self._diagnostics.beacon(f"[hook] {source} {name} agent={agent_id}")
+        self._gateway.hook_event(agent_id, source, name, payload)
 
     async def _serve_mcp(
         self, agent_id: AgentId, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
@@ -431,3 +428,30 @@ def _printable(value: object) -> str:
 
 def _traceback(exc: BaseException) -> str:
     return "".join(traceback.format_exception(exc)).strip()
+
+
+async def _read_hook_event(reader: asyncio.StreamReader) -> tuple[str, str, dict[str, Any]] | None:
+    """The event line, then the payload: inside it, or on the next line as the CLI wrote it
+    (`payloadFollows`, what the relay sends). A payload that is not a JSON object arrives as `{"raw": …}`.
+    An event without a name takes the payload's (`hook_event_name`, Codex's `type`)."""
+    try:
+        event = json.loads(await asyncio.wait_for(reader.readline(), HANDSHAKE_TIMEOUT_S))
+        if isinstance(event, dict) and event.get("payloadFollows") is True:
+            text = (await asyncio.wait_for(reader.readline(), HANDSHAKE_TIMEOUT_S)).decode("utf-8", "replace")
+            try:
+                payload = json.loads(text) if text.strip() else {}
+            except ValueError:
+                payload = {"raw": text.rstrip("\n")}
+            event["payload"] = payload if isinstance(payload, dict) else {"raw": payload}
+    except (TimeoutError, ValueError, ConnectionError):
+        return None
+    if not (
+        isinstance(event, dict)
+        and isinstance(event.get("source"), str)
+        and isinstance(event.get("event"), str)
+        and isinstance(event.get("payload"), dict)
+    ):
+        return None
+    payload = event["payload"]
+    name = event["event"] or payload.get("hook_event_name") or payload.get("type") or "unknown"
+    return event["source"], name if isinstance(name, str) else "unknown", payload

@@ -1,6 +1,7 @@
 """The `idea_*` tools: the catalogue MCP clients receive (spec 03 §5), the request-file type of each (§6),
 and the one validation of their arguments, shared by every door that speaks in tool arguments (the MCP
-server, the request folders). `TOOLS` is the one table both doors read.
+server, the request folders). `TOOLS` is the one table both doors read: the orchestration tools below and the
+knowledge tools of `knowledge_tools.py`, in the catalogue's order.
 
 The JSON schemas below are the rules: `parse_tool_call` checks arguments against them, so what a model is
 told and what IdeA enforces cannot drift apart. Identity is never an argument; it comes from the door.
@@ -11,16 +12,15 @@ and both doors, before any command is built.
 from __future__ import annotations
 
 import json
+import re
 import uuid
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
 from idea.domain.agent_text import clean_agent_text
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.orchestration import (
     AskAgent,
-    Command,
     LaunchAgent,
     ListAgents,
     ReadWorkState,
@@ -31,6 +31,9 @@ from idea.domain.orchestration import (
     Visibility,
     WorkStatus,
 )
+from idea.infrastructure.mcp.knowledge_tools import KNOWLEDGE_TOOLS
+from idea.infrastructure.mcp.tool_spec import ToolCommand, ToolSpec
+from idea.infrastructure.mcp.tool_spec import object_schema as _object
 
 MAX_ARGUMENTS_BYTES = 1024 * 1024
 TASK_MAX_CHARS = 100_000
@@ -44,32 +47,9 @@ _TARGET = {
 }
 
 
-def _object(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": "object", "additionalProperties": False}
-    if required:
-        schema["required"] = list(required)
-    schema["properties"] = properties
-    return schema
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    """One `idea_*` tool: its name, the request-file type that carries the same arguments (spec 03 §2, §6),
-    what the model is told, the schema its arguments are checked against, and the command it builds."""
-
-    name: str
-    request_type: str
-    description: str
-    input_schema: dict[str, Any]
-    command: Callable[[dict[str, str]], Command]
-
-    def definition(self) -> dict[str, Any]:
-        """The tool as MCP clients receive it."""
-        return {"name": self.name, "description": self.description, "inputSchema": self.input_schema}
-
-
-# Adding a tool is one entry here (both doors read this table) plus a handler registered on the dispatch.
-TOOLS: tuple[ToolSpec, ...] = (
+# Adding a tool is one entry here (or in `knowledge_tools.py`) and its place in CATALOGUE_ORDER, plus a handler
+# registered on the dispatch; both doors read TOOLS.
+_ORCHESTRATION_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="idea_list_agents",
         request_type="agent.list",
@@ -190,6 +170,26 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
 )
 
+# The catalogue's order (spec 03 §5): base 7, file-guarded 4, skill awareness 1, live-state 2.
+CATALOGUE_ORDER: tuple[str, ...] = (
+    "idea_list_agents",
+    "idea_ask_agent",
+    "idea_reply",
+    "idea_launch_agent",
+    "idea_stop_agent",
+    "idea_update_context",
+    "idea_create_skill",
+    "idea_context_read",
+    "idea_context_propose",
+    "idea_memory_read",
+    "idea_memory_write",
+    "idea_skill_read",
+    "idea_workstate_read",
+    "idea_workstate_set",
+)
+TOOLS: tuple[ToolSpec, ...] = tuple(
+    sorted((*_ORCHESTRATION_TOOLS, *KNOWLEDGE_TOOLS), key=lambda tool: CATALOGUE_ORDER.index(tool.name))
+)
 TOOL_DEFINITIONS: tuple[dict[str, Any], ...] = tuple(tool.definition() for tool in TOOLS)
 TOOL_NAMES: tuple[str, ...] = tuple(tool.name for tool in TOOLS)
 REQUEST_TYPES: dict[str, str] = {tool.request_type: tool.name for tool in TOOLS}  # request type -> tool name
@@ -202,7 +202,7 @@ def parse_tool_call(
     *,
     label: str | None = None,
     field_names: Mapping[str, str] | None = None,
-) -> Command:
+) -> ToolCommand:
     """The command a tool call asks for, its arguments checked once against the tool's schema.
 
     Strings follow the domain's text rule and are trimmed; an empty optional string counts as absent (its
@@ -289,6 +289,9 @@ def _conforming(text: str, rules: dict[str, Any], field: str, words: _Wording) -
             f"{field} has {len(text)} characters, more than the limit of {limit}; shorten it or write the "
             "material to a file of the project and refer to its path"
         )
+    pattern = rules.get("pattern")
+    if pattern is not None and re.fullmatch(pattern, text) is None:
+        raise words.invalid(f'{field} "{text[:60]}" does not match the pattern {pattern}')
     if rules.get("format") == "uuid":
         try:
             return str(uuid.UUID(text))

@@ -1,53 +1,168 @@
-"""Appending to `.ideai/conversations/<id>/log.jsonl` (spec 04 §3-§4): one JSON line per record, written
-with O_APPEND in a single write, then fsync, under an in-process lock per conversation and an flock on the
-file, so a crash leaves at most one partial last line, which readers skip."""
+"""`.ideai/conversations/<id>/`: the conversation log (spec 04 §3-§8).
+
+Appending: one JSON line per turn, written with O_APPEND in a single write, then fsync, under an in-process
+lock per conversation and an flock on the file. A crash leaves at most one partial last line: readers skip
+it, the next append starts on a fresh line so it never swallows a turn, and the next rotation sets it aside.
+An append never rotates. Reading is paginated across the archives (`conversation_archive.py`); rotation is
+crash-safe (`conversation_rotation.py`). File work runs on worker threads, never on the core loop.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import fcntl
+import heapq
 import os
 import uuid
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
-from idea.domain.conversation_log import ConversationTurn
+from idea.domain.conversation_log import ConversationTurn, TurnId
+from idea.domain.conversation_pages import PageCursor, TurnSlice
 from idea.domain.errors import AppError, ErrorCode
+from idea.domain.log_rotation import ACTIVE_SEGMENT, RotationReport, RotationThresholds
 from idea.domain.project import IDEAI_DIR
+from idea.infrastructure.stores.conversation_archive import FolderReader, ReadCache
+from idea.infrastructure.stores.conversation_rotation import Fault, rotate_folder
+from idea.infrastructure.stores.conversation_segments import lines_backward, turn_of
 
 CONVERSATIONS_DIR = "conversations"
-LOG_NAME = "log.jsonl"
+LOG_NAME = ACTIVE_SEGMENT
+T = TypeVar("T")
 
 
 class JsonlConversationLog:
-    def __init__(self, project_root: str) -> None:
+    """One project's conversation logs: the `ConversationLog` and `ConversationArchive` ports."""
+
+    def __init__(self, project_root: str, *, fault: Fault | None = None) -> None:
         self._root = Path(project_root) / IDEAI_DIR / CONVERSATIONS_DIR
         self._locks: dict[str, asyncio.Lock] = {}
+        self._cache = ReadCache()
+        self._fault = fault
 
-    def path(self, conversation: str) -> Path:
-        """The log of a conversation; its id must be a UUID, so it can never name a path outside."""
+    def folder(self, conversation: str) -> Path:
+        """A conversation's folder; its id must be a UUID, so it can never name a path outside."""
         try:
-            folder = str(uuid.UUID(conversation))
+            name = str(uuid.UUID(conversation))
         except ValueError:
             raise AppError(ErrorCode.INVALID, f"conversation id {conversation!r} is not a UUID") from None
-        return self._root / folder / LOG_NAME
+        return self._root / name
+
+    def path(self, conversation: str) -> Path:
+        """The active segment, the file a person opens as "the raw log"."""
+        return self.folder(conversation) / LOG_NAME
+
+    def lock(self, conversation: str) -> asyncio.Lock:
+        """The in-process lock of a conversation: appends and rotations of it never interleave."""
+        return self._locks.setdefault(str(self.folder(conversation)), asyncio.Lock())
 
     async def append(self, turn: ConversationTurn) -> None:
         path = self.path(turn.conversation)
-        lock = self._locks.setdefault(str(path), asyncio.Lock())
-        async with lock:
-            await asyncio.to_thread(_append_line, path, turn.to_line().encode("utf-8"))
+        async with self.lock(turn.conversation):
+            await asyncio.to_thread(append_line, path, turn.to_line().encode("utf-8"))
+
+    async def page(self, conversation: str, cursor: PageCursor, limit: int | None) -> TurnSlice:
+        folder = self.folder(conversation)
+        return await self._read(folder, lambda reader: reader.page(cursor, limit))
+
+    async def last(self, conversation: str, count: int) -> list[ConversationTurn]:
+        return await self._read(self.folder(conversation), lambda reader: reader.last_turns(count))
+
+    async def first(self, conversation: str, count: int) -> list[ConversationTurn]:
+        return await self._read(self.folder(conversation), lambda reader: reader.first_turns(count))
+
+    async def recent(self, limit: int) -> list[str]:
+        """The conversations whose active segment was written last, newest first."""
+        return await asyncio.to_thread(_recent_conversations, self._root, limit)
+
+    async def read_since(self, conversation: str, up_to: TurnId) -> list[ConversationTurn] | None:
+        """The turns after `up_to` in the active segment (the fold's cursor), None when the active segment
+        does not hold `up_to`."""
+        return await asyncio.to_thread(_read_since, self.path(conversation), up_to)
+
+    async def rotate(
+        self, conversation: str, up_to: TurnId | None, thresholds: RotationThresholds
+    ) -> RotationReport:
+        """Archive the active segment's turns before `up_to` when a threshold is passed (never on append)."""
+        folder = self.folder(conversation)
+        async with self.lock(conversation):
+            return await asyncio.to_thread(rotate_folder, folder, up_to, thresholds, self._fault or _no_fault)
+
+    async def _read(self, folder: Path, read: Callable[[FolderReader], T]) -> T:
+        def work() -> T:
+            with FolderReader(folder, self._cache) as reader:
+                return read(reader)
+
+        try:
+            return await asyncio.to_thread(work)
+        except OSError as exc:
+            raise AppError(ErrorCode.STORE, f"{folder}: {exc.strerror or exc}") from exc
 
 
-def _append_line(path: Path, line: bytes) -> None:
+def append_line(path: Path, line: bytes) -> None:
+    """Append one whole line, fsynced. When a rotation replaced the file while this waited for its lock, the
+    line goes to the new file; after a torn last line, it starts on a line of its own."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            opened = os.fstat(fd)
+            try:
+                current = os.stat(path)
+            except FileNotFoundError:
+                continue
+            if (current.st_dev, current.st_ino) != (opened.st_dev, opened.st_ino):
+                continue
+            data = line
+            if opened.st_size > 0 and os.pread(fd, 1, opened.st_size - 1) != b"\n":
+                data = b"\n" + line
+            written = os.write(fd, data)
+            if written != len(data):  # a regular file only writes short when the disk is full
+                raise AppError(ErrorCode.STORE, f"{path}: only {written} of {len(data)} bytes were written")
+            os.fsync(fd)
+            return
+        except OSError as exc:
+            raise AppError(ErrorCode.STORE, f"{path}: {exc.strerror or exc}") from exc
+        finally:
+            os.close(fd)  # also releases the flock
+
+
+def _read_since(path: Path, up_to: TurnId) -> list[ConversationTurn] | None:
+    """Read backwards from the end: the cursor is normally the last turn or close to it."""
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        written = os.write(fd, line)
-        if written != len(line):  # a regular file only writes short when the disk is full
-            raise AppError(ErrorCode.STORE, f"{path}: only {written} of {len(line)} bytes were written")
-        os.fsync(fd)
-    except OSError as exc:
-        raise AppError(ErrorCode.STORE, f"{path}: {exc.strerror or exc}") from exc
-    finally:
-        os.close(fd)  # also releases the flock
+        handle = open(path, "rb")  # noqa: SIM115
+    except FileNotFoundError:
+        return None
+    with handle:
+        after: list[ConversationTurn] = []
+        for line in lines_backward(handle):
+            turn = turn_of(line)
+            if turn is None:
+                continue
+            if turn.id == up_to:
+                after.reverse()
+                return after
+            after.append(turn)
+        return None
+
+
+def _recent_conversations(root: Path, limit: int) -> list[str]:
+    found: list[tuple[int, str]] = []
+    try:
+        entries = list(os.scandir(root))
+    except FileNotFoundError:
+        return []
+    for entry in entries:
+        try:
+            if str(uuid.UUID(entry.name)) != entry.name or not entry.is_dir(follow_symlinks=False):
+                continue
+            found.append((os.stat(Path(entry.path) / LOG_NAME).st_mtime_ns, entry.name))
+        except (ValueError, OSError):  # not a conversation folder, or no log in it (yet)
+            continue
+    return [name for _, name in heapq.nlargest(limit, found)]
+
+
+def _no_fault(step: str) -> None:
+    return None

@@ -1,4 +1,4 @@
-"""`<user-data>/profiles.json` and the reference profiles shipped in resources/profiles/."""
+"""`<user-data>/profiles.json` and the reference profiles shipped in idea/resources/profiles/."""
 
 from __future__ import annotations
 

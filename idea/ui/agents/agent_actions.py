@@ -16,6 +16,7 @@ from idea.ui import icons
 from idea.ui.agents.run_gestures import RunGestures
 from idea.ui.agents.team_gestures import TeamGestures
 from idea.ui.agents.team_model import TeamModel
+from idea.ui.agents.worktree_gestures import WorktreeGestures
 
 
 class AgentActions:
@@ -27,8 +28,10 @@ class AgentActions:
         run: RunGestures,
         team: TeamGestures,
         profiles: ProfileCatalogue,
+        worktrees: WorktreeGestures,
     ) -> None:
         self._panel = panel
+        self._worktrees = worktrees
         self._model = model
         self._selected = selected
         self._run = run
@@ -76,6 +79,10 @@ class AgentActions:
             "Send to background", run.send_to_background, "background", tip="Free its cell; it keeps running"
         )
         self.focus_action = action("Focus", run.focus, "focus", tip="Go to the agent's cell")
+        self.conversation_action = action(
+            "Open conversation", run.open_conversation,
+            tip="Read your conversation with the agent: every task and reply, newest last",
+        )
         self.send_task_action = action(
             "Send task…", run.send_task, "send",
             tip="Send a task to the agent: typed into its terminal after its queue (a stopped agent is started)",
@@ -83,6 +90,13 @@ class AgentActions:
         self.interrupt_action = action(
             "Interrupt", run.interrupt, "interrupt",
             tip="Press Esc in the agent's terminal to stop its current turn (its queue stays)",
+        )
+        self.cancel_resume_action = action(
+            "Cancel resume", run.cancel_resume,
+            tip="Do not resume this agent automatically when its usage limit lifts",
+        )
+        self.resume_now_action = action(
+            "Resume now", run.resume_now, tip="Give the agent its resume prompt now, without waiting for the reset",
         )
 
     def _build_team_actions(self) -> None:
@@ -94,6 +108,11 @@ class AgentActions:
         self.update_template_action = action("Update from template…", team.update_from_template)
         self.orchestrator_action = action("Set as orchestrator", team.set_as_orchestrator)
         self.run_dir_action = action("Open run dir", team.open_run_dir, tip="Open the agent's private run directory")
+        self.worktree_action = action(
+            "Run in its own worktree", self._worktrees.toggle,
+            tip="Work on its own branch (idea/<name>) in its own folder beside the repository",
+        )
+        self.worktree_action.setCheckable(True)
         self.delete_action = action("Delete…", team.delete, shortcut="Delete")
 
     def toolbar(self, activate_selected: Callable[[], None]) -> QToolBar:
@@ -135,17 +154,21 @@ class AgentActions:
     def fill_menu(self, menu: QMenu) -> None:
         self.update()
         menu.clear()
-        menu.addAction(self.focus_action)
+        menu.addActions([self.focus_action, self.conversation_action])
         menu.addActions([self.launch_here_action, self.launch_split_action, self.launch_background_action])
         menu.addAction(self.stop_action)
         menu.addSeparator()
         menu.addActions([self.send_task_action, self.interrupt_action])
+        limit = row.activity.limit if (row := self._selected()) is not None else None
+        if limit is not None:
+            menu.addActions([self.cancel_resume_action, self.resume_now_action])
         menu.addSeparator()
         menu.addActions([self.attach_action, self.background_action])
         menu.addSeparator()
         menu.addAction(self.persona_action)
         menu.addMenu(self.change_profile_menu)
         menu.addAction(self.rename_action)
+        menu.addAction(self.worktree_action)
         menu.addSeparator()
         menu.addActions([self.save_template_action, self.update_template_action])
         menu.addAction(self.orchestrator_action)
@@ -185,16 +208,33 @@ class AgentActions:
         self.attach_action.setEnabled(row is not None and row.in_background and cell_usable)
         self.background_action.setEnabled(row is not None and row.in_cell)
         self.focus_action.setEnabled(row is not None and row.in_cell)
+        self.conversation_action.setEnabled(selected)
         self.send_task_action.setEnabled(row is not None and not row.profile_missing)
         self.interrupt_action.setEnabled(live)
+        limit = row.activity.limit if row is not None else None
+        self.cancel_resume_action.setEnabled(limit is not None and limit.fire_at_ms is not None)
+        self.resume_now_action.setEnabled(limit is not None)
         for each in (self.persona_action, self.rename_action, self.save_template_action):
             each.setEnabled(selected)
         self.change_profile_menu.setEnabled(selected)
         self.update_template_action.setEnabled(row is not None and row.has_template_update)
         self.orchestrator_action.setEnabled(row is not None and not row.is_orchestrator)
         self.run_dir_action.setEnabled(row is not None and os.path.isdir(model.run_dir(row.agent_id)))
+        self._update_worktree_action(row)
         self.delete_action.setEnabled(selected and not live)
         self.delete_action.setToolTip("Delete the agent" if not live else "Stop the agent before deleting it")
+
+    def _update_worktree_action(self, row: AgentRow | None) -> None:
+        runtime = self._model.runtime
+        worktree = self._worktrees.worktree_of(runtime, row)
+        self.worktree_action.setChecked(worktree is not None)
+        self.worktree_action.setEnabled(row is not None and runtime is not None and runtime.worktrees.available)
+        if worktree is not None:
+            self.worktree_action.setToolTip(f"Works on {worktree.branch} in {worktree.path}; uncheck to work in "
+                                            "the main tree (the worktree is removed, the branch stays)")
+        else:
+            self.worktree_action.setToolTip("Work on its own branch (idea/<name>) in its own folder beside the "
+                                            "repository; IdeA's shared files stay in the main project")
 
     def _icon(self, name: str) -> QIcon:
         palette = self._panel.palette()

@@ -24,6 +24,7 @@ from idea.application.agents.agent_activity import AgentActivity
 from idea.application.agents.agent_rows import AgentRow, AgentState
 from idea.application.agents.templates import TemplateLink
 from idea.domain.ids import AgentId
+from idea.infrastructure.agent_watching import format_local_time
 from idea.ui.agents.queue_section import QueueSection
 from idea.ui.theme import palette_colors
 from idea.ui.widgets.list_row_delegate import ListRowDelegate
@@ -123,10 +124,13 @@ class AgentList(QStackedWidget):
         item.setData(ListRowDelegate.SUBTITLE_ROLE, row.details())
         item.setData(ListRowDelegate.MARK_ROLE, row.late_reply_text)
         item.setData(ListRowDelegate.MARK_COLOR_ROLE, c.accent)
-        item.setData(ListRowDelegate.ALERT_ROLE, row.attention_text)
+        item.setData(
+            ListRowDelegate.ALERT_ROLE,
+            row.attention_text or row.limit_text(now_ms, format_local_time) or row.stalled_text,
+        )
         item.setData(ListRowDelegate.ALERT_COLOR_ROLE, c.warn)
         item.setData(ListRowDelegate.ACTIVITY_ROLE, row.work_text)
-        item.setToolTip(_tooltip(row))
+        item.setToolTip(_tooltip(row, now_ms))
 
     def _empty_team_page(self) -> QWidget:
         page = QWidget()
@@ -156,7 +160,7 @@ def _message_page(text: str) -> QWidget:
     return label
 
 
-def _tooltip(row: AgentRow) -> str:
+def _tooltip(row: AgentRow, now_ms: int) -> str:
     lines = [f"Profile: {row.profile_name}" + (f" ({row.delegation} delegation)" if row.delegation else "")]
     lines.append(f"State: {row.state_text}")
     if row.since_text():
@@ -168,9 +172,16 @@ def _tooltip(row: AgentRow) -> str:
     if row.attention_text:
         message = row.activity.attention_message
         lines.append(f"Needs you: {message or row.activity.attention}")
+    limit = row.limit_text(now_ms, format_local_time)
+    if limit:
+        lines.append(f"Usage limit: {limit}")
+    if row.stalled_text:
+        lines.append(f"Liveness: {row.stalled_text} (it may still be thinking)")
     if row.late_reply_text:
         lines.append(f"Late replies to its asks: {row.activity.late_replies} (shown to it as tasks when it runs)")
     lines.append(f"Where: {row.place_text}")
+    if row.worktree is not None:
+        lines.append(f"Works in its own worktree: {row.worktree.path} (branch {row.worktree.branch})")
     if row.bridge_text:
         lines.append(f"Bridge: {row.bridge_text.removeprefix('bridge ')}")
     template = row.template.template

@@ -33,11 +33,13 @@ from idea.domain.tickets import preview
 from idea.ui.agents.agent_actions import AgentActions
 from idea.ui.agents.agent_list import AgentList
 from idea.ui.agents.gestures import GestureContext
+from idea.ui.agents.needs_you import NeedsYouSection
 from idea.ui.agents.reply_notices import ReplyNotices
 from idea.ui.agents.run_gestures import RunGestures
 from idea.ui.agents.team_feed import TeamFeed
 from idea.ui.agents.team_gestures import TeamGestures
 from idea.ui.agents.team_model import AgentsPanelHost, TeamModel
+from idea.ui.agents.worktree_gestures import WorktreeGestures
 from idea.ui.core_client import CoreClient
 
 CLOCK_TICK_MS = 15_000  # "busy 3m" stays true to the minute
@@ -66,10 +68,13 @@ class AgentsPanel(QWidget):
             client, self.model, host, self, self.selected_agent, self.statusMessage.emit, self._render,
             self.agent_focused,
         )
-        self.run_gestures = RunGestures(context)
-        self.team_gestures = TeamGestures(context, profiles, templates, created=self._created)
+        self.worktree_gestures = WorktreeGestures(context)
+        self.run_gestures = RunGestures(context, self.worktree_gestures)
+        self.team_gestures = TeamGestures(context, profiles, templates, created=self._created,
+                                          worktrees=self.worktree_gestures)
         self.agent_actions = AgentActions(
-            self, self.model, self._selected_row, self.run_gestures, self.team_gestures, profiles
+            self, self.model, self._selected_row, self.run_gestures, self.team_gestures, profiles,
+            self.worktree_gestures,
         )
         self.team = AgentList(self.agent_actions.send_task_action, self.agent_actions.interrupt_action)
         self.team.activated.connect(self.run_gestures.activate)
@@ -79,11 +84,17 @@ class AgentsPanel(QWidget):
         self.team.queue.cancelRequested.connect(self.run_gestures.cancel_ticket)
         self.team.queue.deliverNowRequested.connect(self.run_gestures.deliver_now)
         self.replies = ReplyNotices()
+        self.needs_you = NeedsYouSection()
+        self.needs_you.showRequested.connect(self.run_gestures.activate)
+        self.needs_you.resumeAtRequested.connect(self.run_gestures.resume_at)
+        self.needs_you.dismissRequested.connect(self.run_gestures.dismiss_human_net)
+        self.needs_you.interruptRequested.connect(self.run_gestures.interrupt_agent)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
         column.addWidget(self.agent_actions.toolbar(lambda: self.run_gestures.activate(self.selected_agent())))
         column.addWidget(self.replies)
+        column.addWidget(self.needs_you)
         column.addWidget(self.team, 1)
         self._clock_tick = QTimer(self)
         self._clock_tick.setInterval(CLOCK_TICK_MS)
@@ -174,11 +185,13 @@ class AgentsPanel(QWidget):
         rows = self.model.rebuild()
         if runtime is None or self.model.document is None:
             self.team.show_nothing()
+            self.needs_you.show_rows([], 0)
             self._clock_tick.stop()
             self._selection_changed()
             return
         selected = self._pending_selection or self.selected_agent()
         self.team.show_rows(rows, runtime.clock.now_ms(), selected)
+        self.needs_you.show_rows(rows, runtime.clock.now_ms())
         if self.selected_agent() == self._pending_selection:
             self._pending_selection = None
         for agent_id, editor in self.team_gestures.persona_editors.items():

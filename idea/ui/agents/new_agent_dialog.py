@@ -1,5 +1,5 @@
 """Creating an agent: from a template (its persona, its proposed profile, optionally kept in sync) or from
-a blank persona written on the spot."""
+a blank persona written on the spot; in the main tree or in its own worktree."""
 
 from __future__ import annotations
 
@@ -25,10 +25,11 @@ from idea.application.agents.profile_descriptions import delegation_sentence
 from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.agents.template_editing import LoadedTemplates, load_templates
 from idea.application.agents.templates import TemplateCatalogue
+from idea.application.git.agent_worktrees import CreatedAgent
 from idea.application.projects import ProjectRuntime
-from idea.domain.agent import AgentEntry
 from idea.domain.template import TemplateRecord
 from idea.ui.agents.name_field import AgentNameField
+from idea.ui.agents.worktree_option import WorktreeOption
 from idea.ui.core_client import CoreClient
 from idea.ui.widgets.labels import HintLabel
 from idea.ui.widgets.list_row_delegate import ListRowDelegate
@@ -43,9 +44,11 @@ SYNC_TIP = (
 
 
 class NewAgentDialog(QDialog):
-    """`created` carries the new AgentEntry once the core has stored it."""
+    """`created` carries the new AgentEntry once the core has stored it; `worktreeMade` the AgentWorktree
+    when it was created in its own worktree."""
 
     created = Signal(object)
+    worktreeMade = Signal(object)
 
     def __init__(
         self,
@@ -69,6 +72,7 @@ class NewAgentDialog(QDialog):
         column.addWidget(self._sources(), 1)
         column.addWidget(self._buttons())
         self.name.edit.textChanged.connect(lambda _t: self._update_ok())
+        self.name.edit.textChanged.connect(self.worktree.set_agent_name)
         self.profile.currentIndexChanged.connect(self._profile_chosen)
         self._profile_chosen()
         self._update_ok()
@@ -88,6 +92,8 @@ class NewAgentDialog(QDialog):
         profile_row.addWidget(self.profile)
         profile_row.addWidget(self.profile_hint, 1)
         form.addRow("Profile", profile_row)
+        self.worktree = WorktreeOption(self._client, runtime)
+        form.addRow("", self.worktree)
         return form
 
     def _sources(self) -> QTabWidget:
@@ -226,19 +232,22 @@ class NewAgentDialog(QDialog):
         template = self.chosen_template() if self.source.currentIndex() == TEMPLATE_TAB else None
         self.ok.setEnabled(False)
         self._client.call(
-            self._runtime.agents.create(
+            self._runtime.worktrees.create_agent(
                 self.name.text(),
                 self.profile.currentData(),
                 "" if template else self.blank_persona.text(),
                 template=template,
                 synchronized=template is not None and self.keep_in_sync.isChecked(),
+                own_worktree=self.worktree.chosen,
             ),
             on_done=self._created,
             on_error=self._failed,
         )
 
-    def _created(self, entry: AgentEntry) -> None:
-        self.created.emit(entry)
+    def _created(self, created: CreatedAgent) -> None:
+        self.created.emit(created.agent)
+        if created.worktree is not None:
+            self.worktreeMade.emit(created.worktree)
         self.accept()
 
     def _failed(self, error: BaseException) -> None:

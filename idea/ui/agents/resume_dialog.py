@@ -1,5 +1,6 @@
-"""Reopening a project: the agents that were running when it was closed, offered for resume in one dialog
-(never resumed automatically). Each resumes in its cell, or in the background when it had none."""
+"""Reopening a project: the agents that were running when it was closed (in cells and in the background),
+offered in one dialog, never resumed automatically. Each starts in its cell, or in the background when it
+had none."""
 
 from __future__ import annotations
 
@@ -8,11 +9,11 @@ from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QComboBox,
     QDialog,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -21,15 +22,16 @@ from PySide6.QtWidgets import (
 from idea.application.agents.runner import ResumeCandidate
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
+from idea.domain.resume_offer import ResumeChoice
+from idea.infrastructure.agent_watching import format_local_time
 from idea.ui.core_client import CoreClient
 from idea.ui.widgets.labels import HintLabel
 from idea.ui.widgets.messages import show_error
 
-CANDIDATE_ROLE = Qt.ItemDataRole.UserRole + 1
-
-
 class ResumeDialog(QDialog):
-    """Resume all, Resume selected (the unticked ones are not offered again), or Not now (none is)."""
+    """One row per agent that was running, each with its choice — "Resume" (its own conversation when its
+    CLI can resume it), "Start fresh", "Don't start" — then "Apply" or "Skip all" (spec 05 §11). Never
+    applied without the person."""
 
     def __init__(
         self,
@@ -43,100 +45,120 @@ class ResumeDialog(QDialog):
         self._runtime = runtime
         self.candidates = candidates
         self.setWindowTitle(f"Resume agents — {runtime.name}")
-        self.setMinimumWidth(460)
+        self.setMinimumWidth(560)
         count = len(candidates)
         intro = QLabel(
             f"<b>{count} agent{'s were' if count != 1 else ' was'} running</b> when "
-            f"“{html.escape(runtime.name)}” was last closed. Resume {'them' if count != 1 else 'it'}?"
+            f"“{html.escape(runtime.name)}” was last closed. What should IdeA do with "
+            f"{'them' if count != 1 else 'it'}?"
         )
         intro.setWordWrap(True)
-        self.list = QListWidget()
-        self.list.setStyleSheet("QListWidget::item { padding: 3px; }")
         cells = {leaf.id: number for number, leaf in enumerate(lay.leaves(runtime.active.root), start=1)}
-        for candidate in candidates:
+        self.rows = QGridLayout()
+        self.rows.setColumnStretch(0, 1)
+        self.choices: list[QComboBox] = []
+        self.labels: list[QLabel] = []
+        for index, candidate in enumerate(candidates):
             where = f"cell {cells[candidate.node_id]}" if candidate.node_id in cells else "background"
-            item = QListWidgetItem(f"{candidate.name}  —  {where}")
-            item.setData(CANDIDATE_ROLE, candidate)
-            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Checked)
-            self.list.addItem(item)
-        rows = min(max(count, 2), 8)
-        self.list.setFixedHeight(self.list.sizeHintForRow(0) * rows + 2 * self.list.frameWidth() + 4)
-        self.list.itemChanged.connect(lambda _item: self._update_buttons())
-        self.status = HintLabel("Their conversations continue where they left off when the CLI supports it.")
-        self.resume_all_button = QPushButton("Resume all")
-        self.resume_selected_button = QPushButton("Resume selected")
-        self.not_now_button = QPushButton("Not now")
-        self.not_now_button.setToolTip("Do not resume them; this offer is not repeated")
-        self.resume_all_button.setDefault(True)
+            label = QLabel(_row_text(candidate, where))
+            label.setWordWrap(True)
+            label.setToolTip(_row_tip(candidate))
+            choice = QComboBox()
+            for text, value in CHOICES:
+                choice.addItem(text, value)
+            choice.setItemData(0, _resume_meaning(candidate), Qt.ItemDataRole.ToolTipRole)
+            choice.setCurrentIndex(next(i for i, (_t, v) in enumerate(CHOICES) if v is default_choice(candidate)))
+            self.rows.addWidget(label, index, 0)
+            self.rows.addWidget(choice, index, 1, Qt.AlignmentFlag.AlignTop)
+            self.labels.append(label)
+            self.choices.append(choice)
+        self.status = HintLabel(
+            "“Resume” continues each agent's own conversation when its CLI can; agents start one by one."
+        )
+        self.apply_button = QPushButton("Apply")
+        self.skip_button = QPushButton("Skip all")
+        self.skip_button.setToolTip("Start none of them; this offer is not repeated")
+        self.apply_button.setDefault(True)
         buttons = QHBoxLayout()
-        buttons.addWidget(self.not_now_button)
+        buttons.addWidget(self.skip_button)
         buttons.addStretch(1)
-        buttons.addWidget(self.resume_selected_button)
-        buttons.addWidget(self.resume_all_button)
-        self.resume_all_button.clicked.connect(self.resume_all)
-        self.resume_selected_button.clicked.connect(self.resume_selected)
-        self.not_now_button.clicked.connect(self.not_now)
+        buttons.addWidget(self.apply_button)
+        self.apply_button.clicked.connect(self.apply)
+        self.skip_button.clicked.connect(self.skip_all)
         column = QVBoxLayout(self)
         column.addWidget(intro)
-        column.addWidget(self.list)
+        column.addLayout(self.rows)
         column.addWidget(self.status)
         column.addLayout(buttons)
-        self._update_buttons()
-        self.resume_all_button.setFocus()
+        self.apply_button.setFocus()
 
-    def selected(self) -> list[ResumeCandidate]:
-        return [
-            self.list.item(i).data(CANDIDATE_ROLE)
-            for i in range(self.list.count())
-            if self.list.item(i).checkState() == Qt.CheckState.Checked
-        ]
+    def chosen(self) -> list[tuple[ResumeCandidate, ResumeChoice]]:
+        return [(candidate, box.currentData()) for candidate, box in zip(self.candidates, self.choices, strict=True)]
 
-    def set_selected(self, agent_ids: set[str]) -> None:
-        for i in range(self.list.count()):
-            item = self.list.item(i)
-            chosen = item.data(CANDIDATE_ROLE).agent_id in agent_ids
-            item.setCheckState(Qt.CheckState.Checked if chosen else Qt.CheckState.Unchecked)
+    def choose(self, agent_id: str, choice: ResumeChoice) -> None:
+        for candidate, box in zip(self.candidates, self.choices, strict=True):
+            if candidate.agent_id == agent_id:
+                box.setCurrentIndex(box.findData(choice))
 
-    def resume_all(self) -> None:
-        self._resume(self.candidates)
+    def apply(self) -> None:
+        self._run(self.chosen())
 
-    def resume_selected(self) -> None:
-        self._resume(self.selected())
-
-    def not_now(self) -> None:
-        self._resume([])
+    def skip_all(self) -> None:
+        self._run([(candidate, ResumeChoice.SKIP) for candidate in self.candidates])
 
     def reject(self) -> None:
-        # Escape or closing the window means "not now" as well: the user saw the offer and declined it.
-        self.not_now()
+        # Escape or closing the window is "Skip all": the person saw the offer and declined it.
+        self.skip_all()
 
-    def _resume(self, chosen: list[ResumeCandidate]) -> None:
-        chosen_ids = {candidate.agent_id for candidate in chosen}
-        declined = [c.agent_id for c in self.candidates if c.agent_id not in chosen_ids]
-        for button in (self.resume_all_button, self.resume_selected_button, self.not_now_button):
-            button.setEnabled(False)
-        if chosen:
-            self.status.show_hint(f"Resuming {len(chosen)} agent{'s' if len(chosen) != 1 else ''}…")
+    def _run(self, choices: list[tuple[ResumeCandidate, ResumeChoice]]) -> None:
+        for widget in (self.apply_button, self.skip_button, *self.choices):
+            widget.setEnabled(False)
+        starting = sum(choice is not ResumeChoice.SKIP for _c, choice in choices)
+        if starting:
+            self.status.show_hint(f"Starting {starting} agent{'s' if starting != 1 else ''}…")
         self._client.call(
-            self._runtime.placement.resume(chosen, declined), on_done=self._finished, on_error=self._failed
+            self._runtime.placement.apply_resume(choices), on_done=self._finished, on_error=self._failed
         )
 
     def _finished(self, failures: list[str]) -> None:
         self.done(QDialog.DialogCode.Accepted)
         if failures:
-            show_error(self.parentWidget() or self, "Some agents were not resumed", "\n".join(failures))
+            show_error(self.parentWidget() or self, "Some agents were not started", "\n".join(failures))
 
     def _failed(self, error: BaseException) -> None:
-        self.resume_all_button.setEnabled(True)
-        self.not_now_button.setEnabled(True)
-        self._update_buttons()
+        for widget in (self.apply_button, self.skip_button, *self.choices):
+            widget.setEnabled(True)
         show_error(self, "Resume failed", error)
 
-    def _update_buttons(self) -> None:
-        chosen = len(self.selected())
-        self.resume_selected_button.setEnabled(chosen > 0)
-        self.resume_selected_button.setText(f"Resume selected ({chosen})" if chosen else "Resume selected")
+
+CHOICES = (("Resume", ResumeChoice.RESUME), ("Start fresh", ResumeChoice.FRESH), ("Don't start", ResumeChoice.SKIP))
+
+
+def default_choice(candidate: ResumeCandidate) -> ResumeChoice:
+    """Resume when its own session can be resumed; otherwise the person decides (Don't start)."""
+    return ResumeChoice.RESUME if candidate.native_resume else ResumeChoice.SKIP
+
+
+def _resume_meaning(candidate: ResumeCandidate) -> str:
+    if candidate.native_resume:
+        return "Continue its own conversation"
+    return "Start it again (its own session cannot be resumed)"
+
+
+def _row_text(candidate: ResumeCandidate, where: str) -> str:
+    parts = [f"<b>{html.escape(candidate.name)}</b> — {where}"]
+    if candidate.subject:
+        parts.append(f"“{html.escape(candidate.subject)}”")
+    if candidate.limited_until_ms is not None:
+        parts.append(f"was limited until {html.escape(format_local_time(candidate.limited_until_ms))}")
+    return "<br>".join(parts)
+
+
+def _row_tip(candidate: ResumeCandidate) -> str:
+    return (
+        "Its CLI can continue its own conversation." if candidate.native_resume
+        else "Its own session cannot be resumed: Resume starts it again."
+    )
 
 
 def offer_resume(

@@ -12,17 +12,20 @@ from PySide6.QtCore import Qt
 from idea.application.agents.agent_rows import AgentRow
 from idea.application.agents.placement_rules import InBackground, InCell, InNewSplit
 from idea.application.orchestrator.ports import LiveAgent
+from idea.application.projects import ProjectRuntime
 from idea.domain.ids import AgentId, NodeId, TicketId
 from idea.domain.session import SessionKind
 from idea.ui.agents.gestures import GestureContext
 from idea.ui.agents.send_task_dialog import SendTaskDialog
+from idea.ui.agents.worktree_gestures import WorktreeGestures
 from idea.ui.foreground import program_in_front
 from idea.ui.widgets.messages import ask
 
 
 class RunGestures:
-    def __init__(self, context: GestureContext) -> None:
+    def __init__(self, context: GestureContext, worktrees: WorktreeGestures) -> None:
         self._ctx = context
+        self._worktrees = worktrees  # a launch whose worktree folder is missing asks what to do
 
     # -- where the agent runs --
 
@@ -37,7 +40,8 @@ class RunGestures:
             self._go_to(row)
             return
         failure = f"Cannot show {row.name}" if row.in_background else f"Cannot launch {row.name}"
-        self._ctx.run(failure, runtime.placement.show(row.agent_id, model.active_cell()), self._shown)
+        active = model.active_cell()
+        self._launch(row, runtime, failure, lambda: runtime.placement.show(row.agent_id, active), self._shown)
 
     def launch_here(self) -> None:
         selection, leaf_id = self._ctx.selection(), self._ctx.model.active_cell()
@@ -53,16 +57,17 @@ class RunGestures:
         if selection is None or beside is None:
             return
         row, runtime = selection
-        self._ctx.run(f"Cannot launch {row.name}", runtime.placement.launch(row.agent_id, InNewSplit(beside)),
-                      self._shown)
+        self._launch(row, runtime, f"Cannot launch {row.name}",
+                     lambda: runtime.placement.launch(row.agent_id, InNewSplit(beside)), self._shown)
 
     def launch_in_background(self) -> None:
         selection = self._ctx.selection()
         if selection is None:
             return
         row, runtime = selection
-        self._ctx.run(f"Cannot launch {row.name}", runtime.placement.launch(row.agent_id, InBackground()),
-                      self._ctx.done(f"{row.name} is running in the background"))
+        self._launch(row, runtime, f"Cannot launch {row.name}",
+                     lambda: runtime.placement.launch(row.agent_id, InBackground()),
+                     self._ctx.done(f"{row.name} is running in the background"))
 
     def attach_to_active_cell(self) -> None:
         selection, leaf_id = self._ctx.selection(), self._ctx.model.active_cell()
@@ -93,6 +98,12 @@ class RunGestures:
         row = self._ctx.model.row(self._ctx.selected_agent())
         if row is not None and row.in_cell and row.session_id is not None:
             self._go_to(row)
+
+    def open_conversation(self) -> None:
+        """Read the conversation between the person and the selected agent (the viewer, in the grid's place)."""
+        agent_id = self._ctx.selected_agent()
+        if agent_id is not None:
+            self._ctx.host.open_agent_conversation(agent_id)
 
     # -- what the agent is asked --
 
@@ -146,6 +157,63 @@ class RunGestures:
         self._ctx.run("Cannot deliver the task", runtime.requests.deliver_now(ticket_id),
                       self._ctx.done(f"Typing the waiting task into {name}'s terminal"))
 
+    # -- its usage limit --
+
+    def cancel_resume(self) -> None:
+        selection = self._ctx.selection()
+        if selection is None:
+            return
+        row, runtime = selection
+
+        def cancelled(done: bool) -> None:
+            self._ctx.status(
+                f"Automatic resume of {row.name} cancelled" if done else f"{row.name} had no automatic resume to cancel"
+            )
+
+        self._ctx.run(f"Cannot cancel the resume of {row.name}", runtime.limit_requests.cancel_resume(row.agent_id),
+                      cancelled)
+
+    def resume_now(self) -> None:
+        selection = self._ctx.selection()
+        if selection is None:
+            return
+        row, runtime = selection
+        limit = row.activity.limit
+        if limit is not None and limit.fire_at_ms is None:
+            # Cancelled or never armed: resume now is "resume at now".
+            work = runtime.limit_requests.resume_at(row.agent_id, runtime.clock.now_ms())
+        else:
+            work = runtime.limit_requests.resume_now(row.agent_id)
+        self._ctx.run(f"Cannot resume {row.name}", work, self._ctx.done(f"Resuming {row.name}"))
+
+    def resume_at(self, agent_id: AgentId, epoch_ms: int) -> None:
+        """The human net's "Resume at this time"."""
+        row, runtime = self._ctx.model.row(agent_id), self._ctx.model.runtime
+        if row is None or runtime is None:
+            return
+        self._ctx.model.activity.dismiss_human_net(agent_id)
+        self._ctx.redraw()
+        self._ctx.run(f"Cannot schedule the resume of {row.name}", runtime.limit_requests.resume_at(agent_id, epoch_ms),
+                      self._ctx.done(f"{row.name} will be resumed at the time you gave"))
+
+    def dismiss_human_net(self, agent_id: AgentId) -> None:
+        """ "Not a limit — dismiss" or "Keep waiting": nothing is armed."""
+        row, runtime = self._ctx.model.row(agent_id), self._ctx.model.runtime
+        if row is None or runtime is None:
+            return
+        self._ctx.model.activity.dismiss_human_net(agent_id)
+        self._ctx.redraw()
+        self._ctx.run("Cannot dismiss", runtime.limit_requests.dismiss(agent_id), lambda _r: None)
+
+    def interrupt_agent(self, agent_id: AgentId) -> None:
+        row, runtime = self._ctx.model.row(agent_id), self._ctx.model.runtime
+        if row is None or runtime is None or not row.is_live:
+            return
+        self._ctx.model.activity.dismiss_human_net(agent_id)
+        self._ctx.redraw()
+        self._ctx.run(f"Cannot interrupt {row.name}", runtime.requests.interrupt(row.name),
+                      self._ctx.done(f"Esc sent to {row.name}"))
+
     # -- helpers --
 
     def _go_to(self, row: AgentRow) -> None:
@@ -156,6 +224,19 @@ class RunGestures:
     def _shown(self, live: LiveAgent) -> None:
         if live.node_id is not None:
             self._ctx.host.focus_session(live.session_id)
+
+    def _launch(
+        self, row: AgentRow, runtime: ProjectRuntime, failure_title: str,
+        work: Callable[[], Coroutine[Any, Any, Any]], on_done: Callable[[Any], None],
+    ) -> None:
+        """Submit a launch; when the agent's worktree folder is missing the person chooses (recreate it, or run
+        in the main tree) and the same launch runs again."""
+        self._ctx.client.call(
+            work(), on_done=on_done,
+            on_error=lambda error: self._worktrees.launch_failed(
+                row, runtime, failure_title, lambda: self._launch(row, runtime, failure_title, work, on_done), error
+            ),
+        )
 
     def _into_active_cell(
         self, row: AgentRow, leaf_id: NodeId, failure_title: str, work: Callable[[], Coroutine[Any, Any, LiveAgent]]
@@ -168,9 +249,12 @@ class RunGestures:
             if model.runtime is not None and session is not None and session.kind is SessionKind.SHELL
             else None
         )
+        runtime = model.runtime
+        if runtime is None:
+            return
         if busy is None:
-            self._ctx.run(failure_title, work(), self._shown)
+            self._launch(row, runtime, failure_title, work, self._shown)
             return
         ask(self._ctx.widget, "Replace the shell", f"{busy} is running in the active cell's shell.",
-            "Stop it and continue", lambda: self._ctx.run(failure_title, work(), self._shown),
+            "Stop it and continue", lambda: self._launch(row, runtime, failure_title, work, self._shown),
             informative=f"{row.name} takes this cell; the shell and {busy} are stopped.", destructive=True)

@@ -1,7 +1,7 @@
 """The Agents panel's gestures on the team itself: create an agent, edit its persona, change its profile,
 rename it, save it as a template or update it from one, make it the orchestrator, open its run directory,
 delete it. Each is one use case of the team catalogue (a profile change of a running agent, of the
-placement service)."""
+placement service; creating or deleting an agent that has its own worktree, of `runtime.worktrees`)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from idea.ui.agents.gestures import GestureContext
 from idea.ui.agents.name_field import RenameAgentDialog
 from idea.ui.agents.new_agent_dialog import NewAgentDialog
 from idea.ui.agents.persona_editor import PersonaEditor
+from idea.ui.agents.worktree_gestures import WorktreeGestures
 from idea.ui.templates.save_template_dialog import SaveTemplateDialog
 from idea.ui.templates.template_update_dialog import TemplateUpdateDialog
 from idea.ui.widgets.messages import ask, show_error
@@ -32,8 +33,10 @@ class TeamGestures:
         profiles: ProfileCatalogue,
         templates: TemplateCatalogue,
         created: Callable[[AgentId], None],
+        worktrees: WorktreeGestures,
     ) -> None:
         self._ctx = context
+        self._worktrees = worktrees
         self._profiles = profiles
         self._templates = templates
         self._created = created  # select the new agent in the list
@@ -46,6 +49,7 @@ class TeamGestures:
         dialog = NewAgentDialog(self._ctx.client, runtime, self._profiles, self._templates, self._ctx.widget)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.created.connect(lambda entry: self._announce_created(entry.agent_id, entry.name))
+        dialog.worktreeMade.connect(lambda outcome: self._worktrees.show_outcome(runtime, outcome))
         dialog.open()
         return dialog
 
@@ -163,6 +167,10 @@ class TeamGestures:
         row, runtime = selection
         if row.is_live:
             show_error(self._ctx.widget, "Delete agent", f"{row.name} is running; stop it before deleting it.")
+            return
+        worktree = self._worktrees.worktree_of(runtime, row)
+        if worktree is not None:
+            self._worktrees.delete(row, runtime, worktree)
             return
 
         def deleted(kept: str | None) -> None:

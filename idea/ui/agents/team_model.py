@@ -31,6 +31,10 @@ class AgentsPanelHost(Protocol):
         """Show the cell displaying this session (un-zoom if needed) and give its terminal the focus."""
         ...
 
+    def open_agent_conversation(self, agent_id: AgentId) -> None:
+        """Show the conversation between the person and this agent in place of the grid."""
+        ...
+
 
 class TeamModel:
     def __init__(self, profiles: ProfileCatalogue, host: AgentsPanelHost) -> None:

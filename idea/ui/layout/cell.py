@@ -174,8 +174,11 @@ class CellWidget(QFrame):
     def task_delivered(self) -> None:
         self.header.mark("delivered")
 
-    def needs_attention(self, message: str) -> None:
+    def needs_attention(self, message: str | None) -> None:
         self.header.needs_attention(message)
+
+    def set_agent_state(self, text: str | None) -> None:
+        self.header.set_agent_state(text)
 
     def delivery_waiting(self, ticket_id: str, requester: str) -> None:
         """A task waits for the person's half-typed line (spec 03 §8.2 step 1)."""

@@ -60,6 +60,7 @@ class CellHeader(QFrame):
         self._marks: set[str] = set()
         self._attention: str | None = None
         self._agent_status: str | None = None  # "working on a task from Main · 1 queued"
+        self._agent_state: str | None = None  # "limited until 15:00 · resumes in 12 min", "no sign of work…"
         self._foreground: str | None = None
 
     def set_flag(self, name: str, value: bool) -> None:
@@ -72,7 +73,8 @@ class CellHeader(QFrame):
 
     def show_session(self, session: SessionInfo | None) -> None:
         if (session.id if session else None) != (self._session.id if self._session else None):
-            self._agent_status = self._attention = None  # those were about what the cell showed before
+            # those were about what the cell showed before
+            self._agent_status = self._attention = self._agent_state = None
         self._session = session
         self.refresh()
 
@@ -95,9 +97,16 @@ class CellHeader(QFrame):
             self._agent_status = status
             self.refresh()
 
-    def needs_attention(self, message: str) -> None:
+    def needs_attention(self, message: str | None) -> None:
+        """A call for the person (None: answered); shown until the cell becomes active or it is answered."""
         self._attention = message
         self.refresh()
+
+    def set_agent_state(self, text: str | None) -> None:
+        """What the agent's limit or liveness says ("limited until 15:00 · resumes in 12 min")."""
+        if text != self._agent_state:
+            self._agent_state = text
+            self.refresh()
 
     def set_foreground(self, program: str | None) -> None:
         self._foreground = program
@@ -140,6 +149,8 @@ class CellHeader(QFrame):
 
     def _detail_text(self, session: SessionInfo) -> str:
         parts = []
+        if self._agent_state:
+            parts.append(self._agent_state)
         if self._agent_status:
             parts.append(self._agent_status)
         if self._foreground and self._foreground != session.label and not session.agent_id:

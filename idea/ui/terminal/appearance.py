@@ -1,6 +1,6 @@
 """How terminals look: a monospace font, one of IdeA's two colour schemes, the scrollback length.
 
-The schemes are `.colorscheme` files in `resources/color-schemes/`; the same files give the colours IdeA
+The schemes are `.colorscheme` files in `idea/resources/color-schemes/`; the same files give the colours IdeA
 answers a program's OSC 10/11/4 colour queries with, so what a CLI asks for is what it is drawn on.
 """
 
@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontInfo
-from pyside6_qtermwidget import QTermWidget
 
 from idea.domain.workspace import ColorScheme, Settings
 from idea.infrastructure.resources import resources_dir
@@ -84,6 +83,8 @@ def color_schemes_dir() -> Path:
 @functools.cache
 def register_color_schemes() -> None:
     """Make IdeA's schemes known to every terminal widget (once per process)."""
+    from pyside6_qtermwidget import QTermWidget  # here: the package does not exist on Windows
+
     QTermWidget.addCustomColorSchemeDir(str(color_schemes_dir()))
 
 

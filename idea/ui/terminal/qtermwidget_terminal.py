@@ -31,10 +31,13 @@ from idea.infrastructure.terminal_start import executable_for
 from idea.infrastructure.terminal_stream import (
     BracketedPasteTracker,
     ColorQueryResponder,
+    may_matter_to_scanners,
 )
 from idea.infrastructure.terminal_subscribers import Subscribers
 from idea.ui.gui_thread import GuiThread
 from idea.ui.terminal.appearance import TerminalAppearance
+from idea.ui.terminal.factory import TerminalViewFactory
+from idea.ui.terminal.output_handover import OutputHandover
 from idea.ui.terminal.terminal_view import TerminalView
 from idea.ui.terminal.write_portal import WritePortal
 
@@ -69,7 +72,9 @@ class QTermWidgetTerminal:
         # The program as the application sees it: its pid, its exit (recorded on the core loop).
         self._program = TerminalProgram(session_id, loop)
         self._output_subscribers: Subscribers[bytes] = Subscribers()
+        self._handover = OutputHandover(loop, self._output_subscribers.notify)
         self._title_subscribers: Subscribers[str] = Subscribers()
+        self._line_subscribers: Subscribers[None] = Subscribers()  # the person pressed Enter
         # GUI-thread state: the view and when it may go.
         self._view: TerminalView | None = None
         self.portal: WritePortal | None = None  # set with the view; read from the core loop
@@ -137,6 +142,10 @@ class QTermWidgetTerminal:
     def on_title(self, callback: Callable[[str], None]) -> Unsubscribe:
         return self._title_subscribers.add(callback)
 
+    def on_line_submitted(self, callback: Callable[[None], None]) -> Unsubscribe:
+        """On the core loop, each time the person presses Enter in this terminal."""
+        return self._line_subscribers.add(callback)
+
     def release(self) -> None:
         """The session is forgotten: its view goes once the program has exited (now, if it has)."""
         self._gui.post(self._release_view)
@@ -168,6 +177,7 @@ class QTermWidgetTerminal:
         self._program.started(pid, spec.env.get(AGENT_MARKER_VARIABLE))
         self._view = view
         self.portal = WritePortal(view, self._gui)
+        self.portal.lineSubmitted.connect(lambda: self._to_core(self._line_subscribers.notify, None))
         return pid
 
     def _send_text(self, text: str) -> None:
@@ -184,13 +194,17 @@ class QTermWidgetTerminal:
         return self._view.screen_text() if self._view is not None else ""
 
     def _on_received(self, data: str) -> None:
-        chunk = data.encode("latin-1")  # the widget hands the PTY bytes over decoded as Latin-1
-        self._bracketed_paste.feed(chunk)
-        reply = self._color_queries.feed(chunk)
-        if reply and self._view is not None:
-            self._view.terminal.sendText(reply.decode("ascii"))
+        # The widget hands the PTY bytes over decoded as Latin-1. Called for every chunk of output: the
+        # scanners run only on chunks that can concern them, and the bytes are rebuilt only when needed.
+        chunk: bytes | None = None
+        if not (self._bracketed_paste.idle and self._color_queries.idle) or may_matter_to_scanners(data):
+            chunk = data.encode("latin-1")
+            self._bracketed_paste.feed(chunk)
+            reply = self._color_queries.feed(chunk)
+            if reply and self._view is not None:
+                self._view.terminal.sendText(reply.decode("ascii"))
         if self._output_subscribers:
-            self._to_core(self._output_subscribers.notify, chunk)
+            self._handover.give(chunk if chunk is not None else data.encode("latin-1"))
 
     def _on_title(self, title: str) -> None:
         self._to_core(self._title_subscribers.notify, title)
@@ -218,57 +232,19 @@ class QTermWidgetTerminal:
             pass  # the core loop has stopped: nobody is left to tell
 
 
-class QtTerminalFactory:
+class QtTerminalFactory(TerminalViewFactory[QTermWidgetTerminal]):
     """Creates widget-backed terminals and keeps their views. Construct it on the GUI thread."""
 
-    def __init__(self, gui: GuiThread, loop: asyncio.AbstractEventLoop, appearance: TerminalAppearance) -> None:
-        self._gui = gui
-        self._loop = loop
-        self._appearance = appearance
-        self._terminals: dict[SessionId, QTermWidgetTerminal] = {}
-        # Never shown: the parent of every view that no cell shows, so its program keeps running.
-        self.parking_lot = QWidget()
-        self.parking_lot.setObjectName("TerminalParkingLot")
-
-    def create(self, session_id: SessionId, project_id: ProjectId) -> QTermWidgetTerminal:
-        terminal = QTermWidgetTerminal(
+    def _make(self, session_id: SessionId, project_id: ProjectId) -> QTermWidgetTerminal:
+        return QTermWidgetTerminal(
             session_id, project_id, self._gui, self._loop, self._appearance, parking_lot=self.parking_lot
         )
-        self._terminals[session_id] = terminal
-        return terminal
-
-    def release(self, session_id: SessionId) -> None:
-        terminal = self._terminals.pop(session_id, None)
-        if terminal is not None:
-            terminal.release()
 
     def portal_for(self, session_id: SessionId) -> WritePortal | None:
-        """PortalProvider: the input portal of a started session (any thread)."""
-        terminal = self._terminals.get(session_id)
-        return terminal.portal if terminal is not None else None
+        return super().portal_for(session_id)
 
     def view_for(self, session_id: SessionId) -> TerminalView | None:
-        """GUI thread: the view of a started session, for a cell to show."""
-        terminal = self._terminals.get(session_id)
-        return terminal.view if terminal is not None else None
-
-    def park(self, view: TerminalView) -> None:
-        """GUI thread: take back a view no cell shows any more (reparenting hides it; it keeps running)."""
-        view.setParent(self.parking_lot)
-
-    def close(self) -> None:
-        """GUI thread, after every program was stopped: delete the views now rather than whenever Python
-        collects them (a widget torn down late, outside its event loop, can take the process down)."""
-        for terminal in self._terminals.values():
-            terminal._release_view()
-        self._terminals.clear()
-        self.parking_lot.deleteLater()
-
-    def set_appearance(self, appearance: TerminalAppearance) -> None:
-        """GUI thread: restyle every terminal, and the ones created from now on."""
-        self._appearance = appearance
-        for terminal in list(self._terminals.values()):
-            terminal.set_appearance(appearance)
+        return super().view_for(session_id)
 
 
 def _command_with_exact_environment(executable: str, arguments: Sequence[str], env: Mapping[str, str]) -> list[str]:

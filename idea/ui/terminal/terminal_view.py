@@ -45,15 +45,12 @@ from pyside6_qtermwidget import QTermWidget
 from idea.domain.errors import AppError, ErrorCode
 from idea.infrastructure.resources import resources_dir
 from idea.infrastructure.terminal_start import start_refused
-from idea.ui.terminal.appearance import (
-    MIN_POINT_SIZE,
-    TerminalAppearance,
-    register_color_schemes,
-)
+from idea.ui.terminal.appearance import TerminalAppearance, register_color_schemes
+from idea.ui.terminal.font_zoom import FontZoom, cell_shortcuts
 
 _log = logging.getLogger(__name__)
 
-KEY_BINDINGS = "IdeA"  # resources/kb-layouts/IdeA.keytab
+KEY_BINDINGS = "IdeA"  # idea/resources/kb-layouts/IdeA.keytab
 RESIZE_DEBOUNCE_MS = 150
 # The kernel hands PTY output to the reading side asynchronously, so the program's last output can arrive
 # after its exit is noticed (measured: 1 exit in 15 after a 3 MB burst). The exit is reported once the
@@ -79,7 +76,6 @@ class TerminalView(QWidget):
         super().__init__(parent)
         register_color_schemes()
         self._appearance = appearance
-        self._zoom_steps = 0
         self._title = ""
         self._process: QProcess | None = None
         self._exit_code: int | None = None
@@ -98,6 +94,7 @@ class TerminalView(QWidget):
         term.setTerminalSizeHint(False)  # no "Size: 80 x 31" box over the program at every resize
         term.setSilenceTimeout(SILENCE_SECONDS)
         self._term = term
+        self.zoom = FontZoom(lambda: self._appearance, term.setTerminalFont)
         self._display = term.focusProxy()
         self._search_bar = term.findChild(QWidget, "SearchBar")
         self._search_edit = term.findChild(QLineEdit, "searchTextEdit")
@@ -121,17 +118,7 @@ class TerminalView(QWidget):
         term.termGetFocus.connect(self.focused)
         term.urlActivated.connect(self._open_url)
 
-        self._shortcuts: dict[int, Callable[[], None]] = {
-            Qt.Key.Key_C.value: self.copy,
-            Qt.Key.Key_V.value: self.paste,
-            Qt.Key.Key_F.value: self.toggle_find,
-            Qt.Key.Key_Equal.value: self.zoom_in,
-            Qt.Key.Key_Plus.value: self.zoom_in,
-            Qt.Key.Key_Minus.value: self.zoom_out,
-            Qt.Key.Key_Underscore.value: self.zoom_out,
-            Qt.Key.Key_0.value: self.zoom_reset,
-            Qt.Key.Key_ParenRight.value: self.zoom_reset,
-        }
+        self._shortcuts = cell_shortcuts(self.copy, self.paste, self.toggle_find, self.zoom)
         self._display.installEventFilter(self)
         if self._search_edit is not None:
             self._search_edit.installEventFilter(self)
@@ -139,6 +126,11 @@ class TerminalView(QWidget):
     @property
     def terminal(self) -> QTermWidget:
         return self._term
+
+    @property
+    def display(self) -> QWidget:
+        """The widget that takes the keyboard (the write portal watches it)."""
+        return self._display
 
     # The program
 
@@ -170,7 +162,6 @@ class TerminalView(QWidget):
         else:  # not expected with the pinned widget: the exit is still noticed, without its code
             _log.warning("the process object of pid %s was not found; its exit code will be unknown", pid)
             term.finished.connect(lambda: self._on_process_finished(None, None))
-        term.receivedData.connect(self._on_output)
         return pid
 
     def has_exited(self) -> bool:
@@ -183,6 +174,8 @@ class TerminalView(QWidget):
             code = -code if code > 0 else None  # Qt gives the signal that ended the process
         self._exit_code = code
         self._exit_noticed_at = time.monotonic()
+        # Output still arriving delays the report (connected only now: no Python call per chunk before).
+        self._term.receivedData.connect(self._on_output)
         # The widget closes its display when the program ends; the last screen stays worth reading.
         self._display.show()
         self._exit_timer.start()
@@ -274,21 +267,6 @@ class TerminalView(QWidget):
         if self._search_bar is None or self._search_bar.isHidden():
             self.focus_terminal()
 
-    def zoom_in(self) -> None:
-        self._set_zoom(self._zoom_steps + 1)
-
-    def zoom_out(self) -> None:
-        self._set_zoom(self._zoom_steps - 1)
-
-    def zoom_reset(self) -> None:
-        self._set_zoom(0)
-
-    def _set_zoom(self, steps: int) -> None:
-        if self._appearance.point_size + steps < MIN_POINT_SIZE or steps == self._zoom_steps:
-            return
-        self._zoom_steps = steps
-        self._term.setTerminalFont(self._appearance.font(steps))
-
     # Appearance
 
     @property
@@ -305,7 +283,7 @@ class TerminalView(QWidget):
             appearance.font_family,
             appearance.point_size,
         ):
-            term.setTerminalFont(appearance.font(self._zoom_steps))
+            term.setTerminalFont(self.zoom.font())
         if previous is None or previous.scheme != appearance.scheme:
             term.setColorScheme(appearance.scheme)
             # Painted around the terminal while a resize waits for its debounce.

@@ -7,13 +7,13 @@ half-typed command, and while IdeA types a task it holds the person's keys and p
 from __future__ import annotations
 
 import time
+from typing import Any, Protocol, cast
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, QRect, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QMouseEvent
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QLabel, QWidget
 
 from idea.ui.gui_thread import GuiThread
-from idea.ui.terminal.terminal_view import TerminalView
 
 _LINE_ENDS = {Qt.Key.Key_Return.value, Qt.Key.Key_Enter.value}
 _CONTROL_CLEARS = {Qt.Key.Key_C.value, Qt.Key.Key_U.value}  # Ctrl+C and Ctrl+U abandon the line
@@ -25,20 +25,38 @@ _HELD_EVENTS = {
 }
 
 
+class PortalView(Protocol):
+    """A terminal view a person types in (`TerminalView`, `NativeTerminalView`): a widget whose `display` takes
+    the keys."""
+
+    pasting: Any  # Qt signal: the person pastes
+
+    @property
+    def display(self) -> QWidget: ...
+
+    def set_paste_blocked(self, blocked: bool) -> None: ...
+
+    def isVisible(self) -> bool: ...
+
+    def rect(self) -> QRect: ...
+
+
 class WritePortal(QObject):
     """Lives on the GUI thread with its view; the InputPortal methods may be called from the core loop."""
 
-    def __init__(self, view: TerminalView, gui: GuiThread) -> None:
-        super().__init__(view)
+    lineSubmitted = Signal()  # the person pressed Enter in the terminal (not while IdeA types)
+
+    def __init__(self, view: PortalView, gui: GuiThread) -> None:
+        super().__init__(cast(QWidget, view))
         self._view = view
         self._gui = gui
         self._pending = 0
         self._last_key_at: float | None = None
         self._suspended = False
-        self._display = view.terminal.focusProxy()
+        self._display = view.display
         self._display.installEventFilter(self)
         view.pasting.connect(self._pasted)
-        self._overlay = QLabel(view)
+        self._overlay = QLabel(cast(QWidget, view))
         self._overlay.setObjectName("AgentTypingOverlay")
         self._overlay.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._overlay.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents, False)
@@ -99,6 +117,8 @@ class WritePortal(QObject):
         control = bool(modifiers & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.MetaModifier))
         if key in _LINE_ENDS or (control and key in _CONTROL_CLEARS):
             self._pending = 0
+            if key in _LINE_ENDS and not self._suspended:
+                self.lineSubmitted.emit()
         elif key == Qt.Key.Key_Backspace.value:
             self._pending = max(0, self._pending - 1)
         elif text and not control and text.isprintable():

@@ -37,6 +37,10 @@ class MenuView(Protocol):
 
     def view_for(self, session_id: SessionId) -> TerminalView | None: ...
 
+    def open_agent_conversation(self, agent_id: str) -> None:
+        """Show the conversation between the person and the agent in place of the grid."""
+        ...
+
 
 class CellMenus:
     def __init__(self, runtime: ProjectRuntime, tab: MenuView, gestures: CellGestures) -> None:
@@ -147,6 +151,7 @@ class CellMenus:
             background = add("Send to background", lambda: do.send_agent_to_background(agent_id))
             background.setEnabled(session.is_live)
             stop = add(f"Stop {session.label}", lambda: do.stop_agent(agent_id))
+            add("Open conversation", lambda: self._tab.open_agent_conversation(agent_id))
         else:
             add(icon("restart"), "Restart", lambda: do.restart(leaf_id))
             stop = add("Stop process", lambda: do.stop_process(session.id))

@@ -23,9 +23,13 @@ from PySide6.QtWidgets import (
 
 from idea import __version__
 from idea.domain import layout as lay
-from idea.domain.ids import NodeId, SessionId
+from idea.domain.ids import AgentId, ConversationId, NodeId, SessionId
 from idea.domain.project import ProjectRecord
+from idea.ui.core_client import CoreClient
+from idea.ui.git.git_panel import git_dock
+from idea.ui.knowledge.knowledge_screens import KnowledgeScreens
 from idea.ui.windows.agent_screens import AgentScreens
+from idea.ui.windows.desktop_menu import add_menu_entry_action
 from idea.ui.windows.layout_bar import LayoutBar
 from idea.ui.windows.project_tab import ProjectTab
 from idea.ui.windows.tab_bar import ProjectTabBar
@@ -45,6 +49,13 @@ FOCUS_SHORTCUTS = (
     ("right", "Focus cell on the right", "Ctrl+Alt+Right"),
     ("up", "Focus cell above", "Ctrl+Alt+Up"),
     ("down", "Focus cell below", "Ctrl+Alt+Down"),
+)
+
+
+DESKTOP_NOTIFICATION_KINDS = (
+    ("attention", "When an agent needs you"),
+    ("usageLimit", "When an agent hits its usage limit or is resumed"),
+    ("humanNet", "When IdeA cannot tell when to resume an agent"),
 )
 
 
@@ -83,7 +94,16 @@ class WindowHost(Protocol):
 
     def set_color_scheme(self, scheme: str) -> None: ...
 
+    def desktop_notifications(self) -> tuple[str, ...]: ...
+
+    def set_desktop_notification(self, kind: str, on: bool) -> None: ...
+
     def diagnostics_path(self) -> str: ...
+
+    @property
+    def client(self) -> CoreClient:
+        """How the window's screens submit their use cases to the core."""
+        ...
 
 
 class WelcomePage(QWidget):
@@ -120,11 +140,12 @@ class WelcomePage(QWidget):
 class MainWindow(QMainWindow):
     closing = Signal(object)  # this window, once its close was accepted
 
-    def __init__(self, manager: WindowHost, screens: AgentScreens, window_id: str) -> None:
+    def __init__(self, manager: WindowHost, screens: AgentScreens, knowledge: KnowledgeScreens, window_id: str) -> None:
         super().__init__()
         self.window_id = window_id
         self._manager = manager
         self._screens = screens
+        self._knowledge = knowledge
         self.setWindowTitle("IdeA")
         available = QGuiApplication.primaryScreen().availableGeometry()
         self.resize(min(1400, int(available.width() * 0.9)), min(900, int(available.height() * 0.9)))
@@ -148,6 +169,9 @@ class MainWindow(QMainWindow):
         self.agents_dock.setWidget(self.agents_panel)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.agents_dock)
         self.resizeDocks([self.agents_dock], [300], Qt.Orientation.Horizontal)
+        self.git_panel, self.git_dock = git_dock(self, manager.client, beside=self.agents_dock)
+        self.git_panel.statusMessage.connect(self.show_message)
+        self.work_dock = knowledge.work_dock(self, self, beside=self.agents_dock)
         self._build_menus()
         self._refresh_stack()
 
@@ -169,6 +193,7 @@ class MainWindow(QMainWindow):
         self.tabs.setTabToolTip(index, tab.runtime.root)
         tab.statusMessage.connect(self.show_message)
         tab.activeCellChanged.connect(self._active_cell_changed)
+        tab.area.openTicketRequested.connect(self.work_dock.reveal_ticket)
         if activate:
             self.tabs.setCurrentIndex(index)
         tab.show()
@@ -180,6 +205,7 @@ class MainWindow(QMainWindow):
                 self.tabs.removeTab(index)
                 tab.statusMessage.disconnect(self.show_message)
                 tab.activeCellChanged.disconnect(self._active_cell_changed)
+                tab.area.openTicketRequested.disconnect(self.work_dock.reveal_ticket)
                 self._refresh_stack()
                 return tab
         return None
@@ -202,6 +228,8 @@ class MainWindow(QMainWindow):
         self._update_title()
         tab = self.current_tab()
         self.agents_panel.set_project(tab.runtime if tab else None)
+        self.work_dock.set_project(tab.runtime if tab else None)
+        self.git_panel.set_project(tab.runtime if tab else None)
         if tab is not None:
             tab.focus_active()
         self._manager.workspace_changed()
@@ -226,6 +254,15 @@ class MainWindow(QMainWindow):
         leaf = lay.leaf_showing_session(tab.runtime.active.root, session_id)
         if leaf is not None:
             tab.reveal(leaf.id)
+
+    # -- what the work panel and the agents panel ask to see (WorkPanelHost) --
+
+    def open_conversation(self, conversation: ConversationId, title: str) -> None:
+        """Show a conversation of the current project in place of its grid."""
+        self._on_tab(lambda tab: tab.area.show_conversation(conversation, title))
+
+    def open_agent_conversation(self, agent_id: AgentId) -> None:
+        self._on_tab(lambda tab: tab.open_agent_conversation(agent_id))
 
     def _update_title(self) -> None:
         tab = self.current_tab()
@@ -258,11 +295,32 @@ class MainWindow(QMainWindow):
         self._build_cell_menu(self.menuBar().addMenu("&Cell"))
         self._build_layout_menu(self.menuBar().addMenu("&Layout"))
         self._build_agents_menu(self.menuBar().addMenu("&Agents"))
+        self._knowledge.build_menu(
+            self.menuBar().addMenu("&Knowledge"), self, self.work_dock,
+            lambda: tab.runtime if (tab := self.current_tab()) else None,
+        )
         view_menu = self.menuBar().addMenu("&View")
+        view_menu.addAction(self.git_dock.toggleViewAction())
         self._action(view_menu, "Dark theme", None, lambda: self._manager.set_color_scheme("dark"))
         self._action(view_menu, "Light theme", None, lambda: self._manager.set_color_scheme("light"))
+        view_menu.addSeparator()
+        notifications = view_menu.addMenu("Desktop notifications")
+        for kind, text in DESKTOP_NOTIFICATION_KINDS:
+            toggle = notifications.addAction(text)
+            toggle.setCheckable(True)
+            toggle.setChecked(kind in self._manager.desktop_notifications())
+            toggle.toggled.connect(lambda on, k=kind: self._manager.set_desktop_notification(k, on))
+        notifications.aboutToShow.connect(lambda: self._sync_notification_toggles(notifications))
         help_menu = self.menuBar().addMenu("&Help")
+        add_menu_entry_action(self, help_menu)
         self._action(help_menu, "About IdeA", None, self._about)
+
+    def _sync_notification_toggles(self, menu: QMenu) -> None:
+        enabled = self._manager.desktop_notifications()
+        for action, (kind, _text) in zip(menu.actions(), DESKTOP_NOTIFICATION_KINDS, strict=True):
+            action.blockSignals(True)
+            action.setChecked(kind in enabled)
+            action.blockSignals(False)
 
     def _build_file_menu(self, file_menu: QMenu) -> None:
         manager = self._manager
@@ -300,7 +358,8 @@ class MainWindow(QMainWindow):
         agents_menu.addActions([panel.new_agent_action, panel.send_task_action, panel.interrupt_action])
         agents_menu.addSeparator()
         agents_menu.addActions([panel.launch_here_action, panel.launch_split_action, panel.launch_background_action,
-                                panel.stop_action, panel.attach_action, panel.background_action, panel.focus_action])
+                                panel.stop_action, panel.attach_action, panel.background_action, panel.focus_action,
+                                panel.conversation_action])
         agents_menu.addSeparator()
         self._action(agents_menu, "Set up AI CLIs…", None, lambda: screens.open_setup_wizard(self))
         self._action(agents_menu, "Profiles…", None, lambda: screens.open_profile_editor(self))

@@ -13,7 +13,10 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
+from idea.application.agents.agent_activity import ActivityBook
+from idea.application.agents.agent_rows import describe_limit
 from idea.application.projects import ProjectRuntime
+from idea.domain.agent_state_events import AgentAttentionCleared, AgentNeedsAttention
 from idea.domain import layout as lay
 from idea.domain.errors import AppError
 from idea.domain.events import LayoutChanged, OrchestrationNews, ProjectProblem, SessionsChanged
@@ -26,14 +29,18 @@ from idea.domain.orchestration_events import (
     DeliveryWaiting,
 )
 from idea.domain.session import SessionInfo
+from idea.infrastructure.agent_watching import format_local_time
 from idea.ui.core_client import CoreClient
 from idea.ui.foreground import program_in_front
 from idea.ui.icons import icon
+from idea.ui.knowledge.conversation_area import ConversationArea
 from idea.ui.layout.cell import CellWidget
 from idea.ui.layout.grid_view import GridView
 from idea.ui.windows.cell_gestures import CellGestures
 from idea.ui.windows.cell_menus import CellMenus
 from idea.ui.windows.layout_bar import LayoutBar
+
+COUNTDOWN_TICK_MS = 30_000  # "resumes in 12 min" is redrawn this often
 
 if TYPE_CHECKING:
     from idea.ui.terminal.qtermwidget_terminal import QtTerminalFactory
@@ -111,6 +118,10 @@ class ProjectTab(QWidget):
         self._sessions: dict[SessionId, SessionInfo] = {s.id: s for s in runtime.sessions.snapshot()}
         self._document = runtime.document
         self._queues: dict[str, AgentQueueSnapshot] = {}
+        self._agent_states = ActivityBook()  # limits and liveness of the agents, for their cells
+        self._countdown = QTimer(self)
+        self._countdown.setInterval(COUNTDOWN_TICK_MS)
+        self._countdown.timeout.connect(self._show_agent_states)
         self.active_leaf: str | None = None
         self.selection: set[str] = set()
 
@@ -131,7 +142,10 @@ class ProjectTab(QWidget):
         column.setSpacing(0)
         column.addWidget(self.layout_bar)
         column.addWidget(self.banner)
-        column.addWidget(self.grid, 1)
+        self.area = ConversationArea(self.grid, runtime, client)  # the grid, or a conversation in its place
+        self.area.gridShown.connect(self.focus_active)
+        self.area.currentChanged.connect(lambda _index: self.layout_bar.setVisible(not self.area.showing_conversation))
+        column.addWidget(self.area, 1)
         column.addWidget(self._status)
         self._redraw()
         self._poll = QTimer(self)
@@ -169,6 +183,7 @@ class ProjectTab(QWidget):
                 self.banner.add(event.message)
             case OrchestrationNews(project_id=self.project_id):
                 self._orchestration_event(event.event)
+                self.area.on_event(event)
 
     def _orchestration_event(self, event: object) -> None:
         """What the orchestration core says about an agent, shown on the cell that displays it."""
@@ -194,6 +209,35 @@ class ProjectTab(QWidget):
                 cell = self._cell_of_agent(agent_id)
                 if cell is not None:
                     cell.needs_attention(message or reason)
+            case AgentNeedsAttention(agent_id=agent_id, reason=reason, message=message):
+                cell = self._cell_of_agent(agent_id)
+                if cell is not None:
+                    cell.needs_attention(message or reason.value)
+            case AgentAttentionCleared(agent_id=agent_id):
+                cell = self._cell_of_agent(agent_id)
+                if cell is not None:
+                    cell.needs_attention(None)
+            case _ if self._agent_states.apply(event, self.runtime.clock.now_ms()):
+                self._show_agent_states()
+
+    def _show_agent_states(self) -> None:
+        """Limits ("limited until 15:00 · resumes in 12 min") and stalls on the cells showing the agents."""
+        now = self.runtime.clock.now_ms()
+        ticking = False
+        for agent_id, activity in self._agent_states.all().items():
+            cell = self._cell_of_agent(agent_id)
+            text = None
+            if activity.limit is not None:
+                text = describe_limit(activity.limit, now, format_local_time)
+                ticking = ticking or activity.limit.fire_at_ms is not None
+            elif activity.stalled:
+                text = "no sign of work for a while"
+            if cell is not None:
+                cell.set_agent_state(text)
+        if ticking and not self._countdown.isActive():
+            self._countdown.start()
+        elif not ticking:
+            self._countdown.stop()
 
     def _cell_of_agent(self, agent_id: str) -> CellWidget | None:
         info = next((s for s in self._sessions.values() if s.agent_id == agent_id and s.is_live), None)
@@ -276,11 +320,16 @@ class ProjectTab(QWidget):
             self.activeCellChanged.emit()
 
     def reveal(self, leaf_id: str) -> None:
-        """Make a cell visible (leaving another cell's zoom) and give its terminal the focus."""
+        """Make a cell visible (leaving another cell's zoom, or a conversation shown in the grid's place) and
+        give its terminal the focus."""
+        self.area.show_grid()
         zoomed = self._document.active.zoomed
         if zoomed is not None and zoomed != leaf_id:
             self.gestures.mutate(lay.ToggleZoom(zoomed))
         self.focus_later(leaf_id)
+
+    def open_agent_conversation(self, agent_id: str) -> None:
+        self.area.show_agent_conversation(agent_id)
 
     def focus_neighbour(self, towards: str) -> None:
         if self.active_leaf is None:

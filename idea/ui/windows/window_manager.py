@@ -11,6 +11,7 @@ import os
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QByteArray, QPoint, QTimer
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QWidget
@@ -24,7 +25,8 @@ from idea.domain.workspace import ColorScheme, WindowState, Workspace
 from idea.ui.agents.resume_dialog import offer_resume
 from idea.ui.core_client import CoreClient
 from idea.ui.event_relay import EventRelay
-from idea.ui.terminal.qtermwidget_terminal import QtTerminalFactory
+from idea.ui.knowledge.knowledge_screens import KnowledgeScreens
+from idea.ui.terminal.factory import TerminalViewFactory
 from idea.ui.windows.agent_screens import AgentScreens
 from idea.ui.windows.main_window import MainWindow
 from idea.ui.windows.project_tab import ProjectTab
@@ -38,7 +40,7 @@ class WindowManager:
         self,
         app: App,
         client: CoreClient,
-        terminals: QtTerminalFactory,
+        terminals: TerminalViewFactory[Any],
         relay: EventRelay,
         theme_changed: Callable[[], None],
     ) -> None:
@@ -51,7 +53,9 @@ class WindowManager:
             client, app.profiles, app.templates, app.preferences, app.permissions, app.projects.open_runtimes,
             self.profiles_changed,
         )
+        self.knowledge = KnowledgeScreens(client)
         self.tabs: dict[str, ProjectTab] = {}
+        self.settings_changed: Callable[[], None] = lambda: None  # told when a setting the GUI follows changes
         self._quitting = False
         self._save_timer = QTimer()
         self._save_timer.setSingleShot(True)
@@ -74,7 +78,7 @@ class WindowManager:
     # -- windows --
 
     def new_window(self, window_id: str | None = None) -> MainWindow:
-        window = MainWindow(self, self._screens, window_id or str(uuid.uuid4()))
+        window = MainWindow(self, self._screens, self.knowledge, window_id or str(uuid.uuid4()))
         window.closing.connect(self._window_closed)
         self.windows.append(window)
         self.workspace_changed()
@@ -258,12 +262,23 @@ class WindowManager:
                 tab.on_event(event)
             for window in self.windows:
                 window.agents_panel.on_event(event)
+                window.git_panel.on_event(event)
+                window.work_dock.on_event(event)
+            self.knowledge.on_event(event)
         elif isinstance(event, ProjectProblem):
             window = self.active_window()
             window.show_message(event.message)
             QMessageBox.warning(window, "IdeA", event.message)
 
     # -- appearance --
+
+    def desktop_notifications(self) -> tuple[str, ...]:
+        return self._app.preferences.settings.desktop_notifications
+
+    def set_desktop_notification(self, kind: str, on: bool) -> None:
+        kinds = [k for k in self.desktop_notifications() if k != kind] + ([kind] if on else [])
+        self._app.preferences.update_settings(desktop_notifications=tuple(kinds))
+        self.settings_changed()
 
     def set_color_scheme(self, scheme: str) -> None:
         self._app.preferences.update_settings(color_scheme=ColorScheme(scheme))

@@ -12,6 +12,7 @@ from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.events import AgentsChanged
+from idea.domain.orchestration_events import AgentQueueSnapshot
 from idea.domain.profile import reference_profile_id
 from idea.domain.session import SessionState
 from tests.world import ROOT, SOCKET, World
@@ -317,10 +318,15 @@ async def test_a_stdin_profile_is_told_to_read_its_context_once_ready(world: Wor
     world.run_dirs.first_turn = "Read /work/demo/.ideai/run/x/IDEA_CONTEXT.md now: it contains your role and IdeA's rules."
     agent = await runtime.agents.create("Scout", profile.id, "")
     await runtime.placement.launch(agent.agent_id, InBackground())
-    await asyncio.sleep(0)
 
-    [queue] = [q for q in runtime.orchestrator.queue_snapshots() if q.agent_id == agent.agent_id]
-    assert [t.task_preview for t in queue.tickets] == [world.run_dirs.first_turn[:160]]
+    def queue() -> AgentQueueSnapshot:
+        return next(q for q in runtime.orchestrator.queue_snapshots() if q.agent_id == agent.agent_id)
+
+    for _ in range(500):  # the ticket is queued once its prompt turn is recorded (on a worker thread)
+        if queue().tickets:
+            break
+        await asyncio.sleep(0.01)
+    assert [t.task_preview for t in queue().tickets] == [world.run_dirs.first_turn[:160]]
 
 
 async def test_trusting_run_dirs_follows_the_setting(world: World) -> None:
@@ -331,3 +337,78 @@ async def test_trusting_run_dirs_follows_the_setting(world: World) -> None:
     await runtime.placement.stop(agent.agent_id)
     await runtime.placement.launch(agent.agent_id, InBackground())
     assert [r.trust_run_dir for r in world.run_dirs.requests] == [False, True]
+
+
+async def test_a_cli_without_credentials_started_by_the_person_starts_and_says_what_to_do(world: World) -> None:
+    from idea.domain.events import ProjectProblem
+
+    runtime = await open_project(world)
+    agent = await runtime.agents.create("Main", CLAUDE, "")
+    world.sign_in.signed_out.add("claude")
+    live = await runtime.placement.launch(agent.agent_id, InCell(only_leaf(runtime).id))
+    assert live is not None
+    [problem] = [e for e in world.events.events if isinstance(e, ProjectProblem)]
+    assert "Claude Code is not signed in for agent Main: run `claude login`" in problem.message
+
+
+async def test_a_delegation_to_a_cli_without_credentials_is_refused_with_what_to_do(world: World) -> None:
+    from idea.domain.orchestration import AgentCaller, AskAgent, Source
+
+    runtime = await open_project(world)
+    main = await runtime.agents.create("Main", CLAUDE, "")
+    await runtime.agents.create("Reviewer", CODEX, "")
+    await runtime.placement.launch(main.agent_id, InBackground())
+    world.sign_in.signed_out.add("codex")
+    with pytest.raises(AppError) as refused:
+        await runtime.orchestrator.dispatch(AgentCaller(main.agent_id), AskAgent("Reviewer", "review"), Source.MCP)
+    assert refused.value.code is ErrorCode.PROCESS
+    assert "Codex is not signed in for agent Reviewer: run `codex login`" in refused.value.message
+    assert runtime.runner.live(runtime.agents.manifest().by_name("Reviewer").agent_id) is None  # type: ignore[union-attr]
+
+
+async def test_a_session_the_cli_started_itself_is_recorded_for_its_conversation_and_resumed(world: World) -> None:
+    """After `/clear` (or a session chosen inside the CLI), the hooks name a new session: it is the one
+    resumed next time, by its id."""
+    runtime = await open_project(world)
+    agent = await runtime.agents.create("Main", CLAUDE, "")
+    await runtime.placement.launch(agent.agent_id, InBackground())
+    fresh = "7d9c0b6e-1f2a-4b3c-8d4e-5f6a7b8c9d0e"
+    runtime.orchestrator.hook_event(agent.agent_id, "claude", "SessionStart", {"session_id": fresh, "source": "clear"})
+    assert world.providers.load(ROOT).engine_session_for(agent.agent_id, "claude") == fresh
+
+    await runtime.placement.stop(agent.agent_id)
+    again = await runtime.placement.launch(agent.agent_id, InBackground())
+    assert world.terminals.terminals[again.session_id].spec.argv[-2:] == ("--resume", fresh)
+
+
+async def test_lr13_the_resume_offer_lists_background_agents_says_what_resuming_means_and_starts_nothing_alone(
+    world: World,
+) -> None:
+    from idea.domain.resume_offer import ResumeChoice
+
+    runtime = await open_project(world)
+    main = await runtime.agents.create("Main", CLAUDE, "")
+    scout = await runtime.agents.create("Scout", GEMINI, "")
+    cell = only_leaf(runtime).id
+    await runtime.placement.launch(main.agent_id, InCell(cell))
+    await runtime.placement.launch(scout.agent_id, InBackground())
+    runtime.runner.note_limit(main.agent_id, 1_781_380_000_000)
+    first_main_session = world.providers.load(ROOT).engine_session_for(main.agent_id, "claude")
+    await world.service.close(runtime.id)
+
+    reopened = await open_project(world)
+    candidates = {c.name: c for c in reopened.runner.resumable()}
+    assert candidates["Scout"].node_id is None  # from running.json: no cell remembers it
+    assert candidates["Main"].native_resume and candidates["Main"].limited_until_ms == 1_781_380_000_000
+    assert candidates["Scout"].native_resume  # Gemini: IdeA assigned its session id, resumed by --resume
+    assert reopened.runner.live(main.agent_id) is None and reopened.runner.live(scout.agent_id) is None
+
+    failures = await reopened.placement.apply_resume(
+        [(candidates["Main"], ResumeChoice.FRESH), (candidates["Scout"], ResumeChoice.RESUME)], spacing_ms=0
+    )
+    assert failures == []
+    main_argv = world.terminals.terminals[reopened.runner.live(main.agent_id).session_id].spec.argv  # type: ignore[union-attr]
+    scout_argv = world.terminals.terminals[reopened.runner.live(scout.agent_id).session_id].spec.argv  # type: ignore[union-attr]
+    assert "--resume" not in main_argv and main_argv[-2] == "--session-id" and main_argv[-1] != first_main_session
+    assert scout_argv[-2] == "--resume"
+    assert reopened.runner.resumable() == []

@@ -13,11 +13,10 @@ from idea.application.agents.convention_file import (
     MemoryPointer,
     OrchestrationTexts,
     SkillBrief,
-    bounded_handoff,
     compose_convention_file,
 )
 
-PROMPTS = Path(__file__).resolve().parents[3] / "resources" / "prompts"
+PROMPTS = Path(__file__).resolve().parents[3] / "idea" / "resources" / "prompts"
 SELF = "a6ced819-b893-4213-b003-9e9dc79b9641"
 OTHER = "dce19c75-9669-4e45-b8de-9950025157da"
 TICKET = "3f2a9c1e-5d7b-4c1a-9e0f-2b6d8a4c7e11"
@@ -256,17 +255,25 @@ def test_handoff_is_rebounded_to_4096_characters_keeping_the_objective_and_recen
     assert len("\n".join(["**Objective:** Ship 1.0", "", *bullets[-len(kept) - 1 :]])) > 4096
 
 
-def test_bounded_handoff_is_idempotent_and_leaves_short_bodies_alone() -> None:
-    body = "**Objective:** x\n\n" + "\n".join(f"- **Response:** {i}" for i in range(1000))
-
-    once = bounded_handoff(body, 4096)
-
-    assert bounded_handoff(once, 4096) == once
-    assert bounded_handoff("short", 4096) == "short"
-
-
 @pytest.mark.parametrize("summary", [None, "", "   "])
 def test_no_permission_policy_is_stated_plainly(summary: str | None) -> None:
     text = compose_convention_file(replace(full_inputs(), permission_summary=summary))
 
     assert "## Your permissions\nIdeA sets no permission policy; your CLI asks the user as usual." in text
+
+
+def test_an_agent_in_its_own_worktree_is_told_where_it_works_and_where_ideai_stays() -> None:
+    inputs = replace(
+        full_inputs(SHIPPED_TEXTS, uses_mcp=False),
+        project_root="/home/ada/IdeA.worktrees/main",
+        main_root="/home/ada/IdeA",
+        worktree_branch="idea/main",
+    )
+    text = compose_convention_file(inputs)
+    assert text.startswith(
+        "# Project root\n\n/home/ada/IdeA.worktrees/main\n\nThis is your own git worktree, on branch `idea/main`"
+    )
+    assert "IdeA's shared files (`.ideai/`) stay in the main project, /home/ada/IdeA." in text
+    # The shared context file is in the main project, not in the worktree.
+    assert "`.ideai/CONTEXT.md` in the project root (`/home/ada/IdeA`)" in text
+    assert "/home/ada/IdeA.worktrees/main/.ideai" not in text

@@ -8,7 +8,7 @@ from idea.domain import layout as lay
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode
 from idea.domain.events import LayoutChanged, ProjectOpened, ProjectProblem, SessionsChanged
 from idea.domain.session import SessionState
-from tests.world import ROOT, World
+from tests.world import ROOT, SOCKET, World
 
 
 @pytest.fixture
@@ -30,6 +30,15 @@ async def test_opening_a_new_project_scaffolds_it_and_starts_a_shell_in_its_only
     assert spec.env["TERM"] == "xterm-256color" and spec.env["TERM_PROGRAM"] == "IdeA"
     assert world.layouts.documents[ROOT] == runtime.document
     assert [p.root for p in world.user_data.projects.projects] == [ROOT]
+
+
+async def test_opening_a_project_points_its_existing_run_dirs_at_this_idea(world: World) -> None:
+    world.run_dirs.drifted = [f"{ROOT}/.ideai/run/a/.mcp.json"]
+
+    await world.service.open(ROOT)
+
+    assert world.run_dirs.retargeted == [(ROOT, SOCKET)]
+    assert f"[project] retargeted {ROOT}/.ideai/run/a/.mcp.json to this IdeA" in world.diagnostics.lines
 
 
 async def test_opening_the_same_root_twice_returns_the_same_runtime(world: World) -> None:

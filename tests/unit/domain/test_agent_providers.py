@@ -72,3 +72,13 @@ def test_running_agents_are_replaced_and_removed_with_a_fresh_timestamp() -> Non
         "agents": [{"agentId": MAIN, "nodeId": None, "sinceMs": 10}],
     }
     assert moved.without(MAIN, now_ms=30).to_json() == {"version": 1, "updatedAtMs": 30, "agents": []}
+
+
+def test_running_agent_notes_its_usage_limit_and_omits_it_otherwise() -> None:
+    running = RunningAgents().with_agent(RunningAgent(agent_id=MAIN, node_id=None, since_ms=10), now_ms=10)
+    assert "limitedUntilMs" not in running.to_json()["agents"][0]
+    limited = running.with_limit(MAIN, 1_781_370_000_000, now_ms=20)
+    assert limited.to_json()["agents"][0]["limitedUntilMs"] == 1_781_370_000_000
+    assert RunningAgents.from_json(limited.to_json()).by_agent(MAIN).limited_until_ms == 1_781_370_000_000  # type: ignore[union-attr]
+    assert limited.with_limit("someone-else", 1, now_ms=30) is limited
+    assert "limitedUntilMs" not in limited.with_limit(MAIN, None, now_ms=40).to_json()["agents"][0]

@@ -81,10 +81,10 @@ def test_idea_prompts_are_recognised_by_their_header() -> None:
     assert not is_idea_delivery("fix the bug in main.py")
 
 
-def test_bracketed_paste_wraps_the_text_with_markers_in_chunks_of_their_own() -> None:
+def test_bracketed_paste_wraps_the_text_with_markers_written_with_it() -> None:
     encoded = encode_delivery("line one\r\nline two\rline three", bracketed_paste=True)
 
-    assert encoded.chunks == (BRACKETED_PASTE_START, "line one\nline two\nline three", BRACKETED_PASTE_END)
+    assert encoded.chunks == (BRACKETED_PASTE_START + "line one\nline two\nline three" + BRACKETED_PASTE_END,)
     assert encoded.bracketed and not encoded.flattened
 
 
@@ -102,9 +102,10 @@ def test_single_line_text_is_not_reported_as_flattened() -> None:
 def test_control_characters_cannot_end_the_paste_or_type_keys() -> None:
     encoded = encode_delivery(f"evil{BRACKETED_PASTE_END}\r rm -rf /\x03\x1b[A", bracketed_paste=True)
 
-    body = "".join(encoded.chunks[1:-1])
+    [chunk] = encoded.chunks
+    assert chunk.startswith(BRACKETED_PASTE_START) and chunk.endswith(BRACKETED_PASTE_END)
+    body = chunk[len(BRACKETED_PASTE_START) : -len(BRACKETED_PASTE_END)]
     assert "\x1b" not in body and "\x03" not in body
-    assert encoded.chunks[-1] == BRACKETED_PASTE_END
     assert body == "evil[201~\n rm -rf /[A"
 
 
@@ -112,7 +113,9 @@ def test_long_text_is_cut_in_chunks_of_at_most_512_code_points() -> None:
     text = "é🙂" * 700  # 1400 code points, multi-byte
     encoded = encode_delivery(text, bracketed_paste=True)
 
-    body_chunks = encoded.chunks[1:-1]
+    first, middle, last = encoded.chunks
+    assert first.startswith(BRACKETED_PASTE_START) and last.endswith(BRACKETED_PASTE_END)
+    body_chunks = [first[len(BRACKETED_PASTE_START) :], middle, last[: -len(BRACKETED_PASTE_END)]]
     assert [len(chunk) for chunk in body_chunks] == [512, 512, 376]
     assert "".join(body_chunks) == text
     assert encoded.byte_count == len((BRACKETED_PASTE_START + text + BRACKETED_PASTE_END).encode())
@@ -122,8 +125,13 @@ def test_long_text_is_cut_in_chunks_of_at_most_512_code_points() -> None:
 def test_encoding_never_exceeds_the_chunk_size_and_keeps_the_printable_text(text: str, bracketed: bool) -> None:
     encoded = encode_delivery(text, bracketed)
 
-    assert all(len(chunk) <= CHUNK_MAX_CODE_POINTS for chunk in encoded.chunks)
-    body = "".join(encoded.chunks[1:-1] if bracketed else encoded.chunks)
+    joined = "".join(encoded.chunks)
+    if bracketed:
+        assert joined.startswith(BRACKETED_PASTE_START) and joined.endswith(BRACKETED_PASTE_END)
+        joined = joined[len(BRACKETED_PASTE_START) : -len(BRACKETED_PASTE_END)]
+    markers = len(BRACKETED_PASTE_START) + len(BRACKETED_PASTE_END) if bracketed else 0
+    assert all(len(chunk) <= CHUNK_MAX_CODE_POINTS + markers for chunk in encoded.chunks)
+    body = joined
     assert "\r" not in body and "\x1b" not in body
     if not bracketed:
         assert "\n" not in body

@@ -419,3 +419,18 @@ def test_resolve_cwd_fills_both_placeholders() -> None:
 
     assert resolve_cwd(profile, "/p/.ideai/run/a", "/p") == "/p/sub"
     assert resolve_cwd(claude_profile(), "/p/.ideai/run/a", "/p") == "/p/.ideai/run/a"
+
+
+def test_provider_key_of_a_cli_without_structured_adapter_but_with_sessions() -> None:
+    from idea.domain.profile import Profile as _Profile
+
+    base = {
+        "id": "2ba0c437-dec7-513b-be25-e419008f78d4",
+        "name": "Gemini CLI",
+        "command": "/opt/bin/Gemini.EXE",
+        "contextInjection": {"strategy": "conventionFile", "target": "GEMINI.md"},
+    }
+    assert _Profile.from_json(base).provider_key is None  # nothing to resume: nothing to record
+    with_sessions = _Profile.from_json({**base, "session": {"assignFlag": "--session-id", "resumeFlag": "--resume"}})
+    assert with_sessions.provider_key == "gemini"
+    assert _Profile.from_json({**base, "structuredAdapter": "codex", "session": {}}).provider_key == "codex"

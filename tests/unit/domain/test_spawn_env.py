@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from idea.domain.spawn_env import DEFAULT_ENV_DENYLIST, build_spawn_env
+from idea.domain.spawn_env import DEFAULT_ENV_DENYLIST, RESTORED_FROM_SAVED, build_spawn_env, user_environment
 
 POLLUTED_ENVIRONMENT = {
     "HOME": "/home/ada",
@@ -59,6 +59,13 @@ POLLUTED_ENVIRONMENT = {
     "PYINSTALLER_STRICT_UNPACK_MODE": "0",
     "LD_LIBRARY_PATH": "/tmp/_MEI1234",
     "LD_LIBRARY_PATH_ORIG": "/opt/cuda/lib64",
+    # PyInstaller 6's bootloader state, set in a one-dir build's own environment.
+    "_PYI_ARCHIVE_FILE": "/opt/idea/idea",
+    "_PYI_PARENT_PROCESS_LEVEL": "-1",
+    "_PYI_LINUX_PROCESS_NAME": "idea",
+    # A launcher that changed a search path saved the user's value.
+    "XDG_DATA_DIRS": "/tmp/.mount_IdeA/usr/share:/usr/share",
+    "XDG_DATA_DIRS_ORIG": "/usr/local/share:/usr/share",
 }
 
 
@@ -82,6 +89,7 @@ def test_polluted_environment_becomes_exactly_the_expected_one() -> None:
         "TERM_PROGRAM": "IdeA",
         "TERM_PROGRAM_VERSION": "1.2.3",
         "LD_LIBRARY_PATH": "/opt/cuda/lib64",
+        "XDG_DATA_DIRS": "/usr/local/share:/usr/share",
         "IDEA_AGENT_ID": "8d7f1c2e-0000-4000-8000-000000000001",
         "CODEX_HOME": "/runs/a/codex",
     }
@@ -150,3 +158,21 @@ def test_a_configured_deny_list_replaces_the_default_one() -> None:
     assert env["TMUX"] == "kept"
     assert "SECRET_TOKEN" not in env
     assert "PYINSTALLER_X" not in env
+
+
+@pytest.mark.parametrize("name", RESTORED_FROM_SAVED)
+def test_a_saved_value_is_restored_and_an_empty_one_means_unset(name: str) -> None:
+    base = {"HOME": "/home/ada", name: "/tmp/.mount_IdeA/x", f"{name}_ORIG": "/home/ada/own"}
+    assert user_environment(base) == {"HOME": "/home/ada", name: "/home/ada/own"}
+    assert user_environment({**base, f"{name}_ORIG": ""}) == {"HOME": "/home/ada"}
+
+
+def test_a_user_variable_ending_in_orig_is_kept_unless_it_is_a_saved_search_path() -> None:
+    env = user_environment({"BACKUP_ORIG": "/srv/backup", "_PYI_APPLICATION_HOME_DIR": "/opt/idea/_internal"})
+    assert env == {"BACKUP_ORIG": "/srv/backup"}
+
+
+def test_the_user_environment_keeps_the_terminal_identity_of_the_parent() -> None:
+    # Version probes and git get the user's own variables, not a terminal's.
+    env = user_environment({"TERM": "screen-256color", "LANG": "C", "TMUX": "x"})
+    assert env == {"TERM": "screen-256color", "LANG": "C"}

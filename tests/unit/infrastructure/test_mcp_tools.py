@@ -22,6 +22,7 @@ from idea.domain.orchestration import (
     WorkStatus,
 )
 from idea.infrastructure.mcp.server import error_payload, error_text
+from tests.unit.infrastructure.test_knowledge_tools import VALID_CALLS as KNOWLEDGE_CALLS
 from idea.infrastructure.mcp.tools import (
     MAX_ARGUMENTS_BYTES,
     RESULT_MAX_CHARS,
@@ -54,7 +55,7 @@ def rejection(name: str, arguments: Any, **wording: Any) -> str:
     return raised.value.message
 
 
-def test_the_catalogue_is_the_tools_of_this_stage_in_spec_order() -> None:
+def test_the_catalogue_is_the_14_tools_in_spec_order() -> None:
     assert TOOL_NAMES == (
         "idea_list_agents",
         "idea_ask_agent",
@@ -62,10 +63,16 @@ def test_the_catalogue_is_the_tools_of_this_stage_in_spec_order() -> None:
         "idea_launch_agent",
         "idea_stop_agent",
         "idea_update_context",
+        "idea_create_skill",
+        "idea_context_read",
+        "idea_context_propose",
+        "idea_memory_read",
+        "idea_memory_write",
+        "idea_skill_read",
         "idea_workstate_read",
         "idea_workstate_set",
     )
-    assert set(VALID_CALLS) == set(TOOL_NAMES)
+    assert set(VALID_CALLS) | set(KNOWLEDGE_CALLS) == set(TOOL_NAMES)
 
 
 @pytest.mark.parametrize("tool", TOOL_DEFINITIONS, ids=lambda tool: tool["name"])
@@ -78,7 +85,7 @@ def test_every_tool_is_fully_described_and_closed(tool: dict[str, Any]) -> None:
     assert all(rules["type"] == "string" for rules in schema["properties"].values())
 
 
-@pytest.mark.parametrize("name", TOOL_NAMES)
+@pytest.mark.parametrize("name", sorted(VALID_CALLS))
 def test_each_tool_becomes_its_command(name: str) -> None:
     arguments, command = VALID_CALLS[name]
 

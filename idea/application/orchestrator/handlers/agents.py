@@ -13,6 +13,7 @@ from idea.application.orchestrator.ports import LiveAgent
 from idea.application.orchestrator.signals import AgentSignals
 from idea.application.orchestrator.ticket_book import TicketBook
 from idea.domain.agent import AgentEntry
+from idea.domain.context import may_replace_persona
 from idea.domain.conversation_log import TurnRole
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.orchestration import (
@@ -140,13 +141,11 @@ class AgentCommands:
         manifest = self._ctx.lifecycle.manifest()
         caller = caller_of(requester, manifest)
         target = resolve_target(manifest, command.target)
-        if caller is not None and caller.agent_id != target.agent_id:
-            orchestrator = manifest.effective_orchestrator()
-            if orchestrator is None or orchestrator.agent_id != caller.agent_id:
-                raise AppError(
-                    ErrorCode.PERMISSION_DENIED,
-                    f"{caller.name} may update only its own context; the orchestrator may update any",
-                )
+        if caller is not None and not may_replace_persona(caller.agent_id, target.agent_id, manifest):
+            raise AppError(
+                ErrorCode.PERMISSION_DENIED,
+                f"{caller.name} may update only its own context; the orchestrator may update any",
+            )
         content = required(command.content, "content")
         if len(content) > PERSONA_MAX_CHARS:
             raise AppError(ErrorCode.INVALID_ARGUMENTS, f"content is longer than {PERSONA_MAX_CHARS} characters")

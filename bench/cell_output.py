@@ -1,0 +1,216 @@
+"""What IdeA adds on a terminal cell's output path, against the bare terminal widget, side by side.
+
+Both run `cat` of the same coloured text file (24 MB by default) in a real PTY, shown next to each other in
+one window (offscreen Qt), with the same font, colour scheme and scrollback:
+
+- bare: a `QTermWidget` and nothing else;
+- IdeA: the cell's terminal as IdeA builds it (`QtTerminalFactory` → `QTermWidgetTerminal` in a
+  `TerminalView`): its output tap (bracketed-paste tracking, colour-query answers), the hand-over of every
+  chunk to the core loop, and an agent's screen watch subscribed there (blocking prompts and the level-2
+  usage-limit scanner of the Claude reference profile) — the most an agent cell does with its output.
+
+Each run times one `cat` from the program's start to the widget's `finished` signal. Runs alternate (bare,
+IdeA, bare, IdeA, …) so the machine's load falls on both alike; the figure is the ratio of the medians, and
+of each pair.
+
+    python bench/cell_output.py [--mb 24] [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication, QHBoxLayout, QWidget  # noqa: E402
+from pyside6_qtermwidget import QTermWidget  # noqa: E402
+
+from idea.domain.profile import Profile  # noqa: E402
+from idea.domain.terminal import SpawnSpec  # noqa: E402
+from idea.infrastructure.core_loop import CoreLoop  # noqa: E402
+from idea.infrastructure.limits.screen_watch import AgentScreenWatch  # noqa: E402
+from idea.infrastructure.resources import resources_dir  # noqa: E402
+from idea.infrastructure.timer import MonotonicTimer  # noqa: E402
+from idea.ui.gui_thread import GuiThread  # noqa: E402
+from idea.ui.terminal.appearance import TerminalAppearance, register_color_schemes  # noqa: E402
+from idea.ui.terminal.qtermwidget_terminal import QtTerminalFactory  # noqa: E402
+
+COLUMNS, LINES = 120, 40
+CELL_WIDTH, CELL_HEIGHT = 700, 600  # both widgets get exactly this size: rendering cost grows with it
+
+
+def coloured_text(path: Path, megabytes: int) -> int:
+    rng = random.Random(11)
+    words = ["build", "agent", "token", "render", "cache", "ready", "delta", "queue", "ports", "layout"]
+    target = megabytes * 1024 * 1024
+    size = 0
+    with path.open("wb") as out:
+        while size < target:
+            parts = [f"\x1b[{30 + rng.randrange(8)}m{rng.choice(words)}\x1b[0m" for _ in range(12)]
+            line = (" ".join(parts) + "\r\n").encode()
+            out.write(line)
+            size += len(line)
+    return size
+
+
+def wait(app: QApplication, done: list[bool], timeout_s: float = 900) -> None:
+    loop = QEventLoop()
+    timer = QTimer()
+    timer.timeout.connect(lambda: loop.quit() if done[0] else None)
+    timer.start(5)
+    deadline = time.monotonic() + timeout_s
+    while not done[0]:
+        loop.exec()
+        if time.monotonic() > deadline:
+            raise TimeoutError("cat never finished")
+    timer.stop()
+
+
+Timing = tuple[float, float]  # wall seconds, CPU seconds of this process (GUI and core threads)
+
+
+def bare_run(app: QApplication, host: QWidget, appearance: TerminalAppearance, data: Path) -> Timing:
+    term = QTermWidget(0, host)
+    term.setTerminalFont(appearance.font(0))
+    term.setColorScheme(appearance.scheme)
+    term.setHistorySize(appearance.history_lines)
+    term.setAutoClose(True)
+    term.setFixedSize(CELL_WIDTH, CELL_HEIGHT)
+    host.layout().addWidget(term)
+    term.show()
+    done = [False]
+    term.finished.connect(lambda: done.__setitem__(0, True))
+    term.setShellProgram("/bin/cat")
+    term.setArgs([str(data)])
+    term.setEnvironment(["TERM=xterm-256color", f"PATH={os.environ.get('PATH', '')}"])
+    started, cpu = time.perf_counter(), time.process_time()
+    term.startShellProgram()
+    wait(app, done)
+    elapsed = (time.perf_counter() - started, time.process_time() - cpu)
+    term.hide()
+    term.deleteLater()
+    return elapsed
+
+
+def idea_run(
+    app: QApplication,
+    host: QWidget,
+    factory: QtTerminalFactory,
+    core: CoreLoop,
+    profile: Profile,
+    data: Path,
+    n: int,
+    *,
+    watched: bool = True,
+) -> Timing:
+    terminal = factory.create(f"bench-{n}", "bench")
+    watch: list[AgentScreenWatch] = []
+
+    async def subscribe() -> None:
+        screen_watch = AgentScreenWatch(
+            terminal=terminal,
+            profile=profile,
+            timer=MonotonicTimer(),
+            now_ms=lambda: time.time_ns() // 1_000_000,
+            diagnostics=_Quiet(),
+            on_limit=lambda _match: None,
+            on_prompt=lambda _prompt: None,
+        )
+        screen_watch.start()
+        watch.append(screen_watch)
+
+    if watched:
+        core.submit(subscribe()).result(30)
+    spec = SpawnSpec(
+        argv=("/bin/cat", str(data)),
+        cwd=str(data.parent),
+        env={"TERM": "xterm-256color", "PATH": os.environ.get("PATH", "")},
+        columns=COLUMNS,
+        lines=LINES,
+    )
+    done = [False]
+    started, cpu = time.perf_counter(), time.process_time()
+    future = core.submit(terminal.start(spec))
+    loop = QEventLoop()
+    while not future.done():
+        loop.processEvents()
+    view = terminal._view  # noqa: SLF001  (the bench shows the cell's own view)
+    assert view is not None
+    view.terminal.finished.connect(lambda: done.__setitem__(0, True))
+    view.setFixedSize(CELL_WIDTH, CELL_HEIGHT)
+    host.layout().addWidget(view)
+    view.show()
+    wait(app, done)
+    elapsed = (time.perf_counter() - started, time.process_time() - cpu)
+    if watch:
+        core.submit(watch[0].stop()).result(30)
+    view.hide()
+    factory.release(terminal.session_id)
+    return elapsed
+
+
+class _Quiet:
+    def beacon(self, message: str) -> None:
+        pass
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--mb", type=int, default=24)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--no-watch", action="store_true", help="IdeA's cell without an output subscriber")
+    args = parser.parse_args()
+    app = QApplication.instance() or QApplication([])
+    register_color_schemes()
+    appearance = TerminalAppearance()
+    profiles = json.loads((resources_dir() / "profiles" / "reference-profiles.json").read_text(encoding="utf-8"))
+    claude = Profile.from_json(next(p for p in profiles if p["name"] == "Claude Code"))
+    core = CoreLoop("bench-core").start()
+    factory = QtTerminalFactory(GuiThread(), core.loop, appearance)
+    host = QWidget()
+    host.setLayout(QHBoxLayout())
+    host.resize(1420, 640)
+    host.show()
+    bare: list[Timing] = []
+    ours: list[Timing] = []
+    with tempfile.TemporaryDirectory() as scratch:
+        data = Path(scratch, "coloured.txt")
+        size = coloured_text(data, args.mb)
+        bare_run(app, host, appearance, data)  # warm-up: page cache, fonts, glyph caches
+        for n in range(args.runs):
+            bare.append(bare_run(app, host, appearance, data))
+            ours.append(idea_run(app, host, factory, core, claude, data, n, watched=not args.no_watch))
+    core.stop()
+    load = os.getloadavg()
+    print(f"Python {platform.python_version()}, {os.cpu_count()} CPUs, load {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
+    print(f"`cat` of {size / 1e6:.1f} MB of coloured text, {args.runs} alternating runs each")
+    print("| Terminal | wall, median (s) | wall runs (s) | CPU of IdeA's process, median (s) | CPU runs (s) |")
+    print("|---|---:|---|---:|---|")
+    for name, runs in (("bare QTermWidget", bare), ("IdeA cell", ours)):
+        walls, cpus = [r[0] for r in runs], [r[1] for r in runs]
+        print(
+            f"| {name} | {statistics.median(walls):.2f} | {', '.join(f'{w:.2f}' for w in walls)} "
+            f"| {statistics.median(cpus):.2f} | {', '.join(f'{c:.2f}' for c in cpus)} |"
+        )
+    for index, what in ((0, "wall"), (1, "CPU")):
+        ratio = statistics.median(o[index] for o in ours) / statistics.median(b[index] for b in bare)
+        pairs = [o[index] / b[index] for o, b in zip(ours, bare, strict=True)]
+        print(f"\nIdeA / bare, {what}: {ratio:.3f} (medians); per pair " + ", ".join(f"{p:.3f}" for p in pairs))
+
+
+if __name__ == "__main__":
+    main()

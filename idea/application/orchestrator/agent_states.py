@@ -1,0 +1,284 @@
+"""What the core knows of each agent beyond its tickets (spec 05 §1): whether it needs the person, whether it
+is stalled, whether it is at its usage limit — and what that means for the asks waiting on it.
+
+- Attention: a Claude `Notification` (permission, or an input wait while it works), a blocking prompt its
+  profile names read back on its screen (a trust dialog, a sign-in screen, a question). Deliveries wait while
+  a dialog is shown; if the dialog is still there after `attention_notice_ms`, the asks waiting on the agent
+  end with `TARGET_NEEDS_ATTENTION`, which says why and that the person was told (never a silent 600 s).
+- Liveness: beats from hook events and transcript growth; the sweep marks busy, silent agents stalled.
+- Usage limits: a limit seen on the agent's output or screen arms a resume at the reset time (or asks the
+  person when there is none); the asks waiting on it end with `TARGET_RATE_LIMITED` (a later reply is still
+  delivered); deliveries wait until the resume, which types its prompt into the CLI, or relaunches it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from idea.application.attention import AttentionBoard
+from idea.application.limits.ports import ScheduledTask
+from idea.application.limits.service import AgentPlace, SessionLimitService
+from idea.application.liveness import LivenessMonitor
+from idea.application.orchestrator.context import CoreContext, cancel_unless_current
+from idea.application.orchestrator.ticket_book import TicketBook
+from idea.application.orchestrator.watch_ports import (
+    AgentWatchAdapters,
+    ScreenWatch,
+    TranscriptLimits,
+    TypedInByThePerson,
+)
+from idea.domain.attention import (
+    Attention,
+    AttentionOrigin,
+    AttentionReason,
+    reason_of_notification,
+    reason_of_screen_prompt,
+    requester_note,
+)
+from idea.domain.ids import AgentId, NodeId
+from idea.domain.liveness import stall_after_ms
+from idea.domain.session_limit import RateLimitSource
+from idea.domain.tickets import TicketEnd, TicketEndKind, TicketKind
+
+DEFAULT_NOTIFICATION = "waiting for your input"
+
+
+class AgentStates:
+    def __init__(
+        self,
+        ctx: CoreContext,
+        book: TicketBook,
+        *,
+        adapters: AgentWatchAdapters | None,
+        submit_human: Callable[[AgentId, str], Awaitable[object]],
+    ) -> None:
+        """`submit_human(agent, text)`: the person's input to the agent (how a resume gives its prompt)."""
+        self._ctx = ctx
+        self._book = book
+        self._adapters = adapters
+        self._submit_human = submit_human
+        self.attention = AttentionBoard(
+            clock=ctx.clock, events=ctx.events, diagnostics=ctx.diagnostics, name_of=ctx.name, visible_of=self._visible
+        )
+        self.attention.subscribe(self._attention_changed)
+        self.liveness = LivenessMonitor(
+            clock=ctx.clock,
+            timer=ctx.timer,
+            events=ctx.events,
+            diagnostics=ctx.diagnostics,
+            threshold_of=self._stall_threshold,
+            token_of=lambda agent: ctx.activity.of(agent).get(agent),
+            on_stall_suspected=self._stall_suspected,
+        )
+        self._fired: asyncio.Queue[ScheduledTask] = asyncio.Queue()
+        self._scheduler = adapters.scheduler(self._fired) if adapters is not None else None
+        self.limits: SessionLimitService | None = None
+        if self._scheduler is not None:
+            self.limits = SessionLimitService(
+                clock=ctx.clock,
+                scheduler=self._scheduler,
+                events=ctx.events,
+                resumer=self,
+                diagnostics=ctx.diagnostics,
+                locate=self._place,
+            )
+        self._watches: dict[AgentId, ScreenWatch] = {}
+        self._limited: set[AgentId] = set()  # deliveries wait for the resume
+        self._notices: dict[AgentId, asyncio.Task[None]] = {}
+        self._transcripts: dict[AgentId, tuple[str, TranscriptLimits]] = {}
+        self._started = False
+
+    # ------------------------------------------------------------------ life
+
+    def start(self) -> None:
+        """Start the sweep and the resume timers (on the core loop, once)."""
+        if self._started:
+            return
+        self._started = True
+        self._ctx.spawn(self._sweep_forever())
+        if self._scheduler is not None and self.limits is not None:
+            self._scheduler.start()
+            self._ctx.spawn(self.limits.drain(self._fired))
+
+    async def close(self) -> None:
+        for watch in list(self._watches.values()):
+            await watch.stop()
+        self._watches.clear()
+        if self._scheduler is not None:
+            await self._scheduler.close()
+
+    # ------------------------------------------------------------------ signals
+
+    def hook_event(self, agent_id: AgentId, source: str = "", payload: dict[str, Any] | None = None) -> None:
+        """Any hook event is a proof of work. A Claude hook also names its transcript, where some versions
+        write their usage-limit records (level 1)."""
+        self._ensure_started()
+        self.liveness.beat(agent_id)
+        transcript = (payload or {}).get("transcript_path")
+        if source == "claude" and isinstance(transcript, str) and transcript and self._adapters is not None:
+            self._transcript_limits(agent_id, transcript)
+
+    def notification(self, agent_id: AgentId, message: str | None) -> None:
+        """Claude's `Notification`: a permission prompt always needs the person; an input wait only while the
+        agent has a task (at an idle prompt it is only waiting for its next one)."""
+        reason = reason_of_notification(message)
+        busy = self._ctx.lanes.of(agent_id).mailbox.busy is not None
+        if reason is AttentionReason.INPUT and not busy:
+            return
+        self.attention.raise_attention(agent_id, reason, message or DEFAULT_NOTIFICATION, AttentionOrigin.HOOK)
+
+    def turn_moved(self, agent_id: AgentId) -> None:
+        self.attention.turn_moved(agent_id)
+
+    def holding(self, agent_id: AgentId) -> str | None:
+        """Why a delivery to the agent must wait now (a dialog on its screen, its usage limit), else None."""
+        if agent_id in self._limited:
+            return "usage-limit"
+        return "attention" if self.attention.holds_delivery(agent_id) else None
+
+    def agent_launched(self, agent_id: AgentId) -> None:
+        """Watch the new terminal for dialogs and limits (its profile says which)."""
+        self._ensure_started()
+        live = self._ctx.lifecycle.live(agent_id)
+        if live is None or self._adapters is None or agent_id in self._watches:
+            return
+        name = self._ctx.name(agent_id)
+        watch = self._adapters.screen_watch(
+            live.terminal,
+            live.profile,
+            on_limit=lambda resets, text: self.limit_seen(agent_id, resets, text),
+            on_prompt=lambda literal: self.prompt_seen(agent_id, literal),
+            label=name,
+        )
+        self._watches[agent_id] = watch
+        watch.start()
+        if isinstance(live.terminal, TypedInByThePerson):
+            live.terminal.on_line_submitted(lambda _none: self._person_took_over(agent_id))
+
+    def agent_exited(self, agent_id: AgentId) -> None:
+        watch = self._watches.pop(agent_id, None)
+        if watch is not None:
+            self._ctx.spawn(watch.stop())
+        self._limited.discard(agent_id)
+        self.attention.dismiss(agent_id)
+        self.liveness.agent_exited(agent_id)
+
+    def prompt_seen(self, agent_id: AgentId, literal: str | None) -> None:
+        if literal is None:
+            self.attention.screen_clear(agent_id)
+        else:
+            self.attention.raise_attention(agent_id, reason_of_screen_prompt(literal), literal, AttentionOrigin.SCREEN)
+
+    def limit_seen(
+        self, agent_id: AgentId, resets_at_ms: int | None, text: str, source: RateLimitSource = RateLimitSource.PATTERN
+    ) -> None:
+        """A usage limit on the agent's output or screen (level 2), or in its transcript (level 1)."""
+        if self.limits is None:
+            return
+        place = self._place(agent_id)
+        node = place.node_id if place is not None else None
+        if not self.limits.report(agent_id, node, None, resets_at_ms, source):
+            return
+        self._limited.add(agent_id)
+        fire_at = self.limits.armed_fire_at(agent_id)
+        when = self._adapters.format_time(resets_at_ms) if self._adapters and resets_at_ms is not None else None
+        end = TicketEnd(
+            TicketEndKind.RATE_LIMITED, resets_at_ms=resets_at_ms, auto_resume=fire_at is not None, note=when
+        )
+        for record in self._waiting_asks(agent_id):
+            self._book.end(record, end)
+
+    # ------------------------------------------------------------------ AgentResumer
+
+    async def resume(self, agent_id: AgentId, node_id: NodeId | None, conversation_id: str | None, prompt: str) -> None:
+        """The limit lifted: a CLI still running gets the prompt typed in; an exited one is started again in its
+        cell (or the background), resuming its own session, and gets the prompt as its first turn."""
+        self._limited.discard(agent_id)
+        ctx = self._ctx
+        if ctx.lifecycle.live(agent_id) is None:
+            await ctx.lifecycle.launch(agent_id, node_id=node_id, visible=node_id is not None, reason="usage limit lifted")
+        await self._submit_human(agent_id, prompt)
+
+    # ------------------------------------------------------------------ internals
+
+    def _person_took_over(self, agent_id: AgentId) -> None:
+        """Enter in the agent's cell while a resume is armed: the person is in control (spec 05 §9.4)."""
+        if self.limits is not None and self.limits.armed_fire_at(agent_id) is not None:
+            self.limits.user_took_over(agent_id)
+            self._limited.discard(agent_id)
+
+    def _transcript_limits(self, agent_id: AgentId, path: str) -> None:
+        assert self._adapters is not None
+        tail = self._transcripts.get(agent_id)
+        if tail is None or tail[0] != path:
+            tail = (path, self._adapters.transcript_limits(path))
+            self._transcripts[agent_id] = tail
+            return  # records from before now are history
+        try:
+            found = tail[1].new_limits()
+        except OSError as exc:
+            self._ctx.diagnostics.beacon(f"[limit] transcript unreadable agent={agent_id}: {exc}")
+            return
+        for resets_at_ms, text in found:
+            self.limit_seen(agent_id, resets_at_ms, text, RateLimitSource.STRUCTURED)
+
+    def _ensure_started(self) -> None:
+        if not self._started and not self._ctx.closing:
+            self.start()
+
+    async def _sweep_forever(self) -> None:
+        lanes = self._ctx.lanes
+        busy_before: set[AgentId] = set()
+        while True:
+            await self.liveness.next_sweep()
+            busy = {lane.agent_id for lane in lanes.all() if lane.mailbox.busy is not None}
+            for agent_id in busy - busy_before:
+                self.liveness.busy_changed(agent_id, True)
+            for agent_id in busy_before - busy:
+                self.liveness.busy_changed(agent_id, False)
+            busy_before = busy
+            self.liveness.sweep()
+
+    def _stall_threshold(self, agent_id: AgentId) -> int | None:
+        profile = self._ctx.profile_or_none(agent_id)
+        if profile is None:
+            return None
+        has_source = profile.hooks is not None or profile.structured_adapter is not None
+        return stall_after_ms(profile, has_source)
+
+    def _stall_suspected(self, agent_id: AgentId) -> None:
+        if self.limits is not None:
+            self.limits.stall_suspected(agent_id)
+
+    def _visible(self, agent_id: AgentId) -> bool:
+        live = self._ctx.lifecycle.live(agent_id)
+        return live is not None and live.node_id is not None
+
+    def _place(self, agent_id: AgentId) -> AgentPlace | None:
+        live = self._ctx.lifecycle.live(agent_id)
+        return AgentPlace(live.node_id, None) if live is not None else None
+
+    def _waiting_asks(self, agent_id: AgentId) -> list:  # type: ignore[type-arg]
+        return [
+            record
+            for record in self._book.open_records()
+            if record.ticket.target == agent_id and record.ticket.kind is TicketKind.ASK
+        ]
+
+    def _attention_changed(self, agent_id: AgentId, attention: Attention | None) -> None:
+        cancel_unless_current(self._notices.pop(agent_id, None))
+        if attention is not None and attention.reason.blocks_delivery:
+            self._notices[agent_id] = self._ctx.spawn(self._notice_requesters(agent_id, attention))
+
+    async def _notice_requesters(self, agent_id: AgentId, attention: Attention) -> None:
+        """Still waiting for the person after a while: the asks waiting on the agent end and say why."""
+        await self._ctx.timer.sleep(self._ctx.timings.attention_notice_ms)
+        if self.attention.current(agent_id) != attention:
+            return
+        self._notices.pop(agent_id, None)
+        name, visible = self._ctx.name(agent_id), self._visible(agent_id)
+        for record in self._waiting_asks(agent_id):
+            note = requester_note(name, attention, visible, delivered=record.submitted)
+            self._book.end(record, TicketEnd(TicketEndKind.NEEDS_ATTENTION, note=note))

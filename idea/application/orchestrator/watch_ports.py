@@ -1,0 +1,67 @@
+"""What the core needs to watch its agents beyond their hooks (spec 05): a watch on each live terminal for
+blocking prompts and usage limits, wall-clock timers for resumes, and local times in words."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
+
+from idea.application.limits.ports import ScheduledTask, Scheduler
+from idea.application.ports import TerminalSession
+from idea.domain.profile import Profile
+
+LimitSeen = Callable[[int | None, str], None]  # (resets_at_ms or None, the text that matched)
+PromptSeen = Callable[[str | None], None]  # the blocking-prompt literal on screen, None once it left
+
+
+@runtime_checkable
+class TypedInByThePerson(Protocol):
+    """A terminal that says when the person presses Enter in it (one shown in a cell)."""
+
+    def on_line_submitted(self, callback: Callable[[None], None]) -> Callable[[], None]: ...
+
+
+class ScreenWatch(Protocol):
+    def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+
+class WallClockScheduler(Scheduler, Protocol):
+    def start(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+class TranscriptLimits(Protocol):
+    def new_limits(self) -> list[tuple[int | None, str]]:
+        """Usage-limit records the CLI appended to its transcript since the last call: (resets_at_ms or
+        None, the record's text)."""
+        ...
+
+
+class HookSessions(Protocol):
+    def hook_event(self, agent_id: str, source: str, payload: dict[str, Any]) -> None:
+        """Record the CLI's own session id a hook event carries."""
+        ...
+
+
+class AgentWatchAdapters(Protocol):
+    def screen_watch(
+        self, terminal: TerminalSession, profile: Profile, *, on_limit: LimitSeen, on_prompt: PromptSeen, label: str
+    ) -> ScreenWatch:
+        """A watch on one agent's terminal; it does nothing until started."""
+        ...
+
+    def scheduler(self, fired: asyncio.Queue[ScheduledTask]) -> WallClockScheduler:
+        """Timers that put their task on `fired` when the wall clock passes their deadline."""
+        ...
+
+    def transcript_limits(self, transcript_path: str) -> TranscriptLimits:
+        """Level 1 (spec 05 §6.1): the limit records a Claude transcript gets from now on."""
+        ...
+
+    def format_time(self, epoch_ms: int) -> str:
+        """ "15:00", with the date when it is not today (local time)."""
+        ...

@@ -1,0 +1,27 @@
+"""Sign-in prechecks (spec 02 §9, §13.3): before an agent's CLI starts, IdeA checks that the CLI has
+credentials, so a delegated agent never waits unseen on a login screen; when it has none, the launch says
+what to do instead of starting a CLI that can only ask for a login."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from idea.domain.profile import Profile
+
+
+@dataclass(frozen=True)
+class SignInCheck:
+    cli: str  # "Claude Code", "Codex", "Gemini CLI"
+    signed_in: bool
+    what_to_do: str  # empty when signed in
+
+    def refusal(self, agent_name: str) -> str:
+        """The launch refusal: which agent, which CLI, and the way out."""
+        return f"{self.cli} is not signed in for agent {agent_name}: {self.what_to_do}"
+
+
+class SignInChecker(Protocol):
+    def check(self, profile: Profile) -> SignInCheck | None:
+        """None when IdeA has no way to tell for this profile's CLI (aider, custom commands)."""
+        ...

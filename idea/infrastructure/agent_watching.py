@@ -1,0 +1,82 @@
+"""`LocalAgentWatchAdapters`: what the orchestration core watches its agents with — a screen watch per live
+terminal (blocking prompts, level-2 usage limits), the wall-clock scheduler of resumes, local times in words."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import datetime
+
+from idea.application.limits.ports import ScheduledTask
+from idea.application.orchestrator.ports import Timer
+from idea.application.orchestrator.watch_ports import LimitSeen, PromptSeen
+from idea.application.ports import Clock, Diagnostics, TerminalSession
+from idea.domain.profile import Profile
+from idea.infrastructure.limits.detector import LimitMatch
+from idea.infrastructure.inspect.engine_sessions import TranscriptTail, claude_limit_in_record
+from idea.infrastructure.limits.reset_time import local_zone, parse_reset_time
+from idea.infrastructure.limits.screen_watch import AgentScreenWatch
+from idea.infrastructure.scheduler import AsyncioWallClockScheduler
+
+
+class LocalAgentWatchAdapters:
+    def __init__(self, clock: Clock, timer: Timer, diagnostics: Diagnostics) -> None:
+        self._clock = clock
+        self._timer = timer
+        self._diagnostics = diagnostics
+
+    def screen_watch(
+        self, terminal: TerminalSession, profile: Profile, *, on_limit: LimitSeen, on_prompt: PromptSeen, label: str
+    ) -> AgentScreenWatch:
+        def limit(match: LimitMatch) -> None:
+            on_limit(match.resets_at_ms, match.text)
+
+        return AgentScreenWatch(
+            terminal=terminal,
+            profile=profile,
+            timer=self._timer,
+            now_ms=self._clock.now_ms,
+            diagnostics=self._diagnostics,
+            on_limit=limit,
+            on_prompt=on_prompt,
+            label=label,
+        )
+
+    def scheduler(self, fired: asyncio.Queue[ScheduledTask]) -> AsyncioWallClockScheduler:
+        return AsyncioWallClockScheduler(self._clock, fired)
+
+    def transcript_limits(self, transcript_path: str) -> ClaudeTranscriptLimits:
+        return ClaudeTranscriptLimits(transcript_path, self._clock)
+
+    def format_time(self, epoch_ms: int) -> str:
+        return format_local_time(epoch_ms, self._clock.now_ms())
+
+
+class ClaudeTranscriptLimits:
+    """The limit records Claude Code appends to its transcript (level 1): only new bytes are read."""
+
+    def __init__(self, path: str, clock: Clock) -> None:
+        self._tail = TranscriptTail(path)
+        self._clock = clock
+
+    def new_limits(self) -> list[tuple[int | None, str]]:
+        found = []
+        for record in self._tail.new_records(must_contain=b"limit"):
+            limit = claude_limit_in_record(record)
+            if limit is not None:
+                resets = (
+                    parse_reset_time(limit.resets_at_text, "auto", self._clock.now_ms())
+                    if limit.resets_at_text
+                    else None
+                )
+                found.append((resets, limit.text))
+        return found
+
+
+def format_local_time(epoch_ms: int, now_ms: int | None = None) -> str:
+    """ "15:00" today, "Jun 21 15:00" another day (local time)."""
+    zone = local_zone()
+    moment = datetime.fromtimestamp(epoch_ms / 1000, tz=zone)
+    today = datetime.fromtimestamp((now_ms if now_ms is not None else time.time_ns() // 1_000_000) / 1000, tz=zone)
+    clock = moment.strftime("%H:%M")
+    return clock if moment.date() == today.date() else f"{moment.strftime('%b')} {moment.day} {clock}"

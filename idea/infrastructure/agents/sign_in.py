@@ -1,0 +1,89 @@
+"""`LocalSignInChecker`: whether an agent CLI has credentials, from the files and variables it reads itself
+(verify per supported version). A CLI is recognised by its command's name; others get no precheck.
+
+- Claude Code: `ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN`, `CLAUDE_CODE_OAUTH_TOKEN`, Bedrock or Vertex
+  switches, `<config>/.credentials.json` (`$CLAUDE_CONFIG_DIR`, else `~/.claude`), or an `oauthAccount` in
+  `~/.claude.json` (where the macOS keychain keeps the secret itself).
+- Codex: the shared login of the user's Codex home, or `OPENAI_API_KEY` / `CODEX_API_KEY` (spec 02 §13.3).
+- Gemini CLI: `GEMINI_API_KEY`, `GOOGLE_API_KEY`, Vertex AI, or `~/.gemini/oauth_creds.json`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from idea.application.sign_in import SignInCheck
+from idea.domain.profile import Profile
+from idea.infrastructure.agents.codex_auth import codex_credentials_available, user_codex_home
+
+CLAUDE_ENV = (
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "CLAUDE_CODE_OAUTH_TOKEN",
+    "CLAUDE_CODE_USE_BEDROCK",
+    "CLAUDE_CODE_USE_VERTEX",
+)
+GEMINI_ENV = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI")
+
+CLAUDE_WHAT_TO_DO = (
+    "open a cell, run `claude` and sign in with /login (or set ANTHROPIC_API_KEY in IdeA's environment), "
+    "then start the agent again"
+)
+CODEX_WHAT_TO_DO = (
+    "run `codex login` in a cell or a terminal (or set OPENAI_API_KEY in IdeA's environment), then start the "
+    "agent again; every Codex agent shares that login"
+)
+GEMINI_WHAT_TO_DO = (
+    "open a cell, run `gemini` and choose \"Login with Google\" (or set GEMINI_API_KEY in IdeA's environment), "
+    "then start the agent again"
+)
+
+
+def cli_family(profile: Profile) -> str | None:
+    """ "claude", "codex", "gemini" or None, from the program the profile runs (a wrapper script or another
+    program dressed as one of them gets no precheck: better no check than a wrong refusal)."""
+    name = os.path.basename(profile.command.replace("\\", "/")).lower()
+    for family in ("claude", "codex", "gemini"):
+        if name in (family, f"{family}.exe", f"{family}.cmd"):
+            return family
+    return None
+
+
+class LocalSignInChecker:
+    def __init__(self, environ: Mapping[str, str] | None = None, home: Path | None = None) -> None:
+        self._environ = environ
+        self._home = home
+
+    def check(self, profile: Profile) -> SignInCheck | None:
+        env = os.environ if self._environ is None else self._environ
+        home = self._home if self._home is not None else Path.home()
+        family = cli_family(profile)
+        if family == "claude":
+            return _result("Claude Code", _claude_signed_in(env, home), CLAUDE_WHAT_TO_DO)
+        if family == "codex":
+            codex_home = user_codex_home(env) if self._home is None else Path(env.get("CODEX_HOME") or home / ".codex")
+            return _result("Codex", codex_credentials_available(codex_home, env), CODEX_WHAT_TO_DO)
+        if family == "gemini":
+            signed_in = any(env.get(n) for n in GEMINI_ENV) or (home / ".gemini" / "oauth_creds.json").is_file()
+            return _result("Gemini CLI", signed_in, GEMINI_WHAT_TO_DO)
+        return None
+
+
+def _result(cli: str, signed_in: bool, what_to_do: str) -> SignInCheck:
+    return SignInCheck(cli, signed_in, "" if signed_in else what_to_do)
+
+
+def _claude_signed_in(env: Mapping[str, str], home: Path) -> bool:
+    if any(env.get(name) for name in CLAUDE_ENV):
+        return True
+    config_dir = Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home / ".claude"
+    if (config_dir / ".credentials.json").is_file():
+        return True
+    try:
+        state = json.loads((home / ".claude.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(state, dict) and isinstance(state.get("oauthAccount"), dict)

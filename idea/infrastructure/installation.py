@@ -1,0 +1,94 @@
+"""How this IdeA is installed, and the command that starts it again.
+
+Other processes start IdeA again long after this one wrote their configuration: an agent CLI runs the MCP
+bridge and the hook relay, a desktop menu starts the GUI. They must name the executable the user actually
+has: the AppImage file (not its temporary mount), the frozen executable of a one-dir install (the `.deb`'s
+`/opt/idea/idea`, an unpacked `.tar.gz`), the `idea` console script of a venv or pipx install, and
+`python -m idea` only for a checkout that was never installed.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+CONSOLE_SCRIPT = "idea"
+FALLBACK_COMMAND = "idea"
+
+
+class Kind(enum.Enum):
+    APPIMAGE = "AppImage"
+    FROZEN = "one-dir"  # PyInstaller: the .deb, the .tar.gz
+    VENV = "Python package"  # pip / pipx, editable or not
+    CHECKOUT = "source checkout"
+
+
+@dataclass(frozen=True)
+class Installation:
+    kind: Kind
+    command: tuple[str, ...]  # argv prefix that starts this IdeA again
+    appimage: str | None = None  # the AppImage file, when kind is APPIMAGE
+
+
+def is_frozen() -> bool:
+    """A PyInstaller executable (one-dir, AppImage): its bootloader set LD_LIBRARY_PATH to its own libraries."""
+    return bool(getattr(sys, "frozen", False))
+
+
+def detect(
+    environ: Mapping[str, str] | None = None,
+    *,
+    executable: str | None = None,
+    frozen: bool | None = None,
+) -> Installation:
+    """This process's installation. `$APPIMAGE` counts only when the frozen executable runs from the
+    image's own mount (`$APPDIR`): a variable inherited from some other AppImage app must not win."""
+    env = os.environ if environ is None else environ
+    exe = sys.executable if executable is None else executable
+    if (is_frozen() if frozen is None else frozen) and exe:
+        appimage, appdir = env.get("APPIMAGE", ""), env.get("APPDIR", "")
+        if appimage and appdir and _inside(exe, appdir):
+            return Installation(Kind.APPIMAGE, (appimage,), appimage)
+        return Installation(Kind.FROZEN, (exe,))
+    if not exe:
+        return Installation(Kind.CHECKOUT, (FALLBACK_COMMAND,))
+    script = _console_script_of(exe)
+    if script is not None:
+        return Installation(Kind.VENV, (script,))
+    return Installation(Kind.CHECKOUT, (exe, "-m", "idea"))
+
+
+def idea_command(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The argv prefix that starts this IdeA again (see `detect`)."""
+    return list(detect(environ).command)
+
+
+def _inside(path: str, directory: str) -> bool:
+    try:
+        return Path(path).resolve().is_relative_to(Path(directory).resolve())
+    except (OSError, ValueError):
+        return False
+
+
+def _console_script_of(interpreter: str) -> str | None:
+    """The `idea` script pip installed beside `interpreter`, if it runs that same interpreter.
+
+    A script of another installation in the same folder (`/usr/bin/idea` of the .deb beside
+    `/usr/bin/python3`) does not count: its first line names a different interpreter or none.
+    """
+    script = Path(interpreter).parent / CONSOLE_SCRIPT
+    try:
+        with script.open("rb") as handle:
+            first_line = handle.readline(512)
+    except OSError:
+        return None
+    if not first_line.startswith(b"#!") or not os.access(script, os.X_OK):
+        return None
+    shebang = first_line[2:].strip().split(b" ", 1)[0].decode(errors="replace")
+    if Path(shebang).parent != Path(interpreter).parent:
+        return None
+    return str(script)

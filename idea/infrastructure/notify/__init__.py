@@ -1,0 +1,1 @@
+"""Desktop notifications on the platform's notification service."""

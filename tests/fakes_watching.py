@@ -1,0 +1,73 @@
+"""A stand-in for the terminal watches of the orchestration core (`AgentWatchAdapters`): tests say what an
+agent's screen shows and what limit it printed; resume timers are the real wall-clock scheduler on the
+test's virtual time."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from idea.application.limits.ports import ScheduledTask
+from idea.application.orchestrator.watch_ports import LimitSeen, PromptSeen
+from idea.application.ports import TerminalSession
+from idea.domain.profile import Profile
+from idea.infrastructure.scheduler import AsyncioWallClockScheduler
+from tests.fakes_orchestration import VirtualTime
+
+
+@dataclass
+class FakeScreenWatch:
+    label: str
+    on_limit: LimitSeen
+    on_prompt: PromptSeen
+    started: bool = False
+    stopped: bool = False
+
+    def start(self) -> None:
+        self.started = True
+
+    async def stop(self) -> None:
+        self.stopped = True
+
+
+@dataclass
+class FakeTranscript:
+    """Limit records the test says the CLI wrote to its transcript."""
+
+    pending: list[tuple[int | None, str]] = field(default_factory=list)
+
+    def new_limits(self) -> list[tuple[int | None, str]]:
+        found, self.pending = self.pending, []
+        return found
+
+
+@dataclass
+class FakeWatching:
+    time: VirtualTime
+    watches: dict[str, FakeScreenWatch] = field(default_factory=dict)  # by agent name
+    scheduler_instance: AsyncioWallClockScheduler | None = None
+    transcripts: dict[str, FakeTranscript] = field(default_factory=dict)
+
+    def screen_watch(
+        self, terminal: TerminalSession, profile: Profile, *, on_limit: LimitSeen, on_prompt: PromptSeen, label: str
+    ) -> FakeScreenWatch:
+        watch = FakeScreenWatch(label, on_limit, on_prompt)
+        self.watches[label] = watch
+        return watch
+
+    def scheduler(self, fired: asyncio.Queue[ScheduledTask]) -> AsyncioWallClockScheduler:
+        self.scheduler_instance = AsyncioWallClockScheduler(self.time, fired, sleep=self.time.sleep)
+        return self.scheduler_instance
+
+    def format_time(self, epoch_ms: int) -> str:
+        return f"@{epoch_ms}"
+
+    def transcript_limits(self, transcript_path: str) -> FakeTranscript:
+        return self.transcripts.setdefault(transcript_path, FakeTranscript())
+
+    def show(self, name: str, literal: str | None) -> None:
+        """The agent's screen now shows this blocking prompt (None: none any more)."""
+        self.watches[name].on_prompt(literal)
+
+    def limit(self, name: str, resets_at_ms: int | None, text: str = "usage limit reached") -> None:
+        self.watches[name].on_limit(resets_at_ms, text)

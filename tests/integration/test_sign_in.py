@@ -1,0 +1,78 @@
+"""Sign-in prechecks of the agent CLIs, from their own credential files and variables."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from idea.domain.profile import Profile
+from idea.infrastructure.agents.sign_in import LocalSignInChecker, cli_family
+from idea.infrastructure.resources import resources_dir
+
+
+def shipped(name: str) -> Profile:
+    data = json.loads((resources_dir() / "profiles" / "reference-profiles.json").read_text(encoding="utf-8"))
+    return Profile.from_json(next(p for p in data if p["name"] == name))
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path
+
+
+def checker(home: Path, **env: str) -> LocalSignInChecker:
+    return LocalSignInChecker(environ=env, home=home)
+
+
+def test_families() -> None:
+    assert cli_family(shipped("Claude Code")) == "claude"
+    assert cli_family(shipped("Gemini CLI")) == "gemini"
+    assert cli_family(shipped("Aider")) is None
+    custom = Profile.from_json({**shipped("Gemini CLI").to_json(), "command": "/opt/bin/gemini"})
+    assert cli_family(custom) == "gemini"
+
+
+def test_claude(home: Path) -> None:
+    profile = shipped("Claude Code")
+    check = checker(home).check(profile)
+    assert check is not None and not check.signed_in and "/login" in check.what_to_do
+    assert "Claude Code is not signed in for agent Architect: open a cell" in check.refusal("Architect")
+    assert checker(home, ANTHROPIC_API_KEY="k").check(profile).signed_in  # type: ignore[union-attr]
+    (home / ".claude").mkdir()
+    (home / ".claude" / ".credentials.json").write_text("{}")
+    assert checker(home).check(profile).signed_in  # type: ignore[union-attr]
+
+
+def test_claude_account_in_its_state_file(home: Path) -> None:
+    (home / ".claude.json").write_text(json.dumps({"oauthAccount": {"emailAddress": "ada@example.com"}}))
+    assert checker(home).check(shipped("Claude Code")).signed_in  # type: ignore[union-attr]
+    (home / ".claude.json").write_text("{broken")
+    assert not checker(home).check(shipped("Claude Code")).signed_in  # type: ignore[union-attr]
+
+
+def test_codex(home: Path) -> None:
+    profile = shipped("Codex")
+    check = checker(home).check(profile)
+    assert check is not None and not check.signed_in and "codex login" in check.what_to_do
+    (home / ".codex").mkdir()
+    (home / ".codex" / "auth.json").write_text("{}")
+    assert checker(home).check(profile).signed_in  # type: ignore[union-attr]
+    elsewhere = home / "codex-home"
+    assert not checker(home, CODEX_HOME=str(elsewhere)).check(profile).signed_in  # type: ignore[union-attr]
+    assert checker(home, OPENAI_API_KEY="k").check(profile).signed_in  # type: ignore[union-attr]
+
+
+def test_gemini(home: Path) -> None:
+    profile = shipped("Gemini CLI")
+    check = checker(home).check(profile)
+    assert check is not None and not check.signed_in and "Login with Google" in check.what_to_do
+    assert checker(home, GEMINI_API_KEY="k").check(profile).signed_in  # type: ignore[union-attr]
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "oauth_creds.json").write_text("{}")
+    assert checker(home).check(profile).signed_in  # type: ignore[union-attr]
+
+
+def test_no_precheck_for_aider(home: Path) -> None:
+    assert checker(home).check(shipped("Aider")) is None

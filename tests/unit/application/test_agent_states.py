@@ -1,0 +1,215 @@
+"""The core's view of its agents beyond tickets: attention (hooks and screens), the asks told why, usage
+limits and resumes (LR-10), liveness through the core (LR-11)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from idea.domain.agent_state_events import (
+    AgentAttentionCleared,
+    AgentLivenessChanged,
+    AgentNeedsAttention,
+    AgentRateLimited,
+    AgentResumed,
+    AgentResumeScheduled,
+)
+from idea.domain.attention import AttentionReason
+from idea.domain.errors import AppError, ErrorCode
+from idea.domain.liveness import Liveness
+from idea.domain.orchestration import Reply, Source
+from idea.domain.session_limit import HOUR_MS, RESUME_PROMPT
+from tests.fakes_orchestration import settle
+from tests.fakes_watching import FakeWatching
+from tests.world import Harness, claude_profile, make_harness
+
+TRUST = "Do you trust the files in this folder?"
+NOTICE_MS = 10_000
+
+
+def rig(architect_node: str | None = None) -> tuple[Harness, FakeWatching]:
+    holder: list[FakeWatching] = []
+
+    def watching(time):  # type: ignore[no-untyped-def]
+        holder.append(FakeWatching(time))
+        return holder[0]
+
+    profile = claude_profile(blockingPrompts=[TRUST])
+    h = make_harness([("Main", claude_profile()), ("Architect", profile)], watching=watching)
+    h.lifecycle.start("Main")
+    h.lifecycle.start("Architect", architect_node)
+    h.service.agent_launched(h.id("Architect"))
+    return h, holder[0]
+
+
+async def outcome_error(task: asyncio.Task) -> AppError:  # type: ignore[type-arg]
+    with pytest.raises(AppError) as raised:
+        await task
+    return raised.value
+
+
+async def test_a_background_agent_on_a_trust_dialog_raises_attention_and_its_asker_is_told_why() -> None:
+    h, watching = rig(architect_node=None)
+    watching.show("Architect", TRUST)  # its CLI starts on the dialog
+    ask = await h.ask("Main", "Architect", "review the ports")
+    await settle()
+    [needs] = h.events.of_type(AgentNeedsAttention)
+    assert (needs.agent_id, needs.reason, needs.visible) == (h.id("Architect"), AttentionReason.TRUST, False)
+
+    await h.time.run_until(ask.done, within_ms=NOTICE_MS + 1_000)
+    error = await outcome_error(ask)
+    assert error.code is ErrorCode.TARGET_NEEDS_ATTENTION and error.retryable
+    assert "trust its folder" in error.message and "background" in error.message
+    assert "not delivered" in error.message
+    assert h.written("Architect") == ""  # never typed into the dialog
+    assert h.row("Architect") is None or h.row("Architect").ticket is None
+    await h.close()
+
+
+async def test_a_dialog_answered_in_time_lets_the_delivery_through() -> None:
+    h, watching = rig(architect_node="cell-2")
+    watching.show("Architect", TRUST)
+    ask = await h.ask("Main", "Architect", "review the ports")
+    await h.time.advance(NOTICE_MS // 2)
+    assert h.written("Architect") == ""
+    watching.show("Architect", None)
+    ticket = await h.deliver("Architect")
+    assert h.events.of_type(AgentAttentionCleared)
+    await h.time.advance(NOTICE_MS)
+    assert not ask.done()
+    h.hook("Architect", "UserPromptSubmit", prompt=h.last_delivery("Architect"))
+    await h.service.dispatch(h.agent("Architect"), Reply("done", ticket), Source.MCP)
+    assert "reply from Architect" in (await ask).detail
+    await h.close()
+
+
+async def test_a_permission_prompt_mid_task_tells_the_asker_and_the_reply_still_reaches_it_later() -> None:
+    h, _ = rig(architect_node="cell-2")
+    ask = await h.ask("Main", "Architect", "run the tests")
+    ticket = await h.begin_turn("Architect")
+    h.hook("Architect", "Notification", message="Claude needs your permission to use Bash")
+    await h.time.run_until(ask.done, within_ms=NOTICE_MS + 1_000)
+    error = await outcome_error(ask)
+    assert error.code is ErrorCode.TARGET_NEEDS_ATTENTION
+    assert "permission" in error.message and "delivered to you later" in error.message
+    with pytest.raises(AppError) as late:
+        await h.service.dispatch(h.agent("Architect"), Reply("tests pass", ticket), Source.MCP)
+    assert late.value.code is ErrorCode.TICKET_CLOSED  # saved, and shown to Main as a late reply
+    await h.close()
+
+
+async def test_an_idle_prompt_notification_holds_nothing() -> None:
+    h, _ = rig(architect_node="cell-2")
+    h.hook("Architect", "Notification", message="Claude is waiting for your input")
+    await h.ask("Main", "Architect", "the task")
+    await h.deliver("Architect")
+    assert not h.events.of_type(AgentNeedsAttention)
+    await h.close()
+
+
+async def test_a_usage_limit_ends_the_asks_holds_deliveries_and_resumes_the_running_cli() -> None:
+    h, watching = rig(architect_node="cell-2")
+    ask = await h.ask("Main", "Architect", "review the ports")
+    await h.begin_turn("Architect")
+    reset = h.time.now_ms() + HOUR_MS
+    watching.limit("Architect", reset, "Claude usage limit reached ∙ resets 3pm")
+    error = await outcome_error(ask)
+    assert error.code is ErrorCode.TARGET_RATE_LIMITED and not error.retryable
+    assert error.data is not None and error.data["resetsAtMs"] == reset and error.data["autoResume"] is True
+    assert f"resume it at @{reset}" in error.message
+    assert h.row("Architect").status.value == "blocked"
+    assert h.events.of_type(AgentRateLimited)[0].resets_at_ms == reset
+    assert h.events.of_type(AgentResumeScheduled)[0].fire_at_ms == reset
+
+    second = await h.ask("Main", "Architect", "another task")
+    watching.limit("Architect", reset, "still limited")  # the same episode: nothing new
+    assert not second.done()
+    written = h.written("Architect")
+    await h.time.advance(HOUR_MS - 60_000)
+    assert h.written("Architect") == written  # held while limited
+    await h.time.run_until(lambda: RESUME_PROMPT in h.written("Architect"), within_ms=120_000)
+    assert h.lifecycle.launches == []  # the CLI was still running: typed in, not relaunched
+    await h.time.run_until(lambda: bool(h.events.of_type(AgentResumed)), within_ms=1_000)
+    second.cancel()
+    await h.close()
+
+
+async def test_an_exited_cli_is_relaunched_in_its_cell_when_its_limit_lifts() -> None:
+    h, watching = rig(architect_node="cell-2")
+    reset = h.time.now_ms() + HOUR_MS
+    watching.limit("Architect", reset)
+    h.lifecycle.terminal("Architect").exit(0)
+    await settle()
+    assert h.lifecycle.live(h.id("Architect")) is None
+    await h.time.run_until(lambda: bool(h.lifecycle.launches), within_ms=HOUR_MS + 60_000)
+    assert h.lifecycle.launches[0][:3] == (h.id("Architect"), "cell-2", True)
+    await h.time.run_until(lambda: RESUME_PROMPT in h.written("Architect"), within_ms=120_000)
+    await h.close()
+
+
+async def test_a_limit_without_a_reset_time_asks_the_person_and_arms_nothing() -> None:
+    h, watching = rig(architect_node="cell-2")
+    ask = await h.ask("Main", "Architect", "the task")
+    await h.begin_turn("Architect")
+    watching.limit("Architect", None)
+    error = await outcome_error(ask)
+    assert error.code is ErrorCode.TARGET_RATE_LIMITED and error.data is not None
+    assert error.data["autoResume"] is False and "could not tell when it resets" in error.message
+    assert not h.events.of_type(AgentResumeScheduled)
+    await h.close()
+
+
+async def test_a_busy_agent_without_beats_is_stalled_once_and_revived_by_a_hook() -> None:
+    h, _ = rig(architect_node="cell-2")
+    ask = await h.ask("Main", "Architect", "a long task")
+    await h.begin_turn("Architect")
+    await h.time.advance(300_000 + 10_000)
+    changes = [(e.agent_id, e.liveness) for e in h.events.of_type(AgentLivenessChanged)]
+    assert changes == [(h.id("Architect"), Liveness.STALLED)]
+    h.hook("Architect", "SubagentStop")
+    changes = [(e.agent_id, e.liveness) for e in h.events.of_type(AgentLivenessChanged)]
+    assert changes[-1] == (h.id("Architect"), Liveness.ALIVE) and len(changes) == 2
+    ask.cancel()
+    await h.close()
+
+
+async def test_a_limit_record_in_the_claude_transcript_is_a_structured_detection() -> None:
+    h, watching = rig(architect_node="cell-2")
+    transcript = "/home/ada/.claude/projects/x/s.jsonl"
+    h.hook("Architect", "SessionStart", transcript_path=transcript)
+    ask = await h.ask("Main", "Architect", "the task")
+    await h.begin_turn("Architect")
+    reset = h.time.now_ms() + HOUR_MS
+    watching.transcripts[transcript].pending.append((reset, "Claude AI usage limit reached|1781370000"))
+    h.hook("Architect", "Stop", transcript_path=transcript)
+    error = await outcome_error(ask)
+    assert error.code is ErrorCode.TARGET_RATE_LIMITED
+    limits = h.service.states.limits
+    assert limits is not None and limits.limit_of(h.id("Architect")).source.value == "structured"  # type: ignore[union-attr]
+    await h.close()
+
+
+async def test_enter_in_the_agent_cell_while_a_resume_is_armed_hands_control_to_the_person() -> None:
+    from idea.domain.agent_state_events import AgentResumeCancelled, ResumeCancelReason
+
+    holder: list[FakeWatching] = []
+
+    def watching(time):  # type: ignore[no-untyped-def]
+        holder.append(FakeWatching(time))
+        return holder[0]
+
+    h = make_harness([("Main", claude_profile()), ("Architect", claude_profile())], watching=watching)
+    h.lifecycle.start("Main")
+    h.lifecycle.start("Architect", "cell-2")
+    pressed: list = []
+    h.lifecycle.terminal("Architect").on_line_submitted = lambda callback: pressed.append(callback)  # type: ignore[attr-defined]
+    h.service.agent_launched(h.id("Architect"))
+    holder[0].limit("Architect", h.time.now_ms() + HOUR_MS)
+    assert h.service.states.holding(h.id("Architect")) == "usage-limit"
+    pressed[0](None)
+    assert h.events.of_type(AgentResumeCancelled) == [
+        AgentResumeCancelled(h.id("Architect"), ResumeCancelReason.USER_TOOK_OVER)
+    ]
+    assert h.service.states.holding(h.id("Architect")) is None
+    await h.close()

@@ -1,0 +1,189 @@
+"""LR-8 and LR-9: level 2 of usage-limit detection on terminal output and on the read-back screen."""
+
+from __future__ import annotations
+
+import json
+import random
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from idea.infrastructure.resources import resources_dir
+from idea.domain.profile import Profile, RateLimitPattern
+from idea.domain.session_limit import LimitEpisodes, LimitReport
+from idea.infrastructure.limits.detector import (
+    TAIL_BYTES,
+    LimitMatch,
+    OutputLimitScanner,
+    RateLimitParser,
+    ReadbackThrottle,
+    screen_limit,
+    visible_stream_text,
+)
+
+PARIS = ZoneInfo("Europe/Paris")
+NOW = int(datetime(2026, 6, 17, 10, 0, tzinfo=PARIS).timestamp() * 1000)
+REFERENCE = resources_dir() / "profiles" / "reference-profiles.json"
+
+
+def reference(slug_name: str) -> Profile:
+    profiles = [Profile.from_json(p) for p in json.loads(REFERENCE.read_text(encoding="utf-8"))]
+    return next(p for p in profiles if p.name == slug_name)
+
+
+def feed(scanner: OutputLimitScanner, data: bytes) -> LimitMatch | None:
+    scanner.feed(data)
+    return scanner.scan(NOW)
+
+
+def claude_parser() -> RateLimitParser:
+    parser = RateLimitParser(reference("Claude Code").rate_limit_pattern, tz=PARIS)
+    assert parser.active and parser.problem is None
+    return parser
+
+
+def at(hour: int, minute: int = 0, tz: ZoneInfo = PARIS) -> int:
+    return int(datetime(2026, 6, 17, hour, minute, tzinfo=tz).timestamp() * 1000)
+
+
+def test_message_split_across_chunks_in_ansi_colours_is_detected_once() -> None:
+    scanner = OutputLimitScanner(claude_parser())
+    episodes = LimitEpisodes()
+    chunks = [
+        b"\x1b[2K\x1b[1G\x1b[38;5;174m\xe2\x8e\xbf  Claude usage limit reac",
+        b"hed\x1b[39m \xe2\x88\x99 \x1b[1mres",
+        b"ets 3\x1b[22m",
+        b"pm (Europe/Paris)\x1b[0m\r\n",
+        b"\x1b[2m> \x1b[0m",
+    ]
+    reports = []
+    for chunk in chunks:  # a scan after every chunk: the most a flowing output gets
+        scanner.feed(chunk)
+        match = scanner.scan(NOW)
+        if match is not None:
+            reports.append(match)
+    assert scanner.scan(NOW, final=True) is None
+    assert len(reports) == 1
+    assert reports[0].resets_at_ms == at(15)
+    # the same message read back from the screen a moment later is the same episode
+    again = screen_limit(claude_parser(), "  Claude usage limit reached ∙ resets 3pm (Europe/Paris)\n> ", NOW + 500)
+    assert again is not None and again.resets_at_ms == at(15)
+    assert episodes.is_new(LimitReport("a", reports[0].resets_at_ms, NOW))
+    assert not episodes.is_new(LimitReport("a", again.resets_at_ms, NOW + 500))
+
+
+def test_a_match_at_the_end_of_the_output_waits_for_the_rest_or_for_quiet() -> None:
+    scanner = OutputLimitScanner(claude_parser())
+    assert feed(scanner, b"5-hour limit reached - resets 3") is None
+    match = feed(scanner, b"pm\r\n")
+    assert match is not None and match.resets_at_ms == at(15)
+    assert feed(scanner, b"5-hour limit reached - resets 4pm") is None
+    flushed = scanner.scan(NOW, final=True)
+    assert flushed is not None and flushed.resets_at_ms == at(16)
+    assert scanner.scan(NOW, final=True) is None
+
+
+def test_escape_sequence_cut_between_chunks_leaves_no_debris() -> None:
+    parser = RateLimitParser(RateLimitPattern(pattern=r"\blimit reached\b"))
+    scanner = OutputLimitScanner(parser)
+    assert feed(scanner, b"usage \x1b[3") is None
+    assert feed(scanner, b"1mlimit reached\x1b[0m now") is not None
+
+
+def test_a_match_without_a_readable_time_has_no_reset() -> None:
+    parser = RateLimitParser(RateLimitPattern(pattern=r"(?i)rate limited(?: until (?P<t>\S+))?", reset_capture="t"))
+    scanner = OutputLimitScanner(parser)
+    match = feed(scanner, b"Rate limited until someday.\n")
+    assert match is not None and match.resets_at_ms is None
+    match = feed(scanner, b"Rate limited, sorry\n")
+    assert match is not None and match.resets_at_ms is None
+
+
+def test_full_screen_tui_words_placed_by_cursor_moves_are_read_on_the_screen() -> None:
+    parser = claude_parser()
+    scanner = OutputLimitScanner(parser)
+    # each word drawn at an absolute position, in reverse order: the stream never holds the sentence
+    words = ["(Europe/Paris)", "3pm", "resets", "reached", "limit", "usage", "Claude"]
+    stream = b"".join(f"\x1b[5;{60 - i * 8}H{w}".encode() for i, w in enumerate(words))
+    assert feed(scanner, stream) is None and scanner.scan(NOW, final=True) is None
+    screen = "\n\n\n\n  Claude usage limit reached resets 3pm (Europe/Paris)"
+    match = screen_limit(parser, screen, NOW)
+    assert match is not None and match.resets_at_ms == at(15)
+
+
+def test_screen_line_wrapped_at_the_width_is_read_both_ways() -> None:
+    parser = claude_parser()
+    match = screen_limit(parser, "Claude usage limit reached ∙ resets 3p\nm", NOW)
+    assert match is not None and match.resets_at_ms == at(15)
+
+
+def test_profile_without_a_pattern_never_reports_a_limit_on_a_megabyte_of_output() -> None:
+    rng = random.Random(7)
+    words = ["limit", "reached", "resets", "3pm", "usage", "rate", "token", "error", "\x1b[31m", "\x1b[0m", "\r\n"]
+    capture = "".join(rng.choice(words) + " " for _ in range(200_000)).encode()[: 1 << 20]
+    for profile in (reference("Gemini CLI"), reference("Aider")):
+        assert profile.rate_limit_pattern is None
+        parser = RateLimitParser(profile.rate_limit_pattern)
+        scanner = OutputLimitScanner(parser)
+        for offset in range(0, len(capture), 4096):
+            assert feed(scanner, capture[offset : offset + 4096]) is None
+        assert scanner.scan(NOW, final=True) is None
+        assert screen_limit(parser, capture[-8000:].decode(), NOW) is None
+
+
+def test_reference_pattern_stays_quiet_on_ordinary_agent_output() -> None:
+    scanner = OutputLimitScanner(claude_parser())
+    ordinary = (
+        "● Reading src/limits.py\n  The retry limit is reached after 3 attempts; the counter resets when a call succeeds.\n"
+        "\x1b[32m✓\x1b[0m Tests pass. Next: rate-limit the API client.\n"
+    ).encode()
+    for _ in range(2000):
+        assert feed(scanner, ordinary) is None
+    assert scanner.scan(NOW, final=True) is None
+
+
+def test_invalid_pattern_disables_level_two_with_a_reason() -> None:
+    parser = RateLimitParser(RateLimitPattern(pattern="(unclosed"))
+    assert not parser.active
+    assert parser.problem is not None and "not a valid regular expression" in parser.problem
+    assert feed(OutputLimitScanner(parser), b"(unclosed") is None
+
+
+def test_unknown_capture_group_is_reported_and_the_limit_still_seen() -> None:
+    parser = RateLimitParser(RateLimitPattern(pattern="limit reached", reset_capture="reset"))
+    assert parser.active and parser.problem is not None and "'reset'" in parser.problem
+    match = feed(OutputLimitScanner(parser), b"limit reached!\n")
+    assert match is not None and match.resets_at_ms is None
+
+
+def test_control_sequences_are_removed_and_blanks_collapsed() -> None:
+    text = "a\x1b[1;31mb\x1b]0;title\x07c\x1bP1$r\x1b\\d\x1b(Be\x07f\tg\r\n\n h\x1b7"
+    assert visible_stream_text(text) == "ab c d e f g h "  # colours vanish, moves become blanks
+
+
+def test_readback_throttle_waits_for_quiet_and_spaces_readbacks() -> None:
+    throttle = ReadbackThrottle()
+    assert not throttle.due(0)
+    throttle.output(1000)
+    assert not throttle.due(1299)
+    assert throttle.due(1300)
+    throttle.read_back(1300)
+    assert not throttle.due(5000)  # nothing new on screen
+    throttle.output(1400)
+    assert throttle.next_check_ms() == 3300  # quiet since 1700, but the last readback was at 1300
+    assert not throttle.due(3299) and throttle.due(3300)
+    throttle.read_back(3300)
+    throttle.output(9000)
+    throttle.output(9200)
+    assert not throttle.due(9400) and throttle.due(9500)
+
+
+def test_a_flood_between_two_scans_is_read_only_at_its_end() -> None:
+    scanner = OutputLimitScanner(claude_parser())
+    scanner.feed(b"Claude usage limit reached \xe2\x88\x99 resets 3pm\r\n")  # scrolled away in the flood...
+    for _ in range(100):
+        scanner.feed(b"x" * 4096)
+    scanner.feed(b"\r\n5-hour limit reached \xe2\x88\x99 resets 4pm (Europe/Paris)\r\n")  # ...this one is last
+    match = scanner.scan(NOW)
+    assert match is not None and match.resets_at_ms == at(16)
+    assert scanner.scan(NOW, final=True) is None
+    assert TAIL_BYTES < 100 * 4096
