@@ -130,14 +130,18 @@ def tracebacks(scenario: Scenario) -> list[str]:
 
 
 def texts_in_agent_files(project: Path) -> list[tuple[str, str]]:
-    """Every string of live-state.json, and every persona, as (where, text)."""
+    """Every string of live-state.json, and every file the tools write from an agent's text (personas, memory
+    notes, skills, the shared context and its proposals), as (where, text)."""
     found: list[tuple[str, str]] = []
-    live = project / ".ideai" / "live-state.json"
+    ideai = project / ".ideai"
+    live = ideai / "live-state.json"
     if live.exists():
         for entry in json.loads(live.read_text(encoding="utf-8")).get("entries", []):
             found += [(f"live-state {key}", value) for key, value in entry.items() if isinstance(value, str)]
-    for persona in (project / ".ideai" / "agents").glob("*.md"):
-        found.append((f"persona {persona.name}", persona.read_text(encoding="utf-8")))
+    written = [*ideai.glob("agents/*.md"), *ideai.glob("memory/*.md"), *ideai.glob("skills/md/*.md")]
+    written += [*ideai.glob("proposals/*.md"), *ideai.glob("CONTEXT.md")]
+    for path in written:
+        found.append((str(path.relative_to(ideai)), path.read_text(encoding="utf-8")))
     return found
 
 

@@ -56,6 +56,10 @@ NODE = "5b0c7f3e-2a41-4d8e-9c1b-6e7f8a9b0c1d"
             },
             LaunchAgent(target="QA", visibility=Visibility.BACKGROUND, node_id=NODE, task="go"),
         ),
+        (  # issue 16: an empty optional string is its default, not an INTERNAL answer
+            {"type": "agent.launch", "targetAgent": "QA", "visibility": "", "nodeId": "", "task": ""},
+            LaunchAgent(target="QA", visibility=Visibility.VISIBLE, node_id=None, task=None),
+        ),
         ({"type": "agent.stop", "targetAgent": "QA"}, StopAgent(target="QA")),
         (
             {"type": "agent.context.update", "targetAgent": "QA", "content": "# QA"},
@@ -65,6 +69,10 @@ NODE = "5b0c7f3e-2a41-4d8e-9c1b-6e7f8a9b0c1d"
         (
             {"type": "workstate.set", "status": "blocked", "intent": "waiting for CI"},
             SetWorkState(status=WorkStatus.BLOCKED, intent="waiting for CI"),
+        ),
+        (  # issue 16: control characters never reach the core, whichever door they come through
+            {"type": "workstate.set", "status": "blocked", "intent": "wait\u0000ing\u001b[2J for\r\nCI"},
+            SetWorkState(status=WorkStatus.BLOCKED, intent="waiting[2J for\nCI"),
         ),
     ],
     ids=lambda value: value.get("type") if isinstance(value, dict) else "",

@@ -37,7 +37,7 @@ from tests.integration.fuzz_support import (
 from tests.integration.scenario_support import ScenarioFactory, scenario_factory
 from tests.tool_strategies import JSON_SCALARS, JSON_VALUES, calls
 
-SHORT_CALLS = 400
+SHORT_CALLS = 250
 GOOD_ID, BAD_IDS = "good", st.sampled_from([True, False, None, 1.5, -0.0, [1], {"n": 1}, 2**70])
 
 
