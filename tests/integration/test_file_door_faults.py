@@ -283,6 +283,33 @@ async def test_where_no_answer_can_be_written_the_log_says_so_and_the_request_go
     await still_serving(folders, agent=MAIN)
 
 
+async def test_a_request_outside_an_in_folder_is_named_once_in_the_log(
+    door: RequestFolderDoor, folders: Folders, diagnostics: RecordingDiagnostics
+) -> None:
+    beside = folders.requests / MAIN / "beside.json"
+    above = folders.requests / "above.json"
+    nested = folders.inbox(MAIN) / "deeper"
+    nested.mkdir()
+    for path in (beside, above, nested / "nested.json"):
+        path.write_text('{"type": "agent.list"}', encoding="utf-8")
+    folders.submit("answer-kept", {"type": "agent.list"})  # its answer in out/ is no misplaced request
+    await folders.response("answer-kept")
+
+    def reports() -> list[str]:
+        return [line for line in diagnostics.lines if "is not served: a request goes in" in line]
+
+    await wait_until(lambda: len(reports()) == 3, 5, what="three misplaced files reported")
+    beside.write_text('{"type": "agent.list"} ', encoding="utf-8")  # written again: still one line
+    await still_serving(folders)
+
+    assert sorted(line.split()[1] for line in reports()) == [
+        ".ideai/requests/above.json",
+        f".ideai/requests/{MAIN}/beside.json",
+        f".ideai/requests/{MAIN}/in/deeper/nested.json",
+    ]
+    assert "<agent id>/in/<request id>.json" in reports()[0]
+
+
 async def test_every_request_is_logged_with_the_folder_it_came_from(
     door: RequestFolderDoor, folders: Folders, diagnostics: RecordingDiagnostics
 ) -> None:

@@ -12,10 +12,11 @@ the core loop, so an `agent.message` waiting for its answer never holds up anoth
 Nothing waits forever: every `*.json` in an `in/` folder gets an answer in the `out/` beside it — the
 command's outcome, or an error naming the rule it broke (not a regular file, too large, a name that is no
 request id, a folder of no agent, an id answered before) — and is then deleted. Where no answer can be
-written, the diagnostics log says so and the request is deleted all the same. A file whose writer never
-finished is answered once it has not changed for `STALL_S`; a periodic sweep finds what the watcher
-missed. Answered ids are remembered for the project's life (`request_ids.py`), so a restart still
-refuses a reused id, and every request is logged with the folder it came from.
+written, the diagnostics log says so and the request is deleted all the same; a `*.json` outside an
+`in/` folder is never served, and the log names it once. A file whose writer never finished is answered
+once it has not changed for `STALL_S`; a periodic sweep finds what the watcher missed. Answered ids are
+remembered across restarts (`request_ids.py`, the newest 50 000), so a restart still refuses a reused
+id, and every request is logged with the folder it came from.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ REQUEST_MAX_BYTES = 256 * 1024
 RESPONSE_MAX_AGE_S = 24 * 3600
 SWEEP_INTERVAL_S = 2.0
 STALL_S = 5.0  # a request file unchanged this long is answered as it stands, finished or not
+MISPLACED_REMEMBERED = 1000  # misplaced files reported once each, up to this many
 INBOX = "in"
 REQUEST_SUFFIX = ".json"
 OUTBOX = "out"
@@ -112,6 +114,7 @@ class RequestFolderDoor:
         self._active: dict[tuple[str, str], str] = {}  # requests being served: key -> digest
         self._given_up: dict[tuple[str, str], str] = {}  # answered, but their file could not be deleted
         self._unchanged: dict[Path, tuple[int, int, float]] = {}  # sweep: (size, mtime_ns, first seen)
+        self._misplaced: set[Path] = set()  # `*.json` files outside `in/` folders already reported
         self._tasks: set[asyncio.Task[None]] = set()
         self._closed = False
 
@@ -161,9 +164,10 @@ class RequestFolderDoor:
     def _read(self, path: Path, *, complete: bool) -> _Request | None:
         """The request at `path`, or None when it is not a request file (or, for a file that may still be
         being written, when its content is not JSON yet: its closing, or the sweep, will come)."""
-        if not path.name.endswith(REQUEST_SUFFIX) or path.parent.name != INBOX:
+        if not path.name.endswith(REQUEST_SUFFIX):
             return None
-        if path.parent.parent.parent != self._requests_dir:
+        if path.parent.name != INBOX or path.parent.parent.parent != self._requests_dir:
+            self._note_misplaced(path)
             return None
         content = read_request_file(path, REQUEST_MAX_BYTES)
         if content is None:
@@ -187,6 +191,23 @@ class RequestFolderDoor:
         if not complete and not _is_json(content.body or b""):
             return None
         return request
+
+    def _note_misplaced(self, path: Path) -> None:
+        """A `*.json` in the request folders but not in an `in/` folder (an answer in `out/` aside) is
+        never served: say once in the log where requests go, so whoever waits for its answer learns why."""
+        if path.parent.name == OUTBOX and path.parent.parent.parent == self._requests_dir:
+            return
+        if path in self._misplaced or len(self._misplaced) >= MISPLACED_REMEMBERED:
+            return
+        self._misplaced.add(path)
+        try:
+            where = path.relative_to(self._requests_dir.parent.parent)
+        except ValueError:
+            return
+        self._log_from_thread(
+            f"[file] {_shown(str(where), 200)} is not served: a request goes in "
+            f".ideai/{REQUESTS_DIR}/<agent id>/{INBOX}/<request id>{REQUEST_SUFFIX}"
+        )
 
     def _leftovers(self) -> list[_Request]:
         requests = (self._read(path, complete=True) for path in sorted(self._inboxes_glob()))
