@@ -258,8 +258,34 @@ class Soak:
     async def drain(self) -> None:
         await self.wait_all(ASK_BOUND_S + 5)
         deadline = time.monotonic() + QUIESCE_S
-        while self.tickets.open_now() and time.monotonic() < deadline:
+        while self.unended_tickets() and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
+
+    def unended_tickets(self) -> dict[str, str]:
+        """The tickets seen in a queue that have not ended, with their kind. Only asks publish
+        `RendezvousEnded`; the others (a task, a late reply shown to its requester) end in the log alone, so
+        a ticket without that event is looked up there: its kind from `[mailbox] enqueued`, its end from
+        the one `ended ticket=` line every ticket gets."""
+        still_open = self.tickets.open_now()
+        if not still_open:
+            return {}
+        log = self.scenario.app.data_dir / "logs" / "idea.log"
+        kinds: dict[str, str] = {}
+        ended: Counter[str] = Counter()
+        for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+            fields = dict(part.split("=", 1) for part in line.split() if "=" in part)
+            ticket = fields.get("ticket")
+            if ticket not in still_open:
+                continue
+            if "[mailbox] enqueued" in line:
+                kinds[ticket] = fields.get("kind", "?")
+            elif " ended ticket=" in line:
+                ended[ticket] += 1
+        return {
+            ticket: kinds.get(ticket, "?")
+            for ticket in still_open
+            if kinds.get(ticket) in (None, "ask") or ended[ticket] != 1
+        }
 
     # -- the invariants --
 
@@ -296,9 +322,9 @@ class Soak:
             if ask.ended is None:
                 raise self.fail(f"ask #{ask.number} to {ask.target} never ended")
             self.check_outcome(ask)
-        still_open = self.tickets.open_now()
-        if still_open:
-            raise self.fail(f"tickets IdeA opened and never ended: {sorted(still_open)}")
+        unended = self.unended_tickets()
+        if unended:
+            raise self.fail(f"tickets IdeA opened and never ended (ticket: kind): {unended}")
         snapshots = await asyncio.to_thread(self.scenario.sync, self.scenario.runtime.orchestrator.queue_snapshots)
         busy = [s.agent_id for s in snapshots if s.busy is not None]
         queued = [s.agent_id for s in snapshots if s.tickets]
