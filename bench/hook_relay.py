@@ -6,12 +6,14 @@ loop, a fake orchestration core that takes the event), so every relayed sample i
 handshake, event, payload, IdeA's close. Measured, alternating so the machine's load falls on all alike:
 
 - bare: `python -I -S -c pass`, the baseline (an interpreter that does nothing);
-- relay: the command the run dir declares today (`python -I -S …/hooks/relay.py …`);
+- relay: the command the run dir declares today (`python -I -S -c "import relay…" …/hooks …`);
 - subcommand: `python -m idea hook …`, the form every hook used before (and what frozen builds still use).
 
-The relay's target is at most 1.2× the baseline (median wall time), measured in the same run.
+The relay's target is at most 1.2× the baseline (median wall time), measured in the same run, over either
+transport: `--transport loopback` serves Windows' endpoint file and loopback TCP (the relay then reads the
+file and checks IdeA's greeting before it sends).
 
-    python bench/hook_relay.py [--runs 40]
+    python bench/hook_relay.py [--runs 40] [--transport unix|loopback]
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ sys.path.insert(0, str(REPO))
 from idea.domain.mcp_wiring import hook_relay_args  # noqa: E402
 from idea.infrastructure.agents.executable import idea_command  # noqa: E402
 from idea.infrastructure.agents.hook_command import hook_relay_command  # noqa: E402
-from tests.fakes_orchestration import MAIN, TOKENS  # noqa: E402
+from tests.fakes_gateway import MAIN, TOKENS  # noqa: E402
 from tests.integration.mcp_support import PROJECT_HEX, bridge_env, project_endpoint, serving  # noqa: E402
 
 PAYLOAD = json.dumps(
@@ -89,9 +91,12 @@ def serve_in_background(endpoint: str) -> tuple[threading.Event, list[int], thre
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument(
+        "--transport", choices=("unix", "loopback"), default="unix", help="loopback: Windows' endpoint file + TCP"
+    )
     args = parser.parse_args()
     env = bridge_env(TOKENS[MAIN])
-    with project_endpoint() as endpoint:
+    with project_endpoint(args.transport) as endpoint:
         relay_args = hook_relay_args("claude", endpoint, PROJECT_HEX, MAIN)
         commands = {
             "bare python -I -S -c pass": shell_line([sys.executable, "-I", "-S", "-c", "pass"]),
@@ -114,6 +119,7 @@ def main() -> None:
     relayed = counter[0]
     expected = (args.runs + 3) * 2
     load = os.getloadavg()
+    print(f"transport: {args.transport}")
     print(f"Python {platform.python_version()}, {os.cpu_count()} CPUs, load {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     print(f"events taken by IdeA: {relayed} of {expected}")
     base = statistics.median(walls["bare python -I -S -c pass"])

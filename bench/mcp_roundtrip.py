@@ -9,7 +9,9 @@ thread. Three paths are timed, call after call, in the same run:
 
 The gateway behind the server answers at once, so the figures are the door's own cost.
 
-    python bench/mcp_roundtrip.py [--calls N] [--warmup N]
+    python bench/mcp_roundtrip.py [--calls N] [--warmup N] [--transport unix|loopback]
+
+`--transport loopback` serves the endpoint over the Windows transport (loopback TCP, endpoint file, proof).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from idea.infrastructure.agents.executable import idea_command
 from idea.infrastructure.core_loop import CoreLoop
 from idea.infrastructure.mcp.endpoint import mcp_endpoint
 from idea.infrastructure.mcp.server import McpSocketServer
+from idea.infrastructure.mcp.transport import mcp_loopback_endpoint, open_endpoint_stream
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 PROJECT_ID = "0f3c2a9e-6b1d-4c1e-9d0a-2f6f1f7b8c11"
@@ -95,7 +98,7 @@ async def echo_round_trips(path: str, calls: int, warmup: int) -> list[float]:
 
 
 async def raw_round_trips(endpoint: str, calls: int, warmup: int) -> list[float]:
-    reader, writer = await asyncio.open_unix_connection(endpoint, limit=16 * 1024 * 1024)
+    reader, writer = await open_endpoint_stream(endpoint, limit=16 * 1024 * 1024)
     handshake = {"v": 1, "kind": "mcp", "project": simple_hex(PROJECT_ID), "requester": AGENT_ID, "token": TOKEN}
     writer.write(json.dumps(handshake).encode() + b"\n")
     initialize = {
@@ -155,7 +158,10 @@ def percentiles(samples: list[float]) -> tuple[float, float, float]:
 async def measure(arguments: argparse.Namespace) -> None:
     core = CoreLoop("bench-core").start()
     with tempfile.TemporaryDirectory(prefix="idea-b-", dir="/tmp") as base:
-        endpoint = mcp_endpoint(PROJECT_ID, {"XDG_RUNTIME_DIR": base})
+        if arguments.transport == "loopback":  # the Windows transport, measured here on Linux
+            endpoint = mcp_loopback_endpoint(PROJECT_ID, {"IDEA_RUNTIME_DIR": base})
+        else:
+            endpoint = mcp_endpoint(PROJECT_ID, {"XDG_RUNTIME_DIR": base})
         echo_path = str(Path(base) / "echo.sock")
         server = McpSocketServer(
             PROJECT_ID,
@@ -217,6 +223,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--warmup", type=int, default=100)
+    parser.add_argument("--transport", choices=("unix", "loopback"), default="unix")
     asyncio.run(measure(parser.parse_args()))
 
 

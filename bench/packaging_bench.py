@@ -3,7 +3,8 @@
 - sizes: the AppImage, the .deb, the .tar.gz, the wheel and the wheel installed in a fresh venv;
 - time to the first painted window: the AppImage (FUSE), the AppImage extracted and cached, the frozen
   one-dir, and the venv's console script (`idea --quit-at-first-paint`, offscreen, no project);
-- start of `idea hook` (run by agent CLIs on every turn): frozen one-dir, AppImage, venv;
+- start of `idea hook` (run by agent CLIs on every turn): frozen one-dir, AppImage (while IdeA runs from the
+  same image, whose mount it names in IDEA_LIVE_APPDIR, and with none running), venv;
 - the extract-and-run fallback: first start (extracts) and second start (reuses the cache).
 
 Runs alternate between the variants (A B C A B C ...) so a drift of the machine's speed touches them alike;
@@ -47,7 +48,8 @@ def fresh_data_dir(root: Path) -> dict[str, str]:
     data.mkdir(parents=True, exist_ok=True)
     (data / "settings.json").write_text(json.dumps({"version": 1, "firstRunCompleted": True}))
     (data / "profiles.json").write_text(json.dumps({"version": 1, "profiles": []}))
-    env = {k: v for k, v in os.environ.items() if k not in ("APPIMAGE_EXTRACT_AND_RUN", "LD_LIBRARY_PATH")}
+    inherited = ("APPIMAGE_EXTRACT_AND_RUN", "LD_LIBRARY_PATH", "IDEA_LIVE_APPDIR")
+    env = {k: v for k, v in os.environ.items() if k not in inherited}
     env.update(IDEA_DATA_DIR=str(data), QT_QPA_PLATFORM="offscreen")
     return env
 
@@ -126,11 +128,20 @@ def main() -> int:
         }, args.runs)
         table("Time to first painted window", paint, "venv console script")
 
-        hook = alternate({
-            "frozen one-dir": lambda: wall_s([str(onedir), *HOOK_ARGS], env),
-            "AppImage (FUSE)": lambda: wall_s([str(image), *HOOK_ARGS], env),
-            "venv console script": lambda: wall_s([str(venv / "bin" / "idea"), *HOOK_ARGS], env),
-        }, args.runs)
+        # The mount an IdeA started from the image has, named for its children as that IdeA names it.
+        mounter = subprocess.Popen([str(image), "--appimage-mount"], stdout=subprocess.PIPE, text=True, env=env)
+        try:
+            assert mounter.stdout is not None
+            live = {**env, "IDEA_LIVE_APPDIR": mounter.stdout.readline().strip()}
+            hook = alternate({
+                "frozen one-dir": lambda: wall_s([str(onedir), *HOOK_ARGS], env),
+                "AppImage, IdeA running from it": lambda: wall_s([str(image), *HOOK_ARGS], live),
+                "AppImage, none running (mounts)": lambda: wall_s([str(image), *HOOK_ARGS], env),
+                "venv console script": lambda: wall_s([str(venv / "bin" / "idea"), *HOOK_ARGS], env),
+            }, args.runs)
+        finally:
+            mounter.terminate()
+            mounter.wait(timeout=30)
         table("`idea hook` start to exit", hook, "venv console script")
 
         first, second = [], []

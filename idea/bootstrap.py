@@ -9,12 +9,13 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from idea.application.agents.profiles import ProfileCatalogue
-from idea.application.agents.runner import AgentLaunchDeps
+from idea.application.agents.launch_deps import AgentLaunchDeps
 from idea.application.agents.templates import TemplateCatalogue
 from idea.application.git.projects import GitDeps, GitProjects
 from idea.application.permissions.service import PermissionService
@@ -22,7 +23,8 @@ from idea.application.orchestrator.ports import PortalProvider
 from idea.application.orchestrator.timing import OrchestratorTimings
 from idea.application.ports import Clock, Host, IdGenerator, TerminalFactory
 from idea.application.preferences import Preferences
-from idea.application.projects import OrchestrationDeps, ProjectDeps, ProjectService
+from idea.application.project_service import ProjectService
+from idea.application.projects import OrchestrationDeps, ProjectDeps
 from idea.infrastructure.agents.run_dir import LocalRunDirWriter
 from idea.infrastructure.cli_probe import SubprocessCliDetector
 from idea.infrastructure.clock import SystemClock, Uuid4Generator
@@ -33,15 +35,16 @@ from idea.infrastructure.git.files import LocalWorktreeFiles
 from idea.infrastructure.git.pygit2_git import Pygit2Git
 from idea.infrastructure.git.watcher import WatchdogFolderWatcher
 from idea.infrastructure.git.worker import ThreadWorker
-from idea.infrastructure.host import LocalHost
 from idea.infrastructure.inspect.process_cpu import DescendantCpuProbe
-from idea.infrastructure.mcp.endpoint import mcp_endpoint, sweep_dead_endpoints
+from idea.infrastructure.installation import name_live_appdir
+from idea.infrastructure.mcp.endpoint import sweep_dead_endpoints
 from idea.infrastructure.knowledge_adapters import LocalKnowledgeAdapters
 from idea.infrastructure.agent_watching import LocalAgentWatchAdapters
 from idea.infrastructure.agents.sign_in import LocalSignInChecker
 from idea.infrastructure.inspect.engine_sessions import LocalSessionInspector
 from idea.infrastructure.orchestration_adapters import LocalOrchestrationAdapters
 from idea.infrastructure.paths import user_data_dir
+from idea.infrastructure.platform import platform_adapters
 from idea.infrastructure.project_folder import LocalProjectFolder
 from idea.infrastructure.resources import ResourcePromptLibrary
 from idea.infrastructure.sandbox.enforcer import platform_sandbox
@@ -56,6 +59,7 @@ from idea.infrastructure.stores.running import JsonRunningAgentsStore
 from idea.infrastructure.stores.templates import JsonTemplateStore
 from idea.infrastructure.stores.user_data import JsonUserDataStore
 from idea.infrastructure.timer import MonotonicTimer
+from idea.infrastructure.write_leftovers import sweep_write_leftovers
 
 TerminalBackend = Callable[[asyncio.AbstractEventLoop], TerminalFactory]
 
@@ -74,6 +78,10 @@ class App:
     projects: ProjectService
     permissions: PermissionService
     closers: list[Callable[[], None]] = field(default_factory=list)  # after the core loop stops
+
+    def startup_problems(self) -> list[str]:
+        """What went wrong while the user data was read (broken files kept aside), for the first window."""
+        return [*self.preferences.problems, *self.profiles.problems]
 
     def shutdown(self, wait: Callable[[concurrent.futures.Future[None]], None] | None = None) -> None:
         """Stop every project's processes, then the core loop. `wait` waits for the closing; the GUI passes
@@ -111,14 +119,18 @@ def bootstrap(
     ids: IdGenerator | None = None,
     host: Host | None = None,
 ) -> App:
+    name_live_appdir()  # from an AppImage: what agents' bridges and hook relays start from
     data_dir = data_dir or user_data_dir()
     data_dir.mkdir(parents=True, exist_ok=True)
     clock = clock or SystemClock()
     ids = ids or Uuid4Generator()
-    host = host or LocalHost()
+    platform = platform_adapters()  # Unix socket or loopback TCP, hook quoting, PATH lookups
+    host = host or platform.make_host()
     diagnostics = FileDiagnostics(data_dir / "logs")
     diagnostics.beacon("[startup] IdeA launched; diagnostics log armed")
     sweep_dead_endpoints(diagnostics)
+    for leftover in sweep_write_leftovers(data_dir, now_s=time.time(), skip=("logs",)):
+        diagnostics.beacon(f"[startup] removed {leftover}: a write interrupted by a crash")
     events = EventBus()
     user_data = JsonUserDataStore(data_dir)
     preferences = Preferences(user_data, events, diagnostics)
@@ -163,9 +175,9 @@ def bootstrap(
             profiles=profiles,
             providers=JsonProviderSessionStore(),
             running=JsonRunningAgentsStore(),
-            run_dirs=LocalRunDirWriter(),
+            run_dirs=LocalRunDirWriter(shell=platform.shell),
             prompts=ResourcePromptLibrary(),
-            endpoint_for=mcp_endpoint,
+            endpoint_for=platform.endpoint_for,
             new_token=lambda: secrets.token_hex(32),
             rendezvous_window_ms=timings.window_ms,
             rendezvous_ceiling_ms=timings.ceiling_ms,
@@ -174,7 +186,9 @@ def bootstrap(
             sessions=LocalSessionInspector(),
         ),
         orchestration=OrchestrationDeps(
-            adapters=LocalOrchestrationAdapters(diagnostics, timings.mcp_safety_net_ms()),
+            adapters=LocalOrchestrationAdapters(
+                diagnostics, timings.mcp_safety_net_ms(), endpoint_for=platform.endpoint_for
+            ),
             portals=portals,
             timer=MonotonicTimer(),
             timings=timings,

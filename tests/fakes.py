@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from idea.application.ports import Unsubscribe
 from idea.domain.errors import AppError, ErrorCode
@@ -73,6 +73,9 @@ class FakeHost:
         if program.startswith("/"):
             return program
         return f"/usr/bin/{program}" if program in self.installed else None
+
+    def launch_argv(self, program: str, args: Sequence[str]) -> list[str]:
+        return [program, *args]
 
     def is_dir(self, path: str) -> bool:
         return os.path.isdir(path)  # tests give agents real worktree folders (tmp_path)
@@ -217,6 +220,9 @@ class MemoryProjectFolder:
 
     def ensure_scaffold(self, root: str) -> None:
         self.scaffolded.append(root)
+
+    def remove_write_leftovers(self, root: str) -> list[str]:
+        return []
 
 
 class MemoryUserData:

@@ -290,13 +290,27 @@ class MemoryConversationLog:
 
 
 class QuietDoors:
-    def __init__(self) -> None:
+    """Inert doors that still keep the single-instance rule: a root served by open doors refuses another
+    start, as the project's socket does. `refuse_with`: the error the next start raises (a read-only folder)."""
+
+    def __init__(self, root: str = "", served: set[str] | None = None) -> None:
         self.open = False
+        self._root = root
+        self._served = served if served is not None else set()
+        self.refuse_with: BaseException | None = None
 
     async def start(self) -> None:
+        await asyncio.sleep(0)  # binding a socket yields to the loop
+        if self.refuse_with is not None:
+            raise self.refuse_with
+        if self._root in self._served:
+            raise AppError(ErrorCode.PROJECT_ALREADY_OPEN, f"another IdeA process has {self._root} open")
+        self._served.add(self._root)
         self.open = True
 
     async def close(self) -> None:
+        if self.open:
+            self._served.discard(self._root)
         self.open = False
 
 
@@ -307,6 +321,8 @@ class MemoryOrchestrationAdapters:
         self.live_states: dict[str, MemoryLiveStateStore] = {}
         self.probes: dict[str, FakeActivity] = {}
         self.opened_doors: list[QuietDoors] = []
+        self.served_roots: set[str] = set()
+        self.next_door_error: BaseException | None = None
 
     def live_state(self, root: str) -> MemoryLiveStateStore:
         return self.live_states.setdefault(root, MemoryLiveStateStore())
@@ -315,6 +331,7 @@ class MemoryOrchestrationAdapters:
         return self.probes.setdefault(root, FakeActivity())
 
     def doors(self, project_id: str, root: str, gateway) -> QuietDoors:  # noqa: ANN001
-        doors = QuietDoors()
+        doors = QuietDoors(root, self.served_roots)
+        doors.refuse_with, self.next_door_error = self.next_door_error, None
         self.opened_doors.append(doors)
         return doors

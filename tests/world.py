@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from idea.application.agents.profiles import ProfileCatalogue
-from idea.application.agents.runner import AgentLaunchDeps
+from idea.application.agents.launch_deps import AgentLaunchDeps
 from idea.application.agents.templates import TemplateCatalogue
 from idea.application.permissions.service import PermissionService
 from idea.application.preferences import Preferences
@@ -21,7 +21,8 @@ from idea.application.orchestrator.dispatch import CommandFamily
 from idea.application.orchestrator.service import OrchestratorService
 from idea.application.sign_in import SignInCheck
 from idea.application.orchestrator.timing import OrchestratorTimings
-from idea.application.projects import OrchestrationDeps, ProjectDeps, ProjectService
+from idea.application.project_service import ProjectService
+from idea.application.projects import OrchestrationDeps, ProjectDeps
 from idea.domain.orchestration import AgentCaller, Human, Outcome, Requester, Source
 from idea.domain.profile import Profile, ProfileBook
 from idea.domain.workspace import NewCellContent, Settings

@@ -6,7 +6,7 @@ composition root (idea.bootstrap) wires them. Tests use the fakes in tests/fakes
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 from idea.domain.ids import ProjectId, SessionId
@@ -121,6 +121,11 @@ class Host(Protocol):
         """The absolute path `program` resolves to on `path` (or as given when it has a slash), or None."""
         ...
 
+    def launch_argv(self, program: str, args: Sequence[str]) -> list[str]:
+        """The argv that starts a program `which` found with `args`: itself, or on Windows what a `.cmd`
+        shim would run (npm's: node and the package's script; any other: cmd.exe /d /s /c)."""
+        ...
+
     def is_dir(self, path: str) -> bool:
         """Whether `path` is an existing folder (an agent's worktree, before it is started there)."""
         ...
@@ -135,6 +140,11 @@ class ProjectFolder(Protocol):
 
     def ensure_scaffold(self, root: str) -> None:
         """Create `.ideai/` with an empty agents manifest, and keep the .gitignore runtime block current."""
+        ...
+
+    def remove_write_leftovers(self, root: str) -> list[str]:
+        """Remove the temporary files of IdeA's writes that a crash interrupted (old enough that no write can
+        still be in progress); returns their paths."""
         ...
 
 

@@ -18,6 +18,7 @@ class Preferences:
         self._store = store
         self._events = events
         self._diagnostics = diagnostics
+        self.problems: list[str] = []  # told at start-up, before anyone listens to the events
         self._settings = self._load(store.load_settings, Settings)
 
     @property
@@ -40,7 +41,9 @@ class Preferences:
             return load()
         except CorruptFileError as exc:
             self._diagnostics.beacon(f"[settings] {exc.message}")
-            self._events.publish(ProjectProblem(None, f"{exc.message}. Defaults are used instead."))
+            message = f"{exc.message}. Defaults are used instead."
+            self.problems.append(message)
+            self._events.publish(ProjectProblem(None, message))
             return default()
 
     def _save(self, save: Callable[[T], None], document: T) -> None:

@@ -13,8 +13,8 @@ from idea.application.agents.lifecycle import TeamLifecycle
 from idea.application.agents.placement import AgentPlacement
 from idea.application.agents.placement_rules import InCell
 from idea.application.agents.ports import ManifestStore, PersonaStore
-from idea.application.agents.retarget import retarget_run_dirs
-from idea.application.agents.runner import AgentLaunchDeps, AgentRunner
+from idea.application.agents.launch_deps import AgentLaunchDeps
+from idea.application.agents.runner import AgentRunner
 from idea.application.agents.templates import TemplateCatalogue
 from idea.application.git.agent_worktrees import AgentWorktrees
 from idea.application.git.projects import GitProjects
@@ -36,15 +36,14 @@ from idea.application.ports import (
     LayoutStore,
     ProjectFolder,
     TerminalFactory,
-    UserDataStore,
 )
 from idea.application.sessions import LaunchRequest, SessionRegistry
 from idea.domain import layout as lay
-from idea.domain.errors import AppError, CorruptFileError, ErrorCode, not_found
+from idea.domain.errors import AppError, CorruptFileError
 from idea.domain.agent_state_events import AgentRateLimited, AgentResumed
-from idea.domain.events import LayoutChanged, OrchestrationNews, ProjectClosed, ProjectOpened, ProjectProblem
+from idea.domain.events import LayoutChanged, OrchestrationNews, ProjectProblem
 from idea.domain.ids import AgentId, NodeId, ProjectId, SessionId
-from idea.domain.project import ProjectRecord, ProjectRegistry
+from idea.domain.project import ProjectRecord
 from idea.domain.session import SessionInfo, SessionKind
 from idea.domain.workspace import NewCellContent, Settings
 
@@ -105,9 +104,10 @@ class ProjectRuntime:
             events=deps.events,
             diagnostics=deps.diagnostics,
             is_live=lambda agent_id: self.sessions.live_agent_session(agent_id) is not None,
+            forget=lambda agent_id: forget_deleted_agent(self, agent_id),
         )
         self.git = deps.git.workspace(record.id, record.root) if deps.git is not None else None
-        self.runner = AgentRunner(self, self.agents, deps.launching, shared_git_dir=self._git_dir)
+        self.runner = AgentRunner(self, self.agents, deps.launching, shared_git_dir=lambda: _git_dir(self))
         self.placement = AgentPlacement(self, self.agents, self.runner)
         self.knowledge, knowledge_commands = compose_project_knowledge(
             self,
@@ -124,7 +124,7 @@ class ProjectRuntime:
             project_root=record.root,
             lifecycle=TeamLifecycle(self.runner, self.placement),
             portals=orchestration.portals,
-            activity=orchestration.adapters.activity(record.root, self._cli_family),
+            activity=orchestration.adapters.activity(record.root, lambda agent_id: _cli_family(self.runner, agent_id)),
             live_state=orchestration.adapters.live_state(record.root),
             conversations=self.knowledge,  # every turn recorded is folded into its handoff
             clock=deps.clock,
@@ -162,16 +162,6 @@ class ProjectRuntime:
     @property
     def name(self) -> str:
         return self.record.name
-
-    def _git_dir(self) -> str | None:
-        repository = self.git.access.repository if self.git is not None else None
-        return repository.git_dir if repository is not None else None
-
-    def _cli_family(self, agent_id: str) -> str | None:
-        try:
-            return self.runner.profile_of(agent_id).structured_adapter
-        except AppError:
-            return None
 
     def settings(self) -> Settings:
         return self._deps.settings()
@@ -222,6 +212,15 @@ class ProjectRuntime:
         for repair in decoded.repairs:
             self._deps.diagnostics.beacon(f"[layout] repaired {self.root}: {repair}")
         self._document = decoded.document
+        if decoded.notices:  # the file stays; the repair is saved so the new ids hold
+            self.problems.append(
+                "layouts.json used an id twice; IdeA gave the later one a new id and kept every cell: "
+                + "; ".join(decoded.notices) + "."
+            )
+            try:
+                self._deps.layouts.save(self.root, decoded.document)
+            except OSError as exc:
+                self._deps.diagnostics.beacon(f"[layout] repaired layouts not saved project={self.id}: {exc}")
         return False
 
     @property
@@ -309,6 +308,7 @@ class ProjectRuntime:
         self.problems.extend(self.agents.problems)
         await self.agents.sync_templates()
         await self.layouts.show(lambda document: document, new_cells=new_cells)
+        forget_agents_deleted_before_a_crash(self)
         self.orchestrator.reconcile_at_open()  # before any launch: a crash never ran close
         await self.knowledge.open()
         if self.git is not None:
@@ -352,6 +352,34 @@ class ProjectRuntime:
         self._deps.events.publish(LayoutChanged(self.id, document))
 
 
+def forget_deleted_agent(runtime: ProjectRuntime, agent_id: AgentId) -> None:
+    """What names a deleted agent goes with it (spec 02 §1): its cells' pins in every layout (one save)
+    and its live-state row."""
+    shown = {
+        leaf.session
+        for layout in runtime.document.layouts
+        for leaf in lay.leaves(layout.root)
+        if leaf.agent == agent_id and leaf.session is not None
+    }
+    document = lay.without_agent(runtime.document, agent_id)
+    if document != runtime.document:
+        runtime.store_document(document)
+    for session_id in shown:  # its ended run, no longer shown anywhere
+        if runtime.sessions.knows(session_id):
+            runtime.release_unshown(session_id)
+    runtime.orchestrator.forget_agent(agent_id)
+
+
+def forget_agents_deleted_before_a_crash(runtime: ProjectRuntime) -> None:
+    """A crash during a deletion can leave cells pinning an agent the manifest no longer lists: they are
+    cleared as the deletion would have."""
+    team = {agent.agent_id for agent in runtime.agents.manifest().agents}
+    pinned = {leaf.agent for layout in runtime.document.layouts for leaf in lay.leaves(layout.root) if leaf.agent}
+    for agent_id in sorted(pinned - team):
+        runtime.diagnostics.beacon(f"[agents] cleared the cells of agent {agent_id}, no longer in the team")
+        forget_deleted_agent(runtime, agent_id)
+
+
 def _observe_core(runtime: ProjectRuntime, event: object) -> None:
     """Every event of the orchestration core, on the core loop, before it is published: the limits noted for
     the resume offer, and what the project's knowledge learns (its work panel)."""
@@ -366,6 +394,18 @@ def _note_limits(runner: AgentRunner, event: object) -> None:
             runner.note_limit(agent_id, resets_at_ms)
         case AgentResumed(agent_id=agent_id):
             runner.note_limit(agent_id, None)
+
+
+def _git_dir(runtime: ProjectRuntime) -> str | None:
+    repository = runtime.git.access.repository if runtime.git is not None else None
+    return repository.git_dir if repository is not None else None
+
+
+def _cli_family(runner: AgentRunner, agent_id: AgentId) -> str | None:
+    try:
+        return runner.profile_of(agent_id).structured_adapter
+    except AppError:
+        return None
 
 
 def _provider_key(runner: AgentRunner, agent_id: AgentId) -> str | None:
@@ -390,109 +430,3 @@ class _ProjectNews:
         if self._observe is not None:
             self._observe(event)
         self._events.publish(OrchestrationNews(self._project_id, event))
-
-
-class ProjectService:
-    """Opens and closes projects; at most one runtime per project root in the whole application."""
-
-    def __init__(self, deps: ProjectDeps, user_data: UserDataStore) -> None:
-        self._deps = deps
-        self._user_data = user_data
-        self._runtimes: dict[ProjectId, ProjectRuntime] = {}
-        self._closing: dict[ProjectId, asyncio.Future[None]] = {}
-
-    def runtime(self, project_id: ProjectId) -> ProjectRuntime:
-        try:
-            return self._runtimes[project_id]
-        except KeyError:
-            raise not_found(f"project {project_id} is not open") from None
-
-    def open_runtimes(self) -> list[ProjectRuntime]:
-        return [runtime for runtime in self._runtimes.values() if runtime.id not in self._closing]
-
-    def recent_projects(self) -> list[ProjectRecord]:
-        return self._load_registry().recent()
-
-    def known_project(self, project_id: ProjectId) -> ProjectRecord | None:
-        return self._load_registry().by_id(project_id)
-
-    async def open(self, path: str) -> ProjectRuntime:
-        """Open a project folder (or return its runtime if it is already open)."""
-        root = self._deps.folder.resolve_root(path)
-        for runtime in list(self._runtimes.values()):
-            if runtime.root != root:
-                continue
-            if runtime.id not in self._closing:
-                return runtime
-            await asyncio.shield(self._closing[runtime.id])  # reopened while closing: open it afresh
-        registry = self._load_registry()
-        record = registry.by_root(root) or ProjectRecord(
-            id=self._deps.ids.new_id(), name=_folder_name(root), root=root
-        )
-        runtime = ProjectRuntime(record, self._deps)
-        await runtime.doors.start()  # refused before anything is written if another IdeA serves it
-        try:
-            try:
-                self._deps.folder.ensure_scaffold(root)
-            except OSError as exc:
-                raise AppError(
-                    ErrorCode.STORE, f"Cannot prepare {root} for IdeA: {exc.strerror or exc}"
-                ) from exc
-            except CorruptFileError as exc:
-                runtime.problems.append(exc.message)
-            created = runtime.load_layouts()
-        except BaseException:
-            await runtime.doors.close()
-            raise
-        self._runtimes[record.id] = runtime
-        self._save_registry(registry.touched(record, self._deps.clock.now_ms()))
-        self._deps.diagnostics.beacon(f"[project] opened id={record.id} root={root}")
-        self._deps.events.publish(ProjectOpened(record.id, root, record.name))
-        retarget_run_dirs(self._deps.launching, root, record.id, self._deps.diagnostics)
-        await runtime.open(new_cells=[leaf.id for leaf in lay.leaves(runtime.active.root)] if created else [])
-        for problem in runtime.problems:
-            self._deps.events.publish(ProjectProblem(record.id, problem))
-        return runtime
-
-    async def close(self, project_id: ProjectId) -> None:
-        """Stop the project's processes; the runtime stays known until they are stopped, so quitting
-        right after still waits for them."""
-        runtime = self._runtimes.get(project_id)
-        if runtime is None:
-            return
-        closing = self._closing.get(project_id)
-        if closing is None:
-            closing = asyncio.ensure_future(self._close(runtime))
-            self._closing[project_id] = closing
-        await asyncio.shield(closing)
-
-    async def _close(self, runtime: ProjectRuntime) -> None:
-        try:
-            await runtime.close()
-        finally:
-            self._runtimes.pop(runtime.id, None)
-            self._closing.pop(runtime.id, None)
-            self._deps.diagnostics.beacon(f"[project] closed id={runtime.id}")
-            self._deps.events.publish(ProjectClosed(runtime.id))
-
-    async def close_all(self) -> None:
-        for project_id in list(self._runtimes):
-            await self.close(project_id)
-
-    def _load_registry(self) -> ProjectRegistry:
-        try:
-            return self._user_data.load_projects()
-        except CorruptFileError as exc:
-            self._deps.events.publish(ProjectProblem(None, exc.message))
-            return ProjectRegistry()
-
-    def _save_registry(self, registry: ProjectRegistry) -> None:
-        try:
-            self._user_data.save_projects(registry)
-        except OSError as exc:
-            self._deps.diagnostics.beacon(f"[project] registry not saved: {exc}")
-
-
-def _folder_name(root: str) -> str:
-    return root.rstrip("/").rsplit("/", 1)[-1] or root
-

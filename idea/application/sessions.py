@@ -18,7 +18,7 @@ from idea.application.ports import (
     Unsubscribe,
 )
 from idea.domain.errors import AppError, not_found
-from idea.domain.events import SessionsChanged
+from idea.domain.events import AgentExited, AgentLaunched, SessionsChanged
 from idea.domain.ids import AgentId, ProjectId, SessionId
 from idea.domain.session import SessionInfo, SessionKind, SessionState
 from idea.domain.spawn_env import build_spawn_env
@@ -37,6 +37,7 @@ class LaunchRequest:
     label: str
     env: Mapping[str, str]
     agent_id: AgentId | None = None
+    shift_enter: str | None = None  # SpawnSpec.shift_enter
 
 
 class SessionRegistry:
@@ -103,7 +104,7 @@ class SessionRegistry:
             frozen=self._host.is_frozen(),
             extra=request.env,
         )
-        return SpawnSpec(argv=request.argv, cwd=request.cwd, env=env)
+        return SpawnSpec(argv=request.argv, cwd=request.cwd, env=env, shift_enter=request.shift_enter)
 
     async def start(self, request: LaunchRequest) -> SessionInfo:
         """Start a process in a new terminal. A program that cannot start gives a FAILED session whose
@@ -132,6 +133,8 @@ class SessionRegistry:
         current = self._infos[session_id]
         if current.state is SessionState.STARTING:
             self._update(current.running(pid))
+            if request.kind is SessionKind.AGENT and request.agent_id is not None:
+                self._events.publish(AgentLaunched(self._project_id, request.agent_id, session_id))
         return self._infos[session_id]
 
     async def restart(self, session_id: SessionId) -> SessionInfo:
@@ -169,6 +172,8 @@ class SessionRegistry:
             return
         ended = info.exited(exit_code)
         self._update(ended)
+        if ended.kind is SessionKind.AGENT and ended.agent_id is not None:
+            self._events.publish(AgentExited(self._project_id, ended.agent_id, session_id, exit_code))
         for listener in list(self._exit_listeners):
             listener(ended)
 

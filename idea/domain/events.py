@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from idea.domain.agent import AgentManifest
-from idea.domain.ids import ProjectId
+from idea.domain.ids import AgentId, ProjectId, SessionId
 from idea.domain.layout import LayoutDocument
 from idea.domain.session import SessionInfo
 
@@ -57,3 +57,37 @@ class OrchestrationNews:
 
     project_id: ProjectId
     event: object
+
+
+@dataclass(frozen=True)
+class AgentLaunched:
+    """An agent's CLI process started (spec 00 §5.4 `agentLaunched`)."""
+
+    project_id: ProjectId
+    agent_id: AgentId
+    session_id: SessionId
+
+
+@dataclass(frozen=True)
+class AgentExited:
+    """An agent's CLI process ended (`agentExited`); `exit_code` None when unknown, -N for signal N."""
+
+    project_id: ProjectId
+    agent_id: AgentId
+    session_id: SessionId
+    exit_code: int | None = None
+
+
+@dataclass(frozen=True)
+class AgentProfileChanged:
+    project_id: ProjectId
+    agent_id: AgentId
+    profile_id: str
+
+
+@dataclass(frozen=True)
+class OrchestratorChanged:
+    """The designation changed (`orchestratorChanged`); None: the first agent orchestrates by default."""
+
+    project_id: ProjectId
+    orchestrator: AgentId | None

@@ -176,6 +176,10 @@ class LiveState:
             return LiveState((*self.entries, updated))
         return LiveState(tuple(updated if entry.agent_id == agent_id else entry for entry in self.entries))
 
+    def without(self, agent_id: AgentId) -> LiveState:
+        """The rows but the agent's (it was deleted)."""
+        return LiveState(tuple(entry for entry in self.entries if entry.agent_id != agent_id))
+
     def pruned(self, now_ms: int) -> LiveState:
         """Drop rows older than the TTL, then keep the most recently updated LIVE_STATE_MAX_ENTRIES."""
         fresh = [entry for entry in self.entries if now_ms - entry.updated_at_ms <= LIVE_STATE_TTL_MS]

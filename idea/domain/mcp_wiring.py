@@ -6,11 +6,11 @@ produce identical files. The TOML and settings documents are returned as dicts; 
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from idea.domain.command_line import POSIX_SHELL, ShellDialect
 from idea.domain.launch_secret import TOKEN_ENV_VAR
 
 MCP_SERVER_NAME = "idea"
@@ -114,15 +114,18 @@ def rendezvous_tool_timeout_ms(window_ms: int, ceiling_ms: int) -> int:
     return ceiling_ms + window_ms + RENDEZVOUS_TIMEOUT_MARGIN_MS
 
 
-def claude_settings(hook_command_prefix: Sequence[str] | None, tool_timeout_ms: int) -> dict[str, Any]:
+def claude_settings(
+    hook_command_prefix: Sequence[str] | None, tool_timeout_ms: int, shell: ShellDialect = POSIX_SHELL
+) -> dict[str, Any]:
     """The keys IdeA owns in `<runDir>/.claude/settings.local.json`.
 
     `hook_command_prefix` is the relay's argv; Claude runs hook commands through a shell, so it is quoted
-    here and `--event <name>` appended. None installs no hooks.
+    here for the platform's shell (`command_line.py`; UnquotableArgument when it cannot be) and
+    `--event <name>` appended. None installs no hooks.
     """
     settings: dict[str, Any] = {"enabledMcpjsonServers": [MCP_SERVER_NAME]}
     if hook_command_prefix is not None:
-        prefix = shlex.join(hook_command_prefix)
+        prefix = shell.join(hook_command_prefix)
         settings["hooks"] = {
             event: [
                 {
@@ -235,11 +238,13 @@ def retarget_idea_argv(argv: Sequence[str], idea_command: Sequence[str], endpoin
     return None
 
 
-def retarget_idea_shell_command(command: str, idea_command: Sequence[str], endpoint: str) -> str | None:
+def retarget_idea_shell_command(
+    command: str, idea_command: Sequence[str], endpoint: str, shell: ShellDialect = POSIX_SHELL
+) -> str | None:
     """`retarget_idea_argv` for a hook command line a CLI runs through a shell (Claude's hooks)."""
     try:
-        argv = shlex.split(command)
-    except ValueError:
+        argv = shell.split(command)
+        retargeted = retarget_idea_argv(argv, idea_command, endpoint)
+        return None if retargeted is None else shell.join(retargeted)
+    except ValueError:  # unbalanced quotes, or (Windows) a new path no hook line can carry
         return None
-    retargeted = retarget_idea_argv(argv, idea_command, endpoint)
-    return None if retargeted is None else shlex.join(retargeted)

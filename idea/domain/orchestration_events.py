@@ -139,3 +139,40 @@ class BridgeStateChanged:
 @dataclass(frozen=True)
 class LiveStateChanged:
     agent_id: AgentId
+
+
+@dataclass(frozen=True)
+class OrchestratorRequestProcessed:
+    """A door's command was processed (spec 03 §3.9 `orchestratorRequestProcessed`; the project is the
+    wrapper's). `action` is the tool name for the tools' commands (`command_action`)."""
+
+    source: str  # "mcp" | "file" | "ui"
+    action: str
+    ok: bool
+    requester: AgentId | None  # None: the person
+
+
+# The tool of each command the tools build (infrastructure/mcp/tools.py's TOOLS; a test keeps both in step).
+_TOOL_ACTIONS = {
+    "ListAgents": "idea_list_agents",
+    "AskAgent": "idea_ask_agent",
+    "Reply": "idea_reply",
+    "LaunchAgent": "idea_launch_agent",
+    "StopAgent": "idea_stop_agent",
+    "UpdateAgentContext": "idea_update_context",
+    "CreateSkill": "idea_create_skill",
+    "ReadContext": "idea_context_read",
+    "ProposeContext": "idea_context_propose",
+    "ReadMemory": "idea_memory_read",
+    "WriteMemory": "idea_memory_write",
+    "ReadSkill": "idea_skill_read",
+    "ReadWorkState": "idea_workstate_read",
+    "SetWorkState": "idea_workstate_set",
+}
+
+
+def command_action(command: object) -> str:
+    """The tool name of a tool's command; for the others (the person's commands) the command's name in
+    lowerCamelCase ("submitHumanInput")."""
+    name = type(command).__name__
+    return _TOOL_ACTIONS.get(name) or name[:1].lower() + name[1:]

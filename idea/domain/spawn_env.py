@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-DEFAULT_ENV_DENYLIST: tuple[str, ...] = (
+MARKER_ENV: tuple[str, ...] = (
     # Multiplexers and other terminals: CLIs would believe they run inside them.
     "TMUX",
     "TMUX_PANE",
@@ -38,7 +38,9 @@ DEFAULT_ENV_DENYLIST: tuple[str, ...] = (
     "CODEX_SANDBOX",
     "CODEX_SANDBOX_NETWORK_DISABLED",
     "GEMINI_CLI",
-    # Packaging pollution: breaks python3 and other children of a packaged IdeA.
+)
+# Packaging pollution: breaks python3 and other children of a packaged IdeA. Removed whatever deny list applies.
+PACKAGING_ENV: tuple[str, ...] = (
     "APPDIR",
     "APPIMAGE",
     "ARGV0",
@@ -51,6 +53,13 @@ DEFAULT_ENV_DENYLIST: tuple[str, ...] = (
     "QTWEBENGINE_CHROMIUM_FLAGS",
     "_MEIPASS2",
 )
+DEFAULT_ENV_DENYLIST: tuple[str, ...] = MARKER_ENV + PACKAGING_ENV
+# Kept on purpose: the AppDir (the image's mount) an AppImage IdeA runs from, which IdeA names at start
+# (infrastructure/installation.py). IdeA's own subcommands that agents start (the MCP bridge, the hook relay,
+# the sandbox wrapper) then run from that mount instead of mounting the image again, which a Landlock sandbox
+# refuses (packaging/appimage/README.md). Only IdeA's runtime and AppRun read it; the runtime uses it only
+# after checking that it names a live mount of the same image.
+LIVE_APPDIR_ENV = "IDEA_LIVE_APPDIR"
 
 # Bootloader state of a PyInstaller executable: a frozen child (IdeA's own bridge started by an agent CLI, any
 # other PyInstaller app) would take it for its own and skip setting up its libraries.
@@ -84,12 +93,12 @@ def user_environment(
     """The environment the user had before IdeA's packaging changed it, minus what would mislead a child.
 
     Every process IdeA starts gets it (shells, agent CLIs, version probes, git), so no bundled library or
-    launcher variable reaches a program of the user's. `frozen` tells that IdeA runs as a packaged app,
-    whose bootloader set LD_LIBRARY_PATH for its own libraries; a developer's own LD_LIBRARY_PATH is kept
-    otherwise.
+    launcher variable reaches a program of the user's (`PACKAGING_ENV` goes whatever `deny` says;
+    `LIVE_APPDIR_ENV` stays). `frozen` tells that IdeA runs as a packaged app, whose bootloader set
+    LD_LIBRARY_PATH for its own libraries; a developer's own LD_LIBRARY_PATH is kept otherwise.
     """
     saved = {name: base[name + SAVED_SUFFIX] for name in RESTORED_FROM_SAVED if name + SAVED_SUFFIX in base}
-    denied = set(deny) | {name + SAVED_SUFFIX for name in RESTORED_FROM_SAVED}
+    denied = set(deny) | set(PACKAGING_ENV) | {name + SAVED_SUFFIX for name in RESTORED_FROM_SAVED}
     env = {
         name: value
         for name, value in base.items()

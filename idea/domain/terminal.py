@@ -16,6 +16,9 @@ class SpawnSpec:
     env: Mapping[str, str] = field(default_factory=dict)
     columns: int = DEFAULT_COLUMNS
     lines: int = DEFAULT_LINES
+    # What Shift+Enter types (an agent profile's `newlineSequence`: a new line in the CLI's prompt instead
+    # of sending it); None: the key as the terminal sends it.
+    shift_enter: str | None = None
 
     def __post_init__(self) -> None:
         if not self.argv or not self.argv[0]:

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import json
 import os
+import stat
+import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from idea.domain.errors import CorruptFileError
+
+if sys.platform == "win32":  # a target held open by a scanner or an editor is retried (windows/replace.py)
+    from idea.infrastructure.windows import long_paths
+    from idea.infrastructure.windows.replace import replace_with_retry as replace_file
+else:
+    replace_file = os.replace
 
 
 def atomic_write_bytes(
@@ -21,8 +29,13 @@ def atomic_write_bytes(
     power cut may lose the write. For runtime files rewritten many times a second whose loss costs nothing
     (each fsync pair blocks for about 10 ms on an ordinary disk)."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.tmp-", dir=target.parent)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.tmp-", dir=target.parent)
+    except OSError as exc:
+        if sys.platform == "win32":
+            raise long_paths.explained(exc, target) from exc
+        raise
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -35,7 +48,7 @@ def atomic_write_bytes(
             os.chmod(tmp, target.stat().st_mode & 0o7777)
         else:
             os.chmod(tmp, 0o666 & ~_UMASK)
-        os.replace(tmp, target)
+        replace_file(tmp, target)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -70,9 +83,11 @@ def read_json(path: str | os.PathLike[str]) -> Any | None:
     """
     source = Path(path)
     try:
-        raw = source.read_bytes()
+        raw = read_regular_file(source)
     except FileNotFoundError:
         return None
+    except NotRegularFileError as exc:
+        raise quarantine(source, str(exc)) from exc
     except OSError as exc:
         raise CorruptFileError(str(source), exc.strerror or str(exc), None) from exc
     try:
@@ -82,17 +97,37 @@ def read_json(path: str | os.PathLike[str]) -> Any | None:
 
 
 def read_text(path: str | os.PathLike[str]) -> str | None:
-    """The UTF-8 text of the file, or None when it does not exist; a file that is not UTF-8 is moved aside
-    and reported with CorruptFileError."""
+    """The UTF-8 text of the file with its line ends as `\n` (a file saved by a Windows editor has CRLF), or
+    None when it does not exist; a file that is not UTF-8 is moved aside and reported with CorruptFileError."""
     source = Path(path)
     try:
-        raw = source.read_bytes()
+        raw = read_regular_file(source)
     except FileNotFoundError:
         return None
+    except NotRegularFileError as exc:
+        raise quarantine(source, str(exc)) from exc
     try:
-        return raw.decode("utf-8")
+        return raw.decode("utf-8").replace("\r\n", "\n")
     except UnicodeDecodeError as exc:
         raise quarantine(source, f"not UTF-8 text: {exc.reason}") from exc
+
+
+class NotRegularFileError(OSError):
+    """A FIFO, socket or device where IdeA expects one of its files: reading it could block forever."""
+
+
+def read_regular_file(path: Path) -> bytes:
+    """The bytes of a regular file, without ever blocking on anything else found under its name (a FIFO
+    opened for reading waits for a writer; O_NONBLOCK makes the open return at once, then it is refused)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)  # O_BINARY: Windows would otherwise translate line ends and stop at Ctrl-Z
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFileError(f"not a regular file (a FIFO, socket or device is named {path.name})")
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read()
+    finally:
+        os.close(fd)
 
 
 def remove_if_present(path: str | os.PathLike[str]) -> bool:
@@ -109,7 +144,7 @@ def quarantine(path: str | os.PathLike[str], reason: str) -> CorruptFileError:
     source = Path(path)
     kept = source.with_name(f"{source.name}.corrupt-{int(time.time() * 1000)}")
     try:
-        os.replace(source, kept)
+        replace_file(source, kept)
         kept_as: str | None = str(kept)
     except OSError:
         kept_as = None

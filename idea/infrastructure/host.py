@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
+from collections.abc import Sequence
 
 from idea.infrastructure.installation import is_frozen
 
@@ -29,6 +30,9 @@ class LocalHost:
         if "/" in program:
             return program if os.access(program, os.X_OK) and os.path.isfile(program) else None
         return shutil.which(program, path=path)
+
+    def launch_argv(self, program: str, args: Sequence[str]) -> list[str]:
+        return [program, *args]
 
     def is_dir(self, path: str) -> bool:
         return os.path.isdir(path)

@@ -12,9 +12,11 @@ from __future__ import annotations
 import enum
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from idea.domain.spawn_env import LIVE_APPDIR_ENV
 
 CONSOLE_SCRIPT = "idea"
 FALLBACK_COMMAND = "idea"
@@ -24,6 +26,7 @@ class Kind(enum.Enum):
     APPIMAGE = "AppImage"
     FROZEN = "one-dir"  # PyInstaller: the .deb, the .tar.gz
     VENV = "Python package"  # pip / pipx, editable or not
+    WINDOWS = "Windows setup"  # setup.exe: %LOCALAPPDATA%\Programs\IdeA
     CHECKOUT = "source checkout"
 
 
@@ -32,6 +35,7 @@ class Installation:
     kind: Kind
     command: tuple[str, ...]  # argv prefix that starts this IdeA again
     appimage: str | None = None  # the AppImage file, when kind is APPIMAGE
+    appdir: str | None = None  # the image's mount (or extracted copy) this process runs from, when APPIMAGE
 
 
 def is_frozen() -> bool:
@@ -52,19 +56,44 @@ def detect(
     if (is_frozen() if frozen is None else frozen) and exe:
         appimage, appdir = env.get("APPIMAGE", ""), env.get("APPDIR", "")
         if appimage and appdir and _inside(exe, appdir):
-            return Installation(Kind.APPIMAGE, (appimage,), appimage)
+            return Installation(Kind.APPIMAGE, (appimage,), appimage, appdir)
         return Installation(Kind.FROZEN, (exe,))
     if not exe:
         return Installation(Kind.CHECKOUT, (FALLBACK_COMMAND,))
+    if sys.platform == "win32":
+        windows = _windows_installation(exe)
+        if windows is not None:
+            return windows
     script = _console_script_of(exe)
     if script is not None:
         return Installation(Kind.VENV, (script,))
     return Installation(Kind.CHECKOUT, (exe, "-m", "idea"))
 
 
+def name_live_appdir(environ: MutableMapping[str, str] | None = None) -> None:
+    """From an AppImage, names the AppDir this IdeA runs from (its mount, or its extracted copy) in
+    `LIVE_APPDIR_ENV`, which every process it starts inherits: IdeA's own subcommands that agents start (the
+    bridge, the hook relay, the sandbox wrapper) then run from that mount instead of mounting the image
+    again, which a Landlock sandbox refuses — the runtime first checks that it is a live mount of the same
+    image — and AppRun skips the system checks this IdeA passed there. Elsewhere it changes nothing."""
+    env = os.environ if environ is None else environ
+    appdir = detect(env).appdir
+    if appdir:
+        env[LIVE_APPDIR_ENV] = appdir
+
+
 def idea_command(environ: Mapping[str, str] | None = None) -> list[str]:
     """The argv prefix that starts this IdeA again (see `detect`)."""
     return list(detect(environ).command)
+
+
+def _windows_installation(exe: str) -> Installation | None:
+    from idea.infrastructure.windows import installation as windows
+
+    if windows.setup_root(exe) is not None:
+        return Installation(Kind.WINDOWS, (windows.console_interpreter(exe), "-m", "idea"))
+    script = windows.venv_script(exe)
+    return Installation(Kind.VENV, (script,)) if script is not None else None
 
 
 def _inside(path: str, directory: str) -> bool:

@@ -1,5 +1,5 @@
 """The per-project adapters of the orchestration core: the live-state file, the activity
-probe over CLI transcripts, and the doors (MCP socket, request folders)."""
+probe over CLI transcripts, and the doors (MCP endpoint, request folders)."""
 
 from __future__ import annotations
 
@@ -29,10 +29,11 @@ class ProjectDoors:
         gateway: OrchestrationGateway,
         diagnostics: Diagnostics,
         ask_safety_net_s: float,
+        endpoint: str | None = None,
     ) -> None:
         self._server = McpSocketServer(
             project_id,
-            mcp_endpoint(project_id, diagnostics=diagnostics),
+            endpoint or mcp_endpoint(project_id, diagnostics=diagnostics),
             gateway,
             version=__version__,
             diagnostics=diagnostics,
@@ -68,9 +69,12 @@ class ProjectDoors:
 
 
 class LocalOrchestrationAdapters:
-    def __init__(self, diagnostics: Diagnostics, ask_safety_net_ms: int) -> None:
+    def __init__(
+        self, diagnostics: Diagnostics, ask_safety_net_ms: int, endpoint_for: Callable[[str], str] | None = None
+    ) -> None:
         self._diagnostics = diagnostics
         self._ask_safety_net_s = ask_safety_net_ms / 1000
+        self._endpoint_for = endpoint_for  # the platform's (bootstrap); the Unix socket by default
 
     def live_state(self, root: str) -> JsonLiveStateStore:
         return JsonLiveStateStore(root)
@@ -79,4 +83,5 @@ class LocalOrchestrationAdapters:
         return TranscriptActivityProbe(root, kind_of)
 
     def doors(self, project_id: str, root: str, gateway: OrchestrationGateway) -> ProjectDoors:
-        return ProjectDoors(project_id, root, gateway, self._diagnostics, self._ask_safety_net_s)
+        endpoint = self._endpoint_for(project_id) if self._endpoint_for is not None else None
+        return ProjectDoors(project_id, root, gateway, self._diagnostics, self._ask_safety_net_s, endpoint)

@@ -20,8 +20,8 @@ AGENT_MARKER_VARIABLE = "IDEA_AGENT_ID"
 _POLL_INTERVAL_S = 0.05
 # How long SIGKILLed processes get to disappear before terminate returns (they cannot refuse it).
 _KILL_SETTLE_S = 1.0
-# Stopped processes (Ctrl+Z) only act on SIGHUP/SIGTERM once continued.
-# Those the platform has (Windows has only SIGTERM): the module is imported there too.
+# Stopped processes (Ctrl+Z) only act on SIGHUP/SIGTERM once continued. (Windows has neither SIGHUP nor
+# SIGCONT: there this module serves its psutil queries only; windows/job_objects.py ends process trees.)
 _POLITE_SIGNALS = tuple(getattr(signal, name) for name in ("SIGHUP", "SIGTERM", "SIGCONT") if hasattr(signal, name))
 
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode
 from idea.domain.project import IDEAI_DIR, with_managed_gitignore_block
 from idea.infrastructure.fs import atomic_write_json, atomic_write_text, read_json
+from idea.infrastructure.write_leftovers import sweep_write_leftovers
 
 EMPTY_MANIFEST = {"agents": []}
 
@@ -40,13 +42,22 @@ class LocalProjectFolder:
         if existing is None:
             atomic_write_json(manifest, EMPTY_MANIFEST)
 
+    def remove_write_leftovers(self, root: str) -> list[str]:
+        now = time.time()
+        removed = sweep_write_leftovers(Path(root), now_s=now, recursive=False)  # the .gitignore's
+        removed += sweep_write_leftovers(Path(root) / IDEAI_DIR, now_s=now)
+        return [str(path) for path in removed]
+
     @staticmethod
     def _update_gitignore(root: str) -> None:
         gitignore = Path(root) / ".gitignore"
         try:
-            current = gitignore.read_text(encoding="utf-8")
+            raw = gitignore.read_bytes().decode("utf-8")
         except FileNotFoundError:
-            current = ""
+            raw = ""
+        # A .gitignore checked out with CRLF (Windows, core.autocrlf) keeps its line ends.
+        crlf = "\r\n" in raw
+        current = raw.replace("\r\n", "\n")
         updated = with_managed_gitignore_block(current)
         if updated != current:
-            atomic_write_text(gitignore, updated)
+            atomic_write_text(gitignore, updated.replace("\n", "\r\n") if crlf else updated)

@@ -21,7 +21,6 @@ except ImportError:  # not on Windows
     fcntl = None  # type: ignore[assignment]
 
 
-
 class ProjectLock:
     def __init__(self, root: str) -> None:
         self._root = root

@@ -14,13 +14,15 @@ from typing import Any
 
 from PySide6.QtCore import QEvent, QEventLoop, QObject
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication
 
 from idea import __version__
 from idea.bootstrap import SHUTDOWN_TIMEOUT_S, App, bootstrap
+from idea.infrastructure.paths import user_data_dir
 from idea.infrastructure.resources import DESKTOP_ID, SCALABLE_ICON, resources_dir
 from idea.ui import automation
 from idea.ui.core_client import CoreClient
+from idea.ui.crash import has_screen, keep_uncaught, report_start_failure
 from idea.ui.desktop_alerts import GuiDesktopAlerts
 from idea.ui.event_relay import EventRelay
 from idea.ui.gui_thread import GuiThread
@@ -29,6 +31,8 @@ from idea.ui.terminal.appearance import TerminalAppearance
 from idea.ui.terminal.backend import backend_or_default, make_terminal_factory
 from idea.ui.terminal.factory import TerminalViewFactory
 from idea.ui.theme import apply_theme
+from idea.ui.screenshots import Saved, save_windows, target_problem, windows_to_capture
+from idea.ui.widgets.messages import error_text, show_error
 from idea.ui.windows.desktop_menu import refresh_at_start
 from idea.ui.windows.window_manager import WindowManager
 
@@ -55,14 +59,18 @@ class GuiSession:
             return built[0]
 
         self.app: App = bootstrap(terminals=qt_terminals, data_dir=data_dir)
-        self.terminals = built[0]
-        self.relay = EventRelay(self.app.events)
-        self.client = CoreClient(self.app.core, self.gui, self._report_error)
-        self.windows = WindowManager(self.app, self.client, self.terminals, self.relay, self.apply_theme)
-        self.alerts = GuiDesktopAlerts(self.app, self.relay, self.gui, self.show_agent)
-        self.windows.settings_changed = self.alerts.settings_changed
-        self.first_paint_filter: QObject | None = None  # --quit-at-first-paint
-        self.apply_theme()
+        try:
+            self.terminals = built[0]
+            self.relay = EventRelay(self.app.events)
+            self.client = CoreClient(self.app.core, self.gui, self._report_error)
+            self.windows = WindowManager(self.app, self.client, self.terminals, self.relay, self.apply_theme)
+            self.alerts = GuiDesktopAlerts(self.app, self.relay, self.gui, self.show_agent)
+            self.windows.settings_changed = self.alerts.settings_changed
+            self.first_paint_filter: QObject | None = None  # --quit-at-first-paint
+            self.apply_theme()
+        except BaseException:
+            self.app.shutdown()  # the core thread started: nothing may keep running behind a failed start
+            raise
 
     def show_agent(self, project_id: str, agent_id: str) -> None:
         """What a click on a notification does: the project's window comes to the front on its tab, and the
@@ -82,22 +90,17 @@ class GuiSession:
         self.terminals.set_appearance(TerminalAppearance.from_settings(settings))
 
     def _report_error(self, error: BaseException) -> None:
-        message = getattr(error, "message", None) or f"Unexpected error: {error}"
+        """A use case failed and nobody asked to handle it: said in the status bar and a box that does not
+        block (the core may be waiting on the GUI thread; automation must never wait for a click)."""
+        message = error_text(error)
         window = self.windows.active_window() if self.windows.windows else None
         if window is not None:
             window.show_message(message)
-            QMessageBox.warning(window, "IdeA", message)
+            show_error(window, "IdeA", message)
 
-    def screenshot(self, target: str) -> list[str]:
-        """One PNG per top-level window: FILE.png, FILE-2.png, ..."""
-        base = Path(target)
-        saved = []
-        for number, window in enumerate(self.windows.windows, start=1):
-            path = base if number == 1 else base.with_name(f"{base.stem}-{number}{base.suffix}")
-            path.parent.mkdir(parents=True, exist_ok=True)
-            window.grab().save(str(path), "PNG")
-            saved.append(str(path))
-        return saved
+    def screenshot(self, target: str) -> Saved:
+        """Every window and dialog on screen as PNG: FILE.png, FILE-2.png, ..."""
+        return save_windows(target, windows_to_capture(self.windows.windows))
 
     def shutdown(self) -> None:
         self.alerts.close()
@@ -113,21 +116,53 @@ class GuiSession:
         self.qt_app.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
 
 
+def split_qt_arguments(argv: list[str]) -> tuple[list[str], list[str]]:
+    """Qt's `-platform NAME` (or `-platform=NAME`) apart from IdeA's own arguments. On Windows under Wine it
+    is the only way to choose a platform: Wine drops QT_* variables."""
+    qt: list[str] = []
+    rest: list[str] = []
+    args = iter(argv)
+    for arg in args:
+        if arg == "-platform":
+            qt += [arg, next(args, "")]
+        elif arg.startswith("-platform="):
+            qt += ["-platform", arg.split("=", 1)[1]]
+        else:
+            rest.append(arg)
+    return qt, rest
+
+
 def run_gui(argv: list[str]) -> int:
+    qt_arguments, argv = split_qt_arguments(argv)
     args = parse_args(argv)
-    qt_app = QApplication.instance() or QApplication([sys.argv[0], *[a for a in sys.argv[1:] if a.startswith("-platform")]])
+    if args.screenshot and (problem := target_problem(args.screenshot)) is not None:
+        print(f"idea: cannot save screenshots as {args.screenshot}: {problem}", file=sys.stderr)
+        return 2
+    qt_app = QApplication.instance() or QApplication([sys.argv[0], *qt_arguments])
     qt_app.setApplicationName("IdeA")
     qt_app.setApplicationDisplayName("IdeA")
     qt_app.setApplicationVersion(__version__)
     qt_app.setDesktopFileName(DESKTOP_ID)
     qt_app.setWindowIcon(QIcon(str(resources_dir() / SCALABLE_ICON)))
-    session = GuiSession(qt_app)
-    refresh_at_start(session.app.diagnostics)
-    session.windows.restore([str(Path(p).expanduser()) for p in args.paths])
-    automation.arm(session, args)
+    automated = automation.requested(args)
+    logs = user_data_dir() / "logs"
+    try:
+        session = GuiSession(qt_app)
+    except Exception as error:  # noqa: BLE001 - every way a start fails is told the same way
+        return report_start_failure(error, logs, interactive=has_screen(automated))
+    sys.excepthook = keep_uncaught(logs)
+    finish = automation.arm_finish(session, args)  # before the restore: nothing in it can keep it from firing
+    try:
+        refresh_at_start(session.app.diagnostics)
+        session.windows.restore([str(Path(p).expanduser()) for p in args.paths])
+    except Exception as error:  # noqa: BLE001
+        session.windows.quit_without_asking()
+        session.shutdown()
+        return report_start_failure(error, logs, interactive=has_screen(automated))
+    automation.arm_first_paint(session, args)
     signals = QuitOnSignals(session.windows.quit_without_asking)
     code = qt_app.exec()
     signals.close()
     session.shutdown()
-    return code
+    return code or finish.exit_code
 

@@ -7,6 +7,7 @@ cannot open its platform plugin.
 
 from __future__ import annotations
 
+import importlib
 import importlib.metadata
 import os
 import platform
@@ -19,9 +20,9 @@ from pathlib import Path
 from idea import DISTRIBUTION, __version__
 from idea.domain.errors import AppError
 from idea.infrastructure.cli_probe import probe
-from idea.infrastructure.host import LocalHost
 from idea.infrastructure.installation import Installation, Kind, detect
 from idea.infrastructure.paths import logs_dir, user_data_dir
+from idea.infrastructure.platform import local_host
 from idea.infrastructure.resources import missing_resources, resources_dir
 
 AGENT_CLIS = ("claude", "codex", "gemini", "aider")
@@ -57,6 +58,8 @@ def _pinned_requirement(name: str) -> str:
 
 
 def _reinstall_hint(installation: Installation) -> str:
+    if installation.kind is Kind.WINDOWS:
+        return "this copy of IdeA is incomplete: run IdeA's setup.exe again (your settings and data are kept)"
     if installation.kind in (Kind.APPIMAGE, Kind.FROZEN):
         return "this copy of IdeA is incomplete: download it again (AppImage, .deb or .tar.gz) and replace it"
     if "/pipx/venvs/" in sys.prefix:
@@ -69,7 +72,7 @@ def _self_command() -> list[str]:
     return [sys.executable] if getattr(sys, "frozen", False) else [sys.executable, "-m", "idea"]
 
 
-def _qt_platform() -> Row:
+def _qt_platform(installation: Installation, platform: str = sys.platform) -> Row:
     try:
         done = subprocess.run(
             [*_self_command(), "doctor", PROBE_QT_PLATFORM],
@@ -87,6 +90,9 @@ def _qt_platform() -> Row:
         lines[-1] if lines else f"exit code {done.returncode}",
     ).strip()
     value = f"unavailable ({reason})"
+    if platform == "win32":  # no display to lack, no system libraries to install: Qt's own files are missing
+        return Row("Qt platform", value, fix="Qt's windows platform plugin (PySide6\\plugins\\platforms\\"
+                   f"qwindows.dll) did not load: {_reinstall_hint(installation)}")
     if not (os.environ.get("WAYLAND_DISPLAY") or os.environ.get("DISPLAY") or os.environ.get("QT_QPA_PLATFORM")):
         # No display at all (ssh, a container): not a broken install.
         return Row("Qt platform", f"{value}; no display: run IdeA in a desktop session or with "
@@ -95,15 +101,15 @@ def _qt_platform() -> Row:
                "needs\"); the line above names the first one missing")
 
 
-def _terminal_backend(installation: Installation) -> Row:
+def _terminal_backend(installation: Installation, platform: str = sys.platform) -> Row:
     from idea.ui.terminal.backend import NATIVE, chosen_backend
 
     try:
-        backend = chosen_backend(os.environ)
+        backend = chosen_backend(os.environ, platform)
     except AppError as exc:
         return Row("Terminal backend", exc.message)
     if backend == NATIVE:
-        return _native_backend()
+        return _native_backend(installation, platform)
     try:
         import pyside6_qtermwidget  # noqa: F401
     except ImportError as exc:
@@ -131,22 +137,28 @@ def _resources(installation: Installation) -> Row:
                fix=f"IdeA's shipped files are incomplete: {_reinstall_hint(installation)}")
 
 
-def _native_backend() -> Row:
+def _native_backend(installation: Installation, platform: str = sys.platform) -> Row:
+    """The native view (evp), over ConPTY (pywinpty) on Windows, where it is the only terminal IdeA has."""
+    needed = ("evp", "winpty") if platform == "win32" else ("evp",)
     try:
-        import evp  # noqa: F401
+        for module in needed:
+            importlib.import_module(module)
     except ImportError as exc:
-        return Row("Terminal backend", f"native view unavailable ({exc})",
-                   fix="IdeA's own terminal view needs Python 3.13 or newer with the evp package; unset "
+        if platform == "win32":
+            fix = f"IdeA cannot draw terminal cells without it: {_reinstall_hint(installation)}"
+        else:
+            fix = ("IdeA's own terminal view needs Python 3.13 or newer with the evp package; unset "
                    "IDEA_TERMINAL to use QTermWidget")
-    pty = "ConPTY (pywinpty " + _package_version("pywinpty") + ")" if sys.platform == "win32" else "POSIX PTY"
+        return Row("Terminal backend", f"native view unavailable ({exc})", fix=fix)
+    pty = "ConPTY (pywinpty " + _package_version("pywinpty") + ")" if platform == "win32" else "POSIX PTY"
     return Row("Terminal backend", f"native view (libghostty-vt through evp {_package_version('evp')}) over {pty}")
 
 
 def report() -> list[Row]:
-    host = LocalHost()
+    host = local_host()
     installation = detect()
     with ThreadPoolExecutor(max_workers=len(AGENT_CLIS) + 1) as pool:
-        platform_future = pool.submit(_qt_platform)
+        platform_future = pool.submit(_qt_platform, installation)
         cli_futures = {cli: pool.submit(probe, f"{cli} --version") for cli in AGENT_CLIS}
         rows = [
             Row("IdeA", f"{__version__} ({sys.executable})"),
@@ -154,15 +166,14 @@ def report() -> list[Row]:
             Row("Python", f"{platform.python_version()} on {platform.system()} {platform.machine()}"),
             Row("Qt", f"PySide6 {_package_version('PySide6-Essentials')}"),
             platform_future.result(),
-            Row("Display", os.environ.get("WAYLAND_DISPLAY") or os.environ.get("DISPLAY") or "none"),
+            *_display_rows(),
             _terminal_backend(installation),
             _resources(installation),
-            Row("Headless terminals", f"ptyprocess {_package_version('ptyprocess')}"),
             Row("Git", f"pygit2 {_package_version('pygit2')} (libgit2 bundled)"),
             Row("User data", f"{user_data_dir()}{'  (IDEA_DATA_DIR)' if os.environ.get('IDEA_DATA_DIR') else ''}"),
             Row("Diagnostics log", str(logs_dir() / "idea.log")),
             Row("Login shell", host.login_shell()),
-            Row("Shells", ", ".join(_shells()) or "none listed in /etc/shells"),
+            Row("Shells", ", ".join(_shells()) or "none found"),
         ]
         for cli, future in cli_futures.items():
             result = future.result()
@@ -175,7 +186,22 @@ def report() -> list[Row]:
     return rows
 
 
+def _display_rows(platform: str = sys.platform) -> list[Row]:
+    """The X11/Wayland display and the headless terminals (ptyprocess): POSIX only. Windows has its desktop,
+    and its terminals are the native cell's ConPTY ones, reported above."""
+    if platform == "win32":
+        return []
+    return [
+        Row("Display", os.environ.get("WAYLAND_DISPLAY") or os.environ.get("DISPLAY") or "none"),
+        Row("Headless terminals", f"ptyprocess {_package_version('ptyprocess')}"),
+    ]
+
+
 def _shells() -> list[str]:
+    if sys.platform == "win32":
+        from idea.infrastructure.windows.host import available_shells
+
+        return available_shells(os.environ, lambda name: local_host().which(name, os.environ.get("PATH")))
     try:
         lines = Path("/etc/shells").read_text().splitlines()
     except OSError:

@@ -14,7 +14,8 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QSocketNotifier
 
-QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+# Windows has no SIGHUP.
+QUIT_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP", "SIGINT") if hasattr(signal, name))
 
 
 class QuitOnSignals(QObject):

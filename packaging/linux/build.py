@@ -2,7 +2,7 @@
 """Builds every Linux artifact of IdeA from this checkout, with nothing but the package registries:
 
     dist/idea_ide-<v>-py3-none-any.whl     the wheel (pip / pipx)
-    dist/IdeA-<v>-x86_64.AppImage          the AppImage (our runtime + a zstd SquashFS of the AppDir)
+    dist/IdeA-<v>-x86_64.AppImage          the AppImage (our runtime + an LZ4 SquashFS of the AppDir)
     dist/idea-<v>-linux-x86_64.tar.gz      the PyInstaller one-dir, to unpack anywhere
     dist/idea-ide_<v>_amd64.deb            the same one-dir in /opt/idea, /usr/bin/idea, menu entry, icons
     dist/SHA256SUMS

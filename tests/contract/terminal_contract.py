@@ -40,7 +40,7 @@ from idea.domain.terminal import SpawnSpec
 MakeTerminal = Callable[[], TerminalSession]
 ContractCase = Callable[[MakeTerminal, Path], Awaitable[None]]
 
-DEFAULT_TIMEOUT_S = 10.0
+DEFAULT_TIMEOUT_S = 60.0  # a safety net around condition waits: only a broken run waits it out
 
 # Puts its terminal in raw mode, writes the query given in hex, reads the reply up to one of the given
 # endings (hex) and prints it in hex, so the reply reaches the screen as plain text.

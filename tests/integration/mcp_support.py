@@ -1,5 +1,6 @@
 """What the tests of the MCP server, the bridge and the hook relay share: a project endpoint served over a
-real Unix socket, a raw line client, and the command lines the agent CLIs are given."""
+real Unix socket or real loopback TCP (the Windows transport, which runs here too), a raw line client, and
+the command lines the agent CLIs are given."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from idea.infrastructure.agents.executable import idea_command
 from idea.infrastructure.agents.hook_command import hook_relay_command
 from idea.infrastructure.mcp.endpoint import mcp_endpoint
 from idea.infrastructure.mcp.server import McpSocketServer
+from idea.infrastructure.mcp.transport import mcp_loopback_endpoint, open_endpoint_stream
 from tests.fakes import RecordingDiagnostics
 from tests.fakes_gateway import MAIN, PROJECT_ID, TOKENS, FakeGateway
 
@@ -32,15 +34,28 @@ APP_VERSION = "9.8.7"
 REPLY_TIMEOUT_S = 5.0
 
 
+TRANSPORTS = ("unix", "loopback")
+
+
 @contextmanager
-def project_endpoint() -> Iterator[str]:
+def project_endpoint(transport: str = "unix") -> Iterator[str]:
     """The project's endpoint under a short base directory of its own: a socket path must fit in 108 bytes,
-    and pytest's tmp_path may not."""
+    and pytest's tmp_path may not. `loopback` is the Windows transport's endpoint file."""
     base = Path(tempfile.mkdtemp(prefix="idea-t-", dir="/tmp"))
     try:
-        yield mcp_endpoint(PROJECT_ID, {"XDG_RUNTIME_DIR": str(base)})
+        if transport == "loopback":
+            yield mcp_loopback_endpoint(PROJECT_ID, {"IDEA_RUNTIME_DIR": str(base)})
+        else:
+            yield mcp_endpoint(PROJECT_ID, {"XDG_RUNTIME_DIR": str(base)})
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+async def open_stream(
+    endpoint: str, limit: int = 32 * 1024 * 1024
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A raw connection to either transport; on loopback TCP the server's greeting is read and checked."""
+    return await open_endpoint_stream(endpoint, limit)
 
 
 @dataclass
@@ -97,7 +112,7 @@ class RawClient:
 
     @classmethod
     async def connect(cls, endpoint: str, handshake: dict[str, Any] | None = None) -> RawClient:
-        reader, writer = await asyncio.open_unix_connection(endpoint, limit=32 * 1024 * 1024)
+        reader, writer = await open_stream(endpoint)
         client = cls(reader, writer)
         if handshake is None:
             handshake = {"v": 1, "kind": "mcp", "project": PROJECT_HEX, "requester": MAIN, "token": TOKENS[MAIN]}
@@ -191,9 +206,10 @@ async def exit_status(process: asyncio.subprocess.Process, timeout: float = 5.0)
 # Fixtures the MCP, bridge and hook tests share; a test module imports the ones it uses.
 
 
-@pytest.fixture
-def endpoint() -> Iterator[str]:
-    with project_endpoint() as path:
+@pytest.fixture(params=TRANSPORTS)
+def endpoint(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The project's endpoint on each transport: a Unix socket, and loopback TCP as on Windows."""
+    with project_endpoint(request.param) as path:
         yield path
 
 

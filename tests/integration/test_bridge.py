@@ -18,10 +18,13 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from idea.infrastructure.mcp.bridge import CONNECT_TIMEOUT_S
+from idea.infrastructure.mcp.transport import McpTransport, transport_for
+from tests.fakes import RecordingDiagnostics
 from tests.fakes_gateway import MAIN, TOKENS
 from tests.integration.mcp_support import (
     PROJECT_HEX,
     REPO_ROOT,
+    project_endpoint,
     serving,
 )
 from tests.integration.mcp_support import bridge, endpoint, exit_status  # noqa: F401  (endpoint: a fixture)
@@ -52,9 +55,13 @@ class ScriptedEndpoint:
     reader: asyncio.StreamReader | None = None
     every_writer: list[asyncio.StreamWriter] = field(default_factory=list)
 
+    transport: McpTransport | None = None
+
     async def accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader, self.writer = reader, writer
         self.every_writer.append(writer)  # each closed at the end: a connection left open leaks its transport
+        assert self.transport is not None
+        assert await self.transport.admit(writer) is None  # as IdeA's server does (loopback: the greeting)
         handshake = await reader.readline()
         self.handshake_at = time.monotonic()
         self.received += handshake
@@ -69,8 +76,10 @@ class ScriptedEndpoint:
 
 @asynccontextmanager
 async def scripted_endpoint(path: str) -> AsyncIterator[ScriptedEndpoint]:
-    scripted = ScriptedEndpoint()
-    server = await asyncio.start_unix_server(scripted.accept, path=path)
+    scripted = ScriptedEndpoint(transport=transport_for(path))
+    # The real transport (for loopback TCP it publishes the endpoint file and greets each admitted connection).
+    assert scripted.transport is not None
+    server, listening = await scripted.transport.listen(path, scripted.accept, 2**16, RecordingDiagnostics())
     try:
         yield scripted
     finally:
@@ -78,6 +87,7 @@ async def scripted_endpoint(path: str) -> AsyncIterator[ScriptedEndpoint]:
             writer.close()
         server.close()
         await server.wait_closed()
+        listening.release()
 
 
 async def read_message(process: asyncio.subprocess.Process) -> dict[str, object]:

@@ -9,11 +9,14 @@ import asyncio
 import json
 import socket
 import time
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from idea.domain.orchestration import AskAgent, ListAgents, Outcome, ReadWorkState
 from idea.infrastructure.mcp.bridge import CONNECT_TIMEOUT_S, DRAIN_GRACE_S
-from tests.integration.mcp_support import bridge, endpoint, serving  # noqa: F401  (endpoint: a fixture)
+from tests.integration.mcp_support import bridge, project_endpoint, serving
 
 RUNS = 30
 FAST_FAIL_S = 2.0  # well under the 5 s of retries, with room for a loaded machine's process start
@@ -35,6 +38,13 @@ def session_bytes(third_tool: str, third_arguments: dict[str, object]) -> bytes:
         line({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": tool, "arguments": args}})
         for n, (tool, args) in enumerate(calls, start=2)
     )
+
+
+@pytest.fixture
+def endpoint() -> Iterator[str]:
+    """A Unix socket path: the cases below are about what a Unix socket path can be."""
+    with project_endpoint("unix") as path:
+        yield path
 
 
 async def run_bridge(endpoint: str, stdin: bytes, without: tuple[str, ...] = ()) -> tuple[int, bytes, bytes]:

@@ -133,19 +133,32 @@ async def test_bad_usage_still_exits_0_without_output(endpoint: str) -> None:
     assert b"usage: idea hook" in stderr
 
 
-def test_the_declared_relay_runs_without_site_and_without_the_idea_package() -> None:
-    command = hook_command("claude", "/nonexistent/idea.sock")
+async def test_the_declared_relay_relays_without_site_the_idea_package_json_or_socket(served: Served) -> None:
+    """The speed design, over either transport: what the relay loaded by the time the event was taken."""
+    command = hook_command("claude", served.endpoint)
     assert command[1:4] == ["-I", "-S", "-c"] and "import relay" in command[4]
-    probe = subprocess.run(
-        [*command[:4], command[4].replace("sys.exit(relay.run_hook(sys.argv[1:]))", "print(sorted(sys.modules))")],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=True,
+    probe = command[4].replace("sys.exit(relay.run_hook(sys.argv[1:]))", "relay.run_hook(sys.argv[1:]);print(sorted(sys.modules))")
+    status, stdout, stderr, _ = await run_relay(
+        [*command[:4], probe, *command[5:], "--event", "Stop"], stdin=json.dumps(CLAUDE_STOP).encode()
     )
-    loaded = probe.stdout
+
+    assert status == 0 and stderr == b"", stderr
+    await served.gateway.until(lambda: len(served.gateway.hook_events) == 1)
+    loaded = stdout.decode()
     assert "'relay'" in loaded
-    assert "'idea" not in loaded and "'json'" not in loaded and "'socket'" not in loaded and "'site'" not in loaded
+    for heavy in ("'idea", "'json'", "'socket'", "'site'", "'typing'", "'threading'", "'re'"):
+        assert heavy not in loaded, heavy
+
+
+def test_the_relay_code_carries_no_character_a_windows_hook_line_refuses() -> None:
+    """Claude on Windows runs hooks through cmd.exe or Git Bash: the code and the folder are separate words."""
+    from idea.domain.command_line import windows_shell_line, windows_shell_split
+    from idea.infrastructure.agents.hook_command import hook_relay_command
+
+    python = r"C:\Users\Jean Dupré\AppData\Local\Programs\IdeA\python\pythonw.exe"
+    command = hook_relay_command({}, executable=python, platform="win32")
+    assert command[0].endswith(r"\python\python.exe")  # the console interpreter: the relay reads stdin
+    assert windows_shell_split(windows_shell_line(command)) == command
 
 
 def test_the_relay_token_variable_is_the_launch_secret_one() -> None:
@@ -192,3 +205,25 @@ def hook_relay_args_for(source: str, endpoint: str) -> list[str]:
     from tests.integration.mcp_support import PROJECT_HEX
 
     return hook_relay_args(source, endpoint, PROJECT_HEX, MAIN)
+
+
+def test_the_windows_stdin_reader_takes_a_closed_pipe_whole_and_does_not_wait_on_an_open_one() -> None:
+    """Windows' select takes sockets only, so there a thread reads stdin (run here over a POSIX pipe)."""
+    command = hook_command("claude", "/nonexistent/idea.sock")
+    code = command[4].replace("sys.exit(relay.run_hook(sys.argv[1:]))", "print(len(relay._read_stdin_in_thread()))")
+    big = b"x" * 300_000
+    closed = subprocess.run([*command[:4], code, command[5]], input=big, capture_output=True, timeout=30, check=True)
+    assert closed.stdout.strip() == str(len(big)).encode()
+
+    held_open = subprocess.Popen([*command[:4], code, command[5]], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert held_open.stdin is not None and held_open.stdout is not None
+    try:
+        held_open.stdin.write(b"partial")
+        held_open.stdin.flush()
+        assert held_open.stdout.readline().strip() == b"7"  # read by the deadline, stdin still open
+        assert held_open.wait(10) == 0
+    finally:
+        held_open.stdin.close()
+        if held_open.poll() is None:
+            held_open.kill()
+            held_open.wait()

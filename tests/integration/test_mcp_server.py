@@ -7,6 +7,7 @@ declares it; the cases about malformed traffic speak the wire format directly.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import socket
 import stat
@@ -20,6 +21,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.orchestration import AgentCaller, AskAgent, ListAgents, Outcome, ReadWorkState, Source
 from idea.infrastructure.mcp import server as server_module
+from idea.infrastructure.mcp.connect import is_loopback_endpoint
 from idea.infrastructure.mcp.server import McpSocketServer
 from idea.infrastructure.mcp.tools import TOOL_DEFINITIONS
 from tests.fakes import RecordingDiagnostics
@@ -31,6 +33,8 @@ from tests.integration.mcp_support import (
     RawClient,
     Served,
     bridge_declaration,
+    open_stream,
+    project_endpoint,
     serving,
 )
 from tests.integration.mcp_support import endpoint, raw, served  # noqa: F401  (fixtures)
@@ -421,7 +425,7 @@ async def test_a_silent_connection_is_closed_after_the_handshake_delay(
     served: Served, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(server_module, "HANDSHAKE_TIMEOUT_S", 0.2)
-    reader, writer = await asyncio.open_unix_connection(served.endpoint)
+    reader, writer = await open_stream(served.endpoint)
 
     assert await asyncio.wait_for(reader.read(), 5) == b""
     assert served.beacons("[mcp] no handshake")
@@ -463,14 +467,27 @@ async def test_asks_are_bounded_by_their_safety_net(endpoint: str) -> None:
 
 async def test_the_socket_is_private(served: Served) -> None:
     assert stat.S_IMODE(os.stat(served.endpoint).st_mode) == 0o600
-    assert stat.S_ISSOCK(os.stat(served.endpoint).st_mode)
+    kind = os.stat(served.endpoint).st_mode
+    assert stat.S_ISREG(kind) if is_loopback_endpoint(served.endpoint) else stat.S_ISSOCK(kind)
     assert stat.S_IMODE(os.stat(Path(served.endpoint).parent).st_mode) == 0o700
 
 
-async def test_a_stale_socket_is_unlinked_before_binding(endpoint: str) -> None:
+def leave_a_corpse(endpoint: str) -> None:
+    """What a killed process leaves: a socket bound and never listening, or an endpoint file naming a port
+    nobody listens on any more."""
+    if is_loopback_endpoint(endpoint):
+        with socket.socket() as dead:
+            dead.bind(("127.0.0.1", 0))
+            port = dead.getsockname()[1]
+        Path(endpoint).write_text(json.dumps({"v": 1, "host": "127.0.0.1", "port": port, "proof": "ab"}))
+        return
     corpse = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    corpse.bind(endpoint)  # bound, never listening: what a killed process leaves
+    corpse.bind(endpoint)
     corpse.close()
+
+
+async def test_a_stale_socket_is_unlinked_before_binding(endpoint: str) -> None:
+    leave_a_corpse(endpoint)
 
     async with serving(endpoint) as served:
         assert served.beacons("[mcp] removed stale endpoint")

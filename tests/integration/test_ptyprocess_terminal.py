@@ -6,7 +6,6 @@ import asyncio
 import itertools
 import os
 import signal
-import time
 import uuid
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from idea.infrastructure.core_loop import CoreLoop
 from idea.infrastructure.pty import PtyProcessTerminal, PtyProcessTerminalFactory
 from tests.contract.terminal_contract import (
     CONTRACT_CASES,
+    DEFAULT_TIMEOUT_S,
     ContractCase,
     case_name,
     is_gone,
@@ -48,10 +48,10 @@ def own_children() -> set[int]:
     return {child.pid for child in psutil.Process().children()}
 
 
-async def exit_of(terminal: PtyProcessTerminal) -> int | None:
+async def exit_of(terminal: PtyProcessTerminal, timeout: float = DEFAULT_TIMEOUT_S) -> int | None:
     exits: list[int | None] = []
     terminal.on_exit(exits.append)
-    await wait_until(lambda: bool(exits), what="the exit")
+    await wait_until(lambda: bool(exits), timeout, what="the exit")
     return exits[0]
 
 
@@ -254,9 +254,9 @@ async def test_exit_is_reported_while_a_detached_process_keeps_the_terminal_open
     terminal = make_terminal()
     try:
         async with running(terminal, shell(script, tmp_path)):
-            started = time.monotonic()
             assert await exit_of(terminal) == 5
-            assert time.monotonic() - started < 2
+            # Reported while the holder, which keeps the output open for a minute, still runs: the exit did
+            # not wait for the end of the output.
             holder = read_pid(tmp_path / "holder.pid")
             assert holder is not None and psutil.pid_exists(holder)
     finally:

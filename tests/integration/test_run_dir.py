@@ -419,5 +419,6 @@ def test_by_default_hooks_run_the_relay_file_with_an_isolated_interpreter(root: 
     settings = json.loads((root / ".ideai" / "run" / AGENT / ".claude" / "settings.local.json").read_text("utf-8"))
     command = settings["hooks"]["Stop"][0]["hooks"][0]["command"]
     assert command.startswith(shlex.join([sys.executable, "-I", "-S", "-c"]) + " ")
-    assert json.dumps(os.path.dirname(relay.__file__)) in command and " --source claude " in command
+    # The relay's folder is an argument of its own after the code (hook_command.py), then the options.
+    assert f" {shlex.quote(os.path.dirname(relay.__file__))} --source claude " in command
     assert command.endswith(" --event Stop")

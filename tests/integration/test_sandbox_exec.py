@@ -131,6 +131,37 @@ def test_the_unsupported_path_runs_the_command_with_a_warning_or_refuses_when_re
     assert "this agent's policy requires the operating system to enforce it" in refused.stderr
 
 
+def test_the_wrapped_command_gets_the_environment_idea_gave_without_what_packaging_added(tmp_path: Path) -> None:
+    # From an AppImage, the runtime, AppRun and the bootloader add their variables to the wrapper's own
+    # environment; the CLI must get the one IdeA built (the live mount's name included) back.
+    _root, plan_file, _ = write_plan(tmp_path, WRITE_SRC_ONLY)
+    added = {"APPDIR": "/tmp/.mount_IdeA", "APPIMAGE": "/home/ada/IdeA.AppImage", "ARGV0": "IdeA.AppImage",
+             "OWD": "/home/ada", "_PYI_PARENT_PROCESS_LEVEL": "1", "_PYI_ARCHIVE_FILE": "/tmp/.mount_IdeA/idea",
+             "QT_PLUGIN_PATH": "/tmp/.mount_IdeA/plugins"}
+    given = {"TMUX": "the user's own", "IDEA_AGENT_ID": "a1", "IDEA_LIVE_APPDIR": "/tmp/.mount_IdeA"}
+    env = {**os.environ, **added, **given}
+    result = run(LandlockSandbox(environ=env).wrap(("env",), str(plan_file)), env)
+    seen = dict(line.split("=", 1) for line in result.stdout.splitlines() if "=" in line)
+    assert result.returncode == 0, result.stderr
+    assert not added.keys() & seen.keys()
+    assert {name: seen.get(name) for name in given} == given
+
+
+def test_from_an_appimage_the_mount_idea_runs_from_is_readable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Agents' bridges and hook relays start from IdeA's own mount (AppRun at its root) under a plan that
+    # restricts reading: it must be granted, and the AppImage file's folder too.
+    mount = tmp_path / ".mount_IdeAxyz"
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "executable", str(mount / "usr" / "lib" / "idea" / "idea"))
+    image = "/home/ada/Apps/IdeA-0.1.0-x86_64.AppImage"
+    env = {"APPIMAGE": image, "APPDIR": str(mount)}
+    paths = LandlockSandbox(command_prefix=[image], environ=env).installation_paths()
+    assert {str(mount), "/home/ada/Apps"} <= set(paths)
+    # A variable inherited from another AppImage application grants nothing.
+    other = LandlockSandbox(command_prefix=[image], environ={"APPIMAGE": "/opt/Other.AppImage", "APPDIR": "/tmp/x"})
+    assert "/tmp/x" not in other.installation_paths()
+
+
 def test_an_older_abi_is_degraded_and_named(tmp_path: Path) -> None:
     _root, plan_file, (_e, _p, executable) = write_plan(tmp_path, WRITE_SRC_ONLY)
     if not LandlockSandbox().status(None).enforced:

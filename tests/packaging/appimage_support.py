@@ -32,6 +32,8 @@ echo "APPDIR=$APPDIR"
 echo "ARGV0=$ARGV0"
 echo "OWD=$OWD"
 echo "PWD=$(pwd)"
+echo "PID=$$"
+echo "LIVE=${IDEA_LIVE_APPDIR:-}"
 for a in "$@"; do echo "ARG=$a"; done
 if grep -q " $APPDIR " /proc/self/mountinfo; then echo "MOUNTED=yes"; else echo "MOUNTED=no"; fi
 echo "DATA=$(cat "$APPDIR/usr/share/probe/data.txt")"

@@ -24,8 +24,11 @@ def fake_tools(folder: Path, getconf: str | None, ldd: str | None = None) -> Pat
     return folder
 
 
-def run_apprun(appdir: Path, *args: str, path_first: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in {"APPDIR", "APPIMAGE"}}
+def run_apprun(
+    appdir: Path, *args: str, path_first: Path | None = None, extra: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in {"APPDIR", "APPIMAGE", "IDEA_LIVE_APPDIR"}}
+    env.update(extra or {})
     if path_first is not None:
         env["PATH"] = f"{path_first}:{env['PATH']}"
     return subprocess.run(
@@ -58,6 +61,17 @@ def test_an_old_glibc_is_refused_before_the_payload_starts(appdir: Path, tmp_pat
     assert result.stdout == ""
     assert f"IdeA needs the GNU C library (glibc) 2.34 or newer; this system has glibc {version}." in result.stderr
     assert "Ubuntu 22.04" in result.stderr
+
+
+def test_started_from_the_appdir_of_the_running_idea_the_check_is_not_made_again(appdir: Path, tmp_path: Path) -> None:
+    # A hook relay or bridge that agents start from the mount IdeA runs from: IdeA passed the check there.
+    old = fake_tools(tmp_path / "bin", "glibc 2.31")
+    here = str(appdir.resolve())
+    trusted = run_apprun(appdir, "hook", path_first=old, extra={"APPDIR": here, "IDEA_LIVE_APPDIR": here})
+    assert trusted.returncode == 0 and "ARG=hook" in trusted.stdout, trusted.stderr
+    # Any other folder named there changes nothing.
+    elsewhere = run_apprun(appdir, "hook", path_first=old, extra={"APPDIR": here, "IDEA_LIVE_APPDIR": str(tmp_path)})
+    assert elsewhere.returncode == EXIT_LIBC
 
 
 def test_glibc_read_from_ldd_when_getconf_is_missing(appdir: Path, tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """build-appimage.sh: the interface the package build calls. It validates the AppDir, builds (or takes)
-the runtime, writes runtime + zstd SquashFS, and the result runs."""
+the runtime, writes runtime + SquashFS (LZ4 by default, zstd on request), and the result runs."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from tests.packaging.appimage_support import (
 )
 from tests.packaging.conftest import RuntimeBuild
 
+SQUASHFS_LZ4 = 5
 SQUASHFS_ZSTD = 6
 
 
@@ -45,7 +46,7 @@ def test_builds_an_image_that_runs_through_fuse(
     runtime = runtime_build.runtime.read_bytes()
     assert data.startswith(runtime)
     assert elf_payload_offset(data[:64]) == len(runtime)
-    assert read_superblock(data, len(runtime)).compression == SQUASHFS_ZSTD
+    assert read_superblock(data, len(runtime)).compression == SQUASHFS_LZ4
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".build-appimage")] == []
 
     (tmp_path / "cache").mkdir()
@@ -56,6 +57,22 @@ def test_builds_an_image_that_runs_through_fuse(
     )
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.splitlines() == [f"PAYLOAD APPIMAGE={out}", "ARG=hello"]
+
+
+def test_zstd_on_request_and_nothing_else(appdir: Path, tmp_path: Path, runtime_build: RuntimeBuild) -> None:
+    out = tmp_path / "small.AppImage"
+    made = build(str(appdir), str(out), "--compression", "zstd", "--runtime", str(runtime_build.runtime))
+    assert made.returncode == 0, made.stderr
+    runtime_size = runtime_build.runtime.stat().st_size
+    assert read_superblock(out.read_bytes(), runtime_size).compression == SQUASHFS_ZSTD
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "tmp").mkdir()
+    ran = subprocess.run([str(out)], env=clean_env(tmp_path / "cache", tmp_path / "tmp"), capture_output=True,
+                         text=True, timeout=20, check=False)
+    assert ran.returncode == 0 and ran.stdout.startswith("PAYLOAD"), ran.stderr
+
+    refused = build(str(appdir), str(tmp_path / "x.AppImage"), "--compression", "xz")
+    assert refused.returncode == 2 and "use lz4 or zstd" in refused.stderr
 
 
 def test_the_image_gets_a_diricon_and_the_version_the_appdir_stays_untouched(

@@ -24,7 +24,7 @@ from idea.ui.event_relay import EventRelay
 from idea.ui.gui_thread import GuiThread
 
 T = TypeVar("T")
-WAIT_MS = 10_000
+WAIT_MS = 60_000  # a safety net around condition waits
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "agents"
 FAKE_CLI = FIXTURES / "fake_agent_cli.py"
 FAKE_BIN = FIXTURES / "bin"  # holds only a fake `claude` that prints a version

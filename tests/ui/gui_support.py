@@ -17,7 +17,7 @@ from idea.ui.layout.cell import CellWidget
 from idea.ui.windows.main_window import MainWindow
 from idea.ui.windows.project_tab import ProjectTab
 
-WAIT_MS = 15_000
+WAIT_MS = 60_000  # a safety net around condition waits: a loaded machine starts a shell slowly
 T = TypeVar("T")
 
 

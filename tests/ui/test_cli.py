@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
 import tomllib
 from pathlib import Path
 
+import pytest
 from PySide6.QtGui import QImage
 
 from idea import __version__
@@ -66,6 +68,7 @@ def test_screenshot_saves_one_png_per_window_and_exits(tmp_path: Path) -> None:
     (data_dir / "workspace.json").write_text(json.dumps({"version": 1, "windows": windows}))
 
     target = tmp_path / "shots" / "out.png"
+    target.parent.mkdir()
     done = run_idea(["--screenshot", str(target), "--quit-after", "2000"], data_dir, home)
 
     assert done.returncode == 0, done.stderr
@@ -86,6 +89,130 @@ def test_an_unknown_project_path_is_reported_not_crashed_on(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
 
 
+def test_a_screenshot_target_that_cannot_be_used_is_refused_at_once_and_creates_nothing(tmp_path: Path) -> None:
+    data_dir, home = tmp_path / "data", tmp_path / "home"
+    home.mkdir()
+    complete_first_run(data_dir)
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("x")
+    for target, said in (
+        (a_file / "out.png", f"{a_file} is a file, not a folder"),
+        (a_file / "deeper" / "out.png", f"{a_file} is a file, not a folder"),
+        (tmp_path / "missing" / "deeper" / "out.png", f"the folder {tmp_path / 'missing' / 'deeper'} does not exist"),
+        (tmp_path, f"{tmp_path} is a folder"),
+    ):
+        done = run_idea(["--screenshot", str(target), "--quit-after", "60000"], data_dir, home, timeout=60)
+        assert done.returncode == 2, (target, done.stderr)
+        assert said in done.stderr and done.stdout == ""
+    assert not (tmp_path / "missing").exists()
+
+
+def test_a_screenshot_that_cannot_be_written_is_reported_and_idea_still_quits(tmp_path: Path) -> None:
+    data_dir, home = tmp_path / "data", tmp_path / "home"
+    home.mkdir()
+    complete_first_run(data_dir)
+    (data_dir / "workspace.json").write_text(json.dumps({"version": 1, "windows": [{"id": "w1"}, {"id": "w2"}]}))
+    shots = tmp_path / "shots"
+    shots.mkdir()
+    (shots / "out-2.png").mkdir()  # the second window's file cannot be written
+
+    done = run_idea(["--screenshot", str(shots / "out.png"), "--quit-after", "1500"], data_dir, home)
+
+    assert done.returncode == 1
+    assert done.stdout.split() == [str(shots / "out.png")]  # only what was really saved
+    assert f"could not save {shots / 'out-2.png'}" in done.stderr
+
+
+def test_a_screenshot_into_a_read_only_folder_is_refused(tmp_path: Path) -> None:
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("needs root and unshare(1) to mount a read-only folder in a private namespace")
+    data_dir, home = tmp_path / "data", tmp_path / "home"
+    home.mkdir()
+    complete_first_run(data_dir)
+    shots = tmp_path / "shots"
+    shots.mkdir()
+    script = (
+        f"mount --bind {shots} {shots} && mount -o remount,bind,ro {shots} && "
+        f"exec {sys.executable} -m idea --screenshot {shots / 'out.png'} --quit-after 60000"
+    )
+    env = {**os.environ, "IDEA_DATA_DIR": str(data_dir), "HOME": str(home), "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script], env=env,
+                          capture_output=True, text=True, timeout=60)
+    if "mount:" in done.stderr:
+        pytest.skip(f"this machine refuses the mount: {done.stderr.strip()}")
+    assert done.returncode == 2 and f"the folder {shots} is not writable" in done.stderr
+
+
+def test_screenshot_captures_the_dialogs_over_the_windows(tmp_path: Path) -> None:
+    data_dir, home = tmp_path / "data", tmp_path / "home"
+    home.mkdir()  # no profile chosen yet: the first-run wizard opens over the window
+    target = tmp_path / "out.png"
+
+    done = run_idea(["--screenshot", str(target), "--quit-after", "2000"], data_dir, home)
+
+    assert done.returncode == 0, done.stderr
+    window, wizard = QImage(str(target)), QImage(str(tmp_path / "out-2.png"))
+    assert done.stdout.split() == [str(target), str(tmp_path / "out-2.png")]
+    assert not window.isNull() and not wizard.isNull()
+    assert wizard.size() != window.size()
+
+
+def test_broken_user_data_files_never_hold_up_an_automated_start(tmp_path: Path) -> None:
+    data_dir, home = tmp_path / "data", tmp_path / "home"
+    home.mkdir()
+    complete_first_run(data_dir)
+    for name in ("projects.json", "workspace.json", "profiles.json", "settings.json"):
+        (data_dir / name).write_text('{"version": 1, oops')
+    project = tmp_path / "project"
+    project.mkdir()
+
+    done = run_idea([str(project), "--quit-after", "1500"], data_dir, home, timeout=90)
+
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    for name in ("projects.json", "workspace.json", "profiles.json", "settings.json"):
+        assert len(list(data_dir.glob(f"{name}.corrupt-*"))) == 1, name
+
+
+def test_a_start_that_fails_says_why_keeps_the_report_and_exits(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    a_file = tmp_path / "not-a-folder"
+    a_file.write_text("x")
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {**os.environ, "IDEA_DATA_DIR": str(a_file / "data"), "HOME": str(home), "QT_QPA_PLATFORM": "offscreen",
+           "TMPDIR": str(temp)}
+
+    done = subprocess.run([sys.executable, "-m", "idea", "--quit-after", "60000"], env=env, capture_output=True,
+                          text=True, timeout=60)
+
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    [report] = temp.glob("idea-crash-*.log")  # the data folder is unusable: the report goes to the temp folder
+    assert f"IdeA could not start: Not a directory: {a_file / 'data'}. The full report was kept in {report}." in done.stderr
+    assert "Traceback" in report.read_text() and "NotADirectoryError" in report.read_text()
+
+
+def test_missing_resources_are_a_clear_start_failure_with_the_report_in_the_log_folder(tmp_path: Path) -> None:
+    data_dir, home = tmp_path / "data", tmp_path / "home"
+    home.mkdir()
+    complete_first_run(data_dir)
+    without_resources = (
+        "import sys, pathlib, idea.infrastructure.resources as r; "
+        "r.resources_dir = lambda: pathlib.Path(sys.argv[1]); "
+        "from idea.__main__ import main; sys.exit(main(['--quit-after', '60000']))"
+    )
+    env = {**os.environ, "IDEA_DATA_DIR": str(data_dir), "HOME": str(home), "QT_QPA_PLATFORM": "offscreen"}
+
+    done = subprocess.run([sys.executable, "-c", without_resources, str(tmp_path / "no-resources")], env=env,
+                          capture_output=True, text=True, timeout=60)
+
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    [report] = (data_dir / "logs").glob("crash-*.log")
+    assert f"IdeA could not start: The reference profiles are missing: {tmp_path / 'no-resources'}" in done.stderr
+    assert str(report) in done.stderr and "[crash] IdeA could not start" in (data_dir / "logs" / "idea.log").read_text()
 def test_dump_screens_reads_back_what_a_shell_cell_shows(tmp_path: Path) -> None:
     data_dir, home, project = tmp_path / "data", tmp_path / "home", tmp_path / "project"
     home.mkdir()
@@ -101,6 +228,19 @@ def test_dump_screens_reads_back_what_a_shell_cell_shows(tmp_path: Path) -> None
     assert text.startswith("--- terminal 1\n") and "dumped-42" in text
 
 
+def test_a_screen_dump_that_cannot_be_written_is_reported_and_idea_still_quits(tmp_path: Path) -> None:
+    data_dir, home = tmp_path / "data", tmp_path / "home"
+    home.mkdir()
+    complete_first_run(data_dir)
+    target = tmp_path / "missing" / "screens.txt"
+
+    done = run_idea(["--quit-after", "1500", "--dump-screens", str(target)], data_dir, home)
+
+    assert done.returncode == 1
+    assert "idea: screen dump not saved:" in done.stderr and str(target) in done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def test_quit_at_first_paint_prints_when_the_window_was_painted(tmp_path: Path) -> None:
     data_dir, home = tmp_path / "data", tmp_path / "home"
     home.mkdir()
@@ -112,3 +252,13 @@ def test_quit_at_first_paint_prints_when_the_window_was_painted(tmp_path: Path) 
     assert done.returncode == 0, done.stderr
     [line] = [line for line in done.stdout.splitlines() if line.startswith("first-paint ")]
     assert before < float(line.split()[1]) < time.time()
+
+
+def test_qt_platform_arguments_are_set_apart_from_ideas_own() -> None:
+    from idea.ui.app import split_qt_arguments
+
+    assert split_qt_arguments(["proj", "-platform", "offscreen", "--quit-after", "5"]) == (
+        ["-platform", "offscreen"],
+        ["proj", "--quit-after", "5"],
+    )
+    assert split_qt_arguments(["-platform=windows"]) == (["-platform", "windows"], [])

@@ -83,3 +83,71 @@ def test_every_problem_is_listed_after_the_report(capsys: pytest.CaptureFixture[
     assert doctor.run_doctor([]) == 1
     out = capsys.readouterr().out
     assert out.endswith("IdeA cannot start: 2 problems.\n- Terminal backend: install it\n- Resources: reinstall\n")
+
+
+# --- Windows: the same checks over a fake platform ("win32"), with Windows fixes only ---
+
+WINDOWS_SETUP = doctor.Installation(doctor.Kind.WINDOWS, (r"C:\Users\Ana\AppData\Local\Programs\IdeA\bin\idea.exe",))
+LINUX_ONLY_ADVICE = ("apt", "sudo", "FUSE", "AppImage", ".deb", "system libraries", "DISPLAY", "QT_QPA_PLATFORM",
+                     "IDEA_TERMINAL", "QTermWidget", "pip ")
+
+
+def assert_windows_advice(fix: str | None) -> None:
+    assert fix is not None and "setup.exe" in fix, fix
+    assert not [word for word in LINUX_ONLY_ADVICE if word in fix], fix
+
+
+def test_on_windows_a_missing_conpty_binding_is_fixed_by_running_the_setup_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    def import_module(name: str) -> object:
+        if name == "winpty":
+            raise ModuleNotFoundError("No module named 'winpty'")
+        return object()
+
+    monkeypatch.setattr(doctor.importlib, "import_module", import_module)
+
+    row = doctor._terminal_backend(WINDOWS_SETUP, platform="win32")
+
+    assert row.value == "native view unavailable (No module named 'winpty')"
+    assert_windows_advice(row.fix)
+
+
+def test_on_windows_the_native_view_over_conpty_is_the_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(doctor.importlib, "import_module", lambda name: object())
+    monkeypatch.setenv("IDEA_TERMINAL", "qtermwidget")  # not an option there: QTermWidget is POSIX-only
+
+    row = doctor._terminal_backend(WINDOWS_SETUP, platform="win32")
+
+    assert row.fix is None and row.value.startswith("native view (libghostty-vt through evp ")
+    assert row.value.endswith(f"over ConPTY (pywinpty {doctor._package_version('pywinpty')})")
+
+
+def test_on_windows_a_qt_platform_that_fails_is_a_damaged_install_not_a_missing_display(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    failed = subprocess.CompletedProcess(
+        [], 1, "", 'qt.qpa.plugin: Could not load the Qt platform plugin "windows" in "" even though it was found.\n'
+    )
+    monkeypatch.setattr(doctor.subprocess, "run", lambda *args, **kwargs: failed)
+    for variable in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        monkeypatch.delenv(variable, raising=False)
+
+    row = doctor._qt_platform(WINDOWS_SETUP, platform="win32")
+    linux = doctor._qt_platform(WINDOWS_SETUP, platform="linux")
+
+    assert row.value.startswith('unavailable (qt.qpa.plugin: Could not load the Qt platform plugin "windows"')
+    assert "qwindows.dll" in (row.fix or "")
+    assert_windows_advice(row.fix)
+    assert linux.fix is None and "no display" in linux.value  # the same failure reads otherwise on Linux
+
+
+def test_on_windows_missing_resources_are_fixed_by_running_the_setup_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(doctor, "resources_dir", lambda: tmp_path)
+
+    assert_windows_advice(doctor._resources(WINDOWS_SETUP).fix)
+
+
+def test_on_windows_there_is_no_x11_display_nor_ptyprocess_to_report() -> None:
+    assert doctor._display_rows("win32") == []
+    assert [row.name for row in doctor._display_rows("linux")] == ["Display", "Headless terminals"]

@@ -28,7 +28,7 @@ from idea.ui.terminal.appearance import (
 from idea.ui.terminal.terminal_view import RESIZE_DEBOUNCE_MS, TerminalView
 
 CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
-WAIT_MS = 5000
+WAIT_MS = 30_000  # a safety net around condition waits
 
 # Prints, in hex, every byte it reads until a "q" arrives; raw mode, so nothing is translated on the way.
 KEY_RECORDER = r"""

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from idea.domain.events import AgentExited
 from idea.domain.agent_state_events import (
     AgentAttentionCleared,
     AgentLivenessChanged,
@@ -36,6 +37,7 @@ from idea.domain.orchestration_events import (
     DelegationDelivered,
     DeliveryWaiting,
     HumanReplyReceived,
+    OrchestratorRequestProcessed,
     QueuedTicketView,
 )
 
@@ -60,6 +62,18 @@ class WaitingDelivery:
 
     ticket: TicketId
     requester_label: str
+
+
+@dataclass(frozen=True)
+class LastRequest:
+    """The last command the agent itself sent through a door (a tool call, a request file)."""
+
+    action: str  # "idea_ask_agent"
+    ok: bool
+    at_ms: int
+
+    def describe(self) -> str:
+        return f"{self.action}{'' if self.ok else ' (refused or failed)'} at {clock_text(self.at_ms)}"
 
 
 @dataclass(frozen=True)
@@ -91,6 +105,7 @@ class AgentActivity:
     attention_message: str | None = None
     attention_visible: bool = True  # False: the agent needing the person runs in the background
     waiting: WaitingDelivery | None = None
+    last_request: LastRequest | None = None
     stalled: bool = False  # busy without a sign of work for its `stallAfterMs` (advisory)
     limit: LimitState | None = None
     human_net: HumanNet | None = None
@@ -150,6 +165,10 @@ class ActivityBook:
                     self._update(agent_id, waiting=None)
             case AgentReplied(agent_id=agent_id) | HumanReplyReceived(agent_id=agent_id):
                 self.clear_attention(agent_id)
+            case OrchestratorRequestProcessed(requester=str() as agent_id, action=action, ok=ok):
+                self._update(agent_id, last_request=LastRequest(action, ok, now_ms))
+            case AgentExited(agent_id=agent_id):
+                self.process_ended(agent_id)
             case AgentNeedsAttention(agent_id=agent_id, reason=reason, message=message, visible=visible):
                 self._update(agent_id, attention=reason.value, attention_message=message, attention_visible=visible)
             case AgentAttentionCleared(agent_id=agent_id):

@@ -18,8 +18,9 @@ from idea.domain.agent import (
     unique_md_path,
     validate_agent_name,
 )
+from idea.domain.agent_repair import ManifestRepair, repair_duplicate_ids
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode
-from idea.domain.events import AgentsChanged
+from idea.domain.events import AgentProfileChanged, AgentsChanged, OrchestratorChanged
 from idea.domain.ids import AgentId, ProjectId
 from idea.domain.template import TemplateRecord
 
@@ -67,7 +68,9 @@ class AgentCatalogue:
         events: EventPublisher,
         diagnostics: Diagnostics,
         is_live: Callable[[AgentId], bool],
+        forget: Callable[[AgentId], None] = lambda _agent_id: None,
     ) -> None:
+        """`forget`: removes what else names a deleted agent (its cells' pins, its live-state row)."""
         self._project_id = project_id
         self._root = root
         self._manifests = manifests
@@ -79,18 +82,40 @@ class AgentCatalogue:
         self._events = events
         self._diagnostics = diagnostics
         self._is_live = is_live
+        self._forget = forget
         self._manifest = AgentManifest()
         self.problems: list[str] = []
 
     def load(self) -> None:
-        """Read the manifest at project open; a broken one is kept aside and the team starts empty."""
+        """Read the manifest at project open; a broken one is kept aside and the team starts empty; rows that
+        share an id are repaired (`agent_repair`) and the repair saved and told."""
         try:
-            self._manifest = self._manifests.load(self._root)
+            manifest = self._manifests.load(self._root)
         except CorruptFileError as exc:
             self.problems.append(
                 f"{exc.message}. The project opened without agents; fix or restore the file to get them back."
             )
-            self._manifest = AgentManifest()
+            manifest = AgentManifest()
+        repair = repair_duplicate_ids(manifest, self._ids.new_id)
+        self._manifest = repair.manifest
+        if repair.changed:
+            self._save_repair(repair)
+
+    def _save_repair(self, repair: ManifestRepair) -> None:
+        for copy in repair.copies:  # before the manifest names them
+            body = self._personas.read(self._root, copy.source)
+            self._personas.write(self._root, copy.target, body if body is not None else "")
+        try:
+            self._manifests.save(self._root, repair.manifest)
+            saved = "agents.json was rewritten (it is versioned: your version control shows the change)"
+        except OSError as exc:
+            saved = f"agents.json could not be rewritten ({exc.strerror or exc}); the repair holds until IdeA closes"
+        for change in repair.changes:
+            self._diagnostics.beacon(f"[agents] repaired {self._root}: {change}")
+        self.problems.append(
+            "Several agents in agents.json had the same id. IdeA repaired it and removed no agent or persona: "
+            + " ".join(repair.changes) + f" {saved}."
+        )
 
     # -- queries --
 
@@ -173,10 +198,16 @@ class AgentCatalogue:
 
     async def set_profile(self, agent_id: AgentId, profile_id: str) -> None:
         self._profiles.profile(profile_id)
+        before = self.agent(agent_id).profile_id
         self._store(lambda manifest: manifest.with_profile(agent_id, profile_id))
+        if before != profile_id:
+            self._events.publish(AgentProfileChanged(self._project_id, agent_id, profile_id))
 
     async def set_orchestrator(self, agent_id: AgentId | None) -> None:
+        before = self._manifest.orchestrator
         self._store(lambda manifest: manifest.with_orchestrator(agent_id))
+        if before != agent_id:
+            self._events.publish(OrchestratorChanged(self._project_id, agent_id))
 
     async def set_worktree(self, agent_id: AgentId, worktree: Worktree | None) -> None:
         """Record (None: clear) the agent's own worktree; it applies from the agent's next launch."""
@@ -190,8 +221,14 @@ class AgentCatalogue:
         agent = self.agent(agent_id)
         if self._is_live(agent_id):
             raise AppError(ErrorCode.INVALID, f"{agent.name} is running; stop it before deleting it")
-        kept = self._personas.trash(self._root, agent.md_path, self._clock.now_ms())
+        designated = self._manifest.orchestrator == agent_id
+        # The manifest first: a crash between the two leaves a persona nobody names, never an agent whose
+        # persona has gone to the trash.
         self._store(lambda manifest: manifest.without(agent_id))
+        kept = self._personas.trash(self._root, agent.md_path, self._clock.now_ms())
+        if designated:  # the designation is cleared with it
+            self._events.publish(OrchestratorChanged(self._project_id, None))
+        self._forget(agent_id)
         self._diagnostics.beacon(f"[agents] deleted {agent.name} id={agent_id} persona kept as {kept}")
         return kept
 

@@ -30,7 +30,8 @@ from idea.application.agents.placement_rules import (
     split_target,
 )
 from idea.application.agents.ports import AgentProject
-from idea.application.agents.runner import AgentRunner, ResumeCandidate
+from idea.application.agents.resume_candidates import ResumeCandidate
+from idea.application.agents.runner import AgentRunner
 from idea.application.orchestrator.ports import LiveAgent
 from idea.domain import layout as lay
 from idea.domain.errors import AppError, ErrorCode

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from idea.application.agents.ports import CliDetector, Detection, ProfileStore
 from idea.application.ports import Host
 from idea.application.preferences import Preferences
-from idea.domain.errors import AppError, ErrorCode, invalid
+from idea.domain.errors import AppError, CorruptFileError, ErrorCode, invalid
 from idea.domain.profile import Profile, ProfileBook
 
 
@@ -21,13 +21,35 @@ class ProfileCatalogue:
         self._detector = detector
         self._preferences = preferences
         self._host = host
+        self.problems: list[str] = []  # told to the person at start-up
         self._book = self._load()
 
     def _load(self) -> ProfileBook:
-        stored = self._store.load()
+        try:
+            stored = self._store.load()
+        except CorruptFileError as exc:
+            return self._start_from_reference_profiles(exc)
         if stored is None:
             return ProfileBook()
         return stored.overlay_reference_defaults(self._store.reference_profiles())
+
+    def _start_from_reference_profiles(self, broken: CorruptFileError) -> ProfileBook:
+        """`profiles.json` could not be read (it was kept aside): the person keeps working with the shipped
+        profiles, stored so the next start does not ask the first-run questions again, and is told how to get
+        their own profiles back."""
+        book = ProfileBook(profiles=tuple(self._store.reference_profiles()))
+        try:
+            self._store.save(book)
+        except OSError as exc:
+            book_note = f" (they could not be saved: {exc.strerror or exc})"
+        else:
+            book_note = ""
+        restore = "repair the kept copy and move it back to" if broken.kept_as else "repair"
+        self.problems.append(
+            f"Your AI CLI profiles could not be read: {broken.message}. IdeA started with its reference "
+            f"profiles{book_note}. To get your own profiles back, quit IdeA, {restore} {broken.path}."
+        )
+        return book
 
     # -- queries (the book is an immutable snapshot) --
 
@@ -40,8 +62,17 @@ class ProfileCatalogue:
     def reference_profiles(self) -> list[Profile]:
         return self._store.reference_profiles()
 
+    def known(self) -> ProfileBook:
+        """The person's profiles, then the reference profiles they never stored: every profile an agent's
+        `profileId` can name (the reference profiles ship with IdeA, a cloned project's agents use them)."""
+        stored = {profile.id for profile in self._book.profiles}
+        shipped = tuple(p for p in self._store.reference_profiles() if p.id not in stored)
+        return self._book.model_copy(update={"profiles": (*self._book.profiles, *shipped)})
+
     def profile(self, profile_id: str) -> Profile:
-        profile = self._book.by_id(profile_id)
+        profile = self._book.by_id(profile_id) or next(
+            (p for p in self._store.reference_profiles() if p.id == profile_id), None
+        )
         if profile is None:
             raise invalid(f"profile {profile_id} not found; choose another profile for this agent")
         return profile

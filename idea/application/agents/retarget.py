@@ -3,7 +3,7 @@ relay at this project's endpoint, even if the executable moved since (an AppImag
 
 from __future__ import annotations
 
-from idea.application.agents.runner import AgentLaunchDeps
+from idea.application.agents.launch_deps import AgentLaunchDeps
 from idea.application.ports import Diagnostics
 
 

@@ -47,6 +47,20 @@ class LiveBoard:
         except AppError as exc:  # a system write never fails the delegation that caused it
             self._diagnostics.beacon(f"[live-state] write failed agent={agent_id}: {exc.message}")
 
+    def agents(self) -> set[AgentId]:
+        """The agents that have a row (none pruned by this read)."""
+        return {entry.agent_id for entry in self._loaded().entries}
+
+    def forget(self, agent_id: AgentId) -> None:
+        """Remove the agent's row (the agent was deleted)."""
+        self._declared_intents.pop(agent_id, None)
+        state = self._loaded()
+        if state.row(agent_id) is None:
+            return
+        self._state = state.without(agent_id)
+        self._persist()
+        self._events.publish(LiveStateChanged(agent_id))
+
     def declare(self, agent_id: AgentId, change: RowChange) -> None:
         """The agent's own write (idea_workstate_set): a declared intent outranks the automatic one for a while."""
         self.write(agent_id, change)

@@ -51,8 +51,8 @@ from idea.application.ports import Clock, Diagnostics, EventPublisher, IdGenerat
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import AgentId, ProjectId, TicketId
 from idea.domain.live_state import LiveStateRow
-from idea.domain.orchestration import Command, Human, Outcome, Requester, Source, SubmitHumanInput
-from idea.domain.orchestration_events import AgentQueueSnapshot
+from idea.domain.orchestration import AgentCaller, Command, Human, Outcome, Requester, Source, SubmitHumanInput
+from idea.domain.orchestration_events import AgentQueueSnapshot, OrchestratorRequestProcessed, command_action
 from idea.domain.tickets import CancelSource, TicketEnd, TicketEndKind
 from idea.domain.wait_for import WaitForGraph
 
@@ -140,9 +140,17 @@ class OrchestratorService:
         return self._lifecycle.manifest().by_id(agent_id) is not None and self._lifecycle.verify_token(agent_id, token)
 
     async def dispatch(self, requester: Requester, command: Command, source: Source) -> Outcome:
+        """Every door's command; each one processed is published (`OrchestratorRequestProcessed`)."""
         if self._ctx.closing:
             raise AppError(ErrorCode.INVALID, "the project is closing")
-        return await self._commands.dispatch(requester, command, source)
+        ok = False
+        try:
+            outcome = await self._commands.dispatch(requester, command, source)
+            ok = True
+            return outcome
+        finally:
+            agent = requester.agent_id if isinstance(requester, AgentCaller) else None
+            self._ctx.events.publish(OrchestratorRequestProcessed(source.value, command_action(command), ok, agent))
 
     def handled_commands(self) -> frozenset[type]:
         """Every command type a handler is registered for."""
@@ -187,6 +195,9 @@ class OrchestratorService:
         stale = self._ctx.board.reconcile(lambda agent_id: self._lifecycle.live(agent_id) is not None)
         if stale:
             self._ctx.diagnostics.beacon(f"[live-state] reconciled stale rows agents={','.join(stale)}")
+        team = {agent.agent_id for agent in self._lifecycle.manifest().agents}
+        for agent_id in self._ctx.board.agents() - team:  # rows of agents deleted just before a crash
+            self._ctx.board.forget(agent_id)
 
     def queue_snapshots(self) -> tuple[AgentQueueSnapshot, ...]:
         """Every agent's queue, in manifest order, for the work panel."""
@@ -209,6 +220,10 @@ class OrchestratorService:
         record = self._book.open_ticket(ticket_id)
         if record is not None:
             record.force_delivery = True
+
+    def forget_agent(self, agent_id: AgentId) -> None:
+        """The agent was deleted: its live-state row goes (its conversations stay)."""
+        self._ctx.board.forget(agent_id)
 
     async def close(self) -> None:
         """End every ticket (CANCELLED) and stop every watcher. Agents and their launches belong to the

@@ -28,6 +28,7 @@ from idea.domain.layout.documents import (
     rename_layout,
     replace_layout,
     set_active,
+    without_agent,
 )
 from idea.domain.layout.operations import (
     AssignAgent,
@@ -141,4 +142,5 @@ __all__ = [
     "replace_layout",
     "set_active",
     "validate",
+    "without_agent",
 ]

@@ -6,8 +6,8 @@ and listed; structural ones raise `InvalidLayoutError` with the JSON path of the
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -33,6 +33,11 @@ from idea.domain.layout.validation import check_tiling, is_int, is_number, is_va
 class DecodedDocument:
     document: LayoutDocument
     repairs: tuple[str, ...]  # one sentence per benign problem fixed while loading
+    # The repairs the person should hear of (an id re-issued): the file is saved repaired and they are told.
+    notices: tuple[str, ...] = ()
+
+
+IdSource = Callable[[], str]
 
 
 _DOCUMENT_KEYS = ("version", "activeId", "layouts")
@@ -46,11 +51,30 @@ _GRID_KEYS = ("id", "rows", "cols", "cells")
 _CELL_KEYS = ("row", "col", "rowSpan", "colSpan", "node")
 
 
-def decode_document(data: Any) -> DecodedDocument:
-    """Read a parsed `layouts.json`; benign problems are repaired and listed, structural ones raise."""
+def decode_document(data: Any, new_id: IdSource | None = None) -> DecodedDocument:
+    """Read a parsed `layouts.json`; benign problems are repaired and listed, structural ones raise.
+
+    With `new_id`, a layout or node id used twice is repaired too: the later one gets a new id (a cell keeps
+    its terminal and its agent), and the repair is a notice. Without it, a duplicate id raises."""
     repairs: list[str] = []
-    document = _decode_document(data, repairs)
-    return DecodedDocument(document, tuple(repairs))
+    notices: list[str] = []
+    document = _decode_document(data, repairs, _Ids(new_id, notices))
+    return DecodedDocument(document, (*repairs, *notices), tuple(notices))
+
+
+class _Ids:
+    """Where ids used twice are re-issued (or refused when no id source is given)."""
+
+    def __init__(self, new_id: IdSource | None, notices: list[str]) -> None:
+        self._new_id = new_id
+        self._notices = notices
+
+    def reissue(self, path: str, what: str, used: str) -> str:
+        if self._new_id is None:
+            raise InvalidLayoutError(path, f"duplicate {what} {used}")
+        fresh = self._new_id()
+        self._notices.append(f"{path}: {what} {used} was used twice; the later one is now {fresh}")
+        return fresh
 
 
 def encode_document(document: LayoutDocument) -> dict[str, Any]:
@@ -62,7 +86,7 @@ def encode_document(document: LayoutDocument) -> dict[str, Any]:
     return _with_extra(data, document.extra)
 
 
-def _decode_document(data: Any, repairs: list[str]) -> LayoutDocument:
+def _decode_document(data: Any, repairs: list[str], ids: _Ids) -> LayoutDocument:
     if not isinstance(data, Mapping):
         raise InvalidLayoutError("", "the layouts document must be a JSON object")
     version = data.get("version")
@@ -77,9 +101,9 @@ def _decode_document(data: Any, repairs: list[str]) -> LayoutDocument:
     layouts: list[Layout] = []
     for index, raw in enumerate(raw_layouts):
         path = f"layouts[{index}]"
-        layout = _decode_layout(raw, path, repairs)
+        layout = _decode_layout(raw, path, repairs, ids)
         if any(known.id == layout.id for known in layouts):
-            raise InvalidLayoutError(f"{path}.id", f"duplicate layout id {layout.id}")
+            layout = replace(layout, id=ids.reissue(f"{path}.id", "layout id", layout.id))
         layouts.append(layout)
     active_id = data.get("activeId")
     if not any(layout.id == active_id for layout in layouts):
@@ -88,7 +112,7 @@ def _decode_document(data: Any, repairs: list[str]) -> LayoutDocument:
     return LayoutDocument(active_id, tuple(layouts), version, _extra_of(data, _DOCUMENT_KEYS))
 
 
-def _decode_layout(raw: Any, path: str, repairs: list[str]) -> Layout:
+def _decode_layout(raw: Any, path: str, repairs: list[str], ids: _Ids) -> Layout:
     data = _object(raw, path, "a layout")
     layout_id = _identifier(data, path, "layout id")
     name = data.get("name")
@@ -102,7 +126,7 @@ def _decode_layout(raw: Any, path: str, repairs: list[str]) -> Layout:
     tree = data.get("tree")
     if not isinstance(tree, Mapping):
         raise InvalidLayoutError(f"{path}.tree", "must be an object holding the root node")
-    root = _TreeDecoder(repairs).node(tree.get("root"), f"{path}.tree.root")
+    root = _TreeDecoder(repairs, ids).node(tree.get("root"), f"{path}.tree.root")
     return Layout(
         layout_id,
         name,
@@ -116,8 +140,9 @@ def _decode_layout(raw: Any, path: str, repairs: list[str]) -> Layout:
 class _TreeDecoder:
     """Decodes the tree of one layout: ids, agents and sessions are unique within a layout."""
 
-    def __init__(self, repairs: list[str]) -> None:
+    def __init__(self, repairs: list[str], ids: _Ids) -> None:
         self._repairs = repairs
+        self._ids = ids
         self._node_ids: set[str] = set()
         self._agents: set[str] = set()
         self._sessions: set[str] = set()
@@ -130,11 +155,13 @@ class _TreeDecoder:
         body = _object(wrapper.get("node"), f"{path}.node", "an object")
         node_id = _identifier(body, f"{path}.node", "node id")
         if node_id in self._node_ids:
-            raise InvalidLayoutError(path, f"duplicate node id {node_id}")
+            node_id = self._ids.reissue(path, "node id", node_id)
         self._node_ids.add(node_id)
         if node_type not in ("leaf", "split", "grid"):
             self._repairs.append(f"{path}: unknown node type {node_type!r} kept as an empty cell")
-            return UnknownNode(node_id, MappingProxyType(copy.deepcopy(dict(wrapper))))
+            kept = copy.deepcopy(dict(wrapper))
+            kept["node"]["id"] = node_id  # re-issued when it was a duplicate
+            return UnknownNode(node_id, MappingProxyType(kept))
         dropped = [key for key in wrapper if key not in _WRAPPER_KEYS]
         if dropped:
             self._repairs.append(f"{path}: dropped unknown keys {', '.join(map(repr, dropped))}")

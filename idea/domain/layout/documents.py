@@ -11,7 +11,9 @@ from types import MappingProxyType
 from typing import Any
 
 from idea.domain.errors import invalid, not_found
+from idea.domain.layout.queries import leaves
 from idea.domain.layout.tree import Grid, Layout, Leaf, Node, Split, UnknownNode, no_extra
+from idea.domain.layout.tree_edits import substitute
 from idea.domain.layout.validation import validate
 
 MAX_NAME_LENGTH = 64
@@ -88,6 +90,18 @@ def replace_layout(document: LayoutDocument, layout: Layout) -> LayoutDocument:
     if layout.name != current.name:
         layout = replace(layout, name=_checked_name(document, layout.name, renaming=layout.id))
     return _with_layout(document, layout)
+
+
+def without_agent(document: LayoutDocument, agent_id: str) -> LayoutDocument:
+    """Every cell that pins the agent, in every layout, emptied (the agent was deleted); the cells stay."""
+    layouts = []
+    for layout in document.layouts:
+        root = layout.root
+        for leaf in leaves(root):
+            if leaf.agent == agent_id:
+                root = substitute(root, leaf.id, Leaf(leaf.id, extra=leaf.extra))
+        layouts.append(layout if root is layout.root else replace(layout, root=root))
+    return replace(document, layouts=tuple(layouts))
 
 
 def _with_layout(document: LayoutDocument, changed: Layout) -> LayoutDocument:

@@ -9,17 +9,12 @@ symbolic links are unavailable (Windows without the privilege) the file is copie
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
+from idea.infrastructure.file_lock import exclusive_lock
 from idea.infrastructure.fs import atomic_write_bytes
-
-if sys.platform == "win32":
-    import msvcrt
-else:
-    import fcntl
 
 AUTH_FILE = "auth.json"
 LOCK_FILE = ".idea-auth.lock"
@@ -93,10 +88,7 @@ def _exclusive_lock(path: Path) -> Iterator[None]:
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        if sys.platform == "win32":
-            msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
-        else:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
+        with exclusive_lock(fd, str(path)):
+            yield
     finally:
-        os.close(fd)  # closing the descriptor releases the lock
+        os.close(fd)

@@ -17,6 +17,7 @@ from typing import Any
 import tomli_w
 
 from idea.application.agents.ports import PreparedRunDir, RunDirRequest
+from idea.domain.command_line import POSIX_SHELL, ShellDialect, UnquotableArgument
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode, invalid
 from idea.domain.ids import simple_hex
 from idea.domain.mcp_wiring import (
@@ -68,6 +69,7 @@ class LocalRunDirWriter:
         self,
         idea_command_prefix: Sequence[str] | None = None,
         codex_home: Path | None = None,
+        shell: ShellDialect = POSIX_SHELL,
         hook_command_prefix: Sequence[str] | None = None,
     ) -> None:
         """`hook_command_prefix`: how CLIs start the hook relay; by default the cheapest form this installation
@@ -80,6 +82,7 @@ class LocalRunDirWriter:
         else:
             self._hook_command = hook_relay_command()
         self._codex_home = codex_home
+        self._shell = shell  # how the CLIs' shell reads hook command lines (cmd.exe and Git Bash on Windows)
 
     def prepare(self, request: RunDirRequest) -> PreparedRunDir:
         try:
@@ -94,7 +97,9 @@ class LocalRunDirWriter:
     def retarget(self, project_root: str, endpoint: str) -> list[str]:
         return [
             str(path)
-            for path in retarget_run_dirs(Path(project_root) / IDEAI_DIR / RUN_DIR, self._idea_command, endpoint)
+            for path in retarget_run_dirs(
+                Path(project_root) / IDEAI_DIR / RUN_DIR, self._idea_command, endpoint, self._shell
+            )
         ]
 
     def _prepare(self, request: RunDirRequest) -> PreparedRunDir:
@@ -272,7 +277,14 @@ class LocalRunDirWriter:
 
     def _write_claude_settings(self, request: RunDirRequest, run_dir: Path, launch: _LaunchAdditions) -> None:
         hooks = self._hook_relay(request, "claude") if request.profile.hooks == "claude" else None
-        settings = claude_settings(hooks, request.tool_timeout_ms)
+        try:
+            settings = claude_settings(hooks, request.tool_timeout_ms, self._shell)
+        except UnquotableArgument as exc:
+            launch.warnings.append(
+                f"Claude's lifecycle hooks were not installed: the command that relays them cannot be written "
+                f"for this system's shell ({exc}); the agent runs without them"
+            )
+            settings = claude_settings(None, request.tool_timeout_ms, self._shell)
         for key, value in request.claude_permission_settings.items():
             if key == "env" and isinstance(value, Mapping):
                 settings["env"] = {**value, **settings["env"]}

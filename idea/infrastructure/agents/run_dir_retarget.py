@@ -18,6 +18,7 @@ from typing import Any
 
 import tomli_w
 
+from idea.domain.command_line import POSIX_SHELL, ShellDialect
 from idea.domain.mcp_wiring import (
     CODEX_CONFIG_HEADER,
     MCP_SERVER_NAME,
@@ -32,7 +33,9 @@ _CODEX_CONFIG = "config.toml"
 _MCP_JSON_KEYS = {"command", "args", "env", "transport"}
 
 
-def retarget_run_dirs(runs: Path, idea_command: Sequence[str], endpoint: str) -> list[Path]:
+def retarget_run_dirs(
+    runs: Path, idea_command: Sequence[str], endpoint: str, shell: ShellDialect = POSIX_SHELL
+) -> list[Path]:
     """Rewrite the drifted IdeA entries of every run dir under `runs` (`.ideai/run/`); returns the files
     rewritten.
 
@@ -45,7 +48,7 @@ def retarget_run_dirs(runs: Path, idea_command: Sequence[str], endpoint: str) ->
             if path.suffix == ".toml":
                 changed = _retarget_toml(path, idea_command, endpoint)
             else:
-                changed = _retarget_json(path, idea_command, endpoint)
+                changed = _retarget_json(path, idea_command, endpoint, shell)
         except (OSError, UnicodeDecodeError, ValueError, tomllib.TOMLDecodeError):
             continue
         if changed:
@@ -85,12 +88,12 @@ def _scan(directory: Path) -> list[os.DirEntry[str]]:
         return []
 
 
-def _retarget_json(path: Path, idea_command: Sequence[str], endpoint: str) -> bool:
+def _retarget_json(path: Path, idea_command: Sequence[str], endpoint: str, shell: ShellDialect) -> bool:
     document = json.loads(path.read_text(encoding="utf-8"))
     if not isinstance(document, dict):
         return False
     changed = _retarget_server(document.get("mcpServers"), idea_command, endpoint)
-    changed = _retarget_claude_hooks(document.get("hooks"), idea_command, endpoint) or changed
+    changed = _retarget_claude_hooks(document.get("hooks"), idea_command, endpoint, shell) or changed
     if not changed:
         return False
     mode = path.stat().st_mode & 0o777
@@ -136,7 +139,7 @@ def _retarget_server(servers: Any, idea_command: Sequence[str], endpoint: str) -
     return True
 
 
-def _retarget_claude_hooks(hooks: Any, idea_command: Sequence[str], endpoint: str) -> bool:
+def _retarget_claude_hooks(hooks: Any, idea_command: Sequence[str], endpoint: str, shell: ShellDialect) -> bool:
     changed = False
     for matchers in hooks.values() if isinstance(hooks, dict) else ():
         for matcher in matchers if isinstance(matchers, list) else ():
@@ -144,7 +147,7 @@ def _retarget_claude_hooks(hooks: Any, idea_command: Sequence[str], endpoint: st
                 command = hook.get("command") if isinstance(hook, dict) else None
                 if not isinstance(command, str):
                     continue
-                retargeted = retarget_idea_shell_command(command, idea_command, endpoint)
+                retargeted = retarget_idea_shell_command(command, idea_command, endpoint, shell)
                 if retargeted is not None:
                     hook["command"] = retargeted
                     changed = True

@@ -6,10 +6,16 @@ Claude hook's stdout can change what the CLI does), exit status 0 whatever happe
 stderr when IdeA is not there to listen.
 
 It runs on every turn of every agent, and the CLI waits for it, so it must start about as fast as Python
-itself: the run dir declares it as `python -I -S <this file>` (no site, no `idea` package) and it imports
-only built-in and C modules (`posix`, `_socket`, `select`, `time`). The payload is forwarded as the CLI wrote
-it, on its own line after the event line (`"payloadFollows": true`); IdeA parses it. Only a payload over
-64 KiB loads the `json` module, to cut its longest strings. Also reachable as `idea hook` (same code).
+itself: the run dir declares it as `python -I -S -c "import relay…"` (no site, no `idea` package, see
+`agents/hook_command.py`) and it imports only built-in and C modules (`posix` or `nt`, `_socket`, `select`
+or `_thread`, `time`, `_operator`). The payload is forwarded as the CLI wrote it, on its own line after the
+event line (`"payloadFollows": true`); IdeA parses it. Only a payload over 64 KiB loads the `json` module,
+to cut its longest strings. Also reachable as `idea hook` (same code).
+
+Either transport (`mcp/connect.py` is the reference; this module repeats its client side without `json`
+or `socket`): a Unix socket path, or on Windows an endpoint file `….endpoint` naming a loopback TCP port
+and a proof that IdeA says first on each connection; nothing is sent before the proof matches, so the
+token never reaches a program that took over the port of an IdeA that died.
 
 Wire format, one connection per event: a handshake line `{"v":1,"kind":"hook","project":…,"agent":…,
 "token":…}`, an event line `{"source":…,"event":…,"receivedAtMs":…,"payloadFollows":true}`, the payload
@@ -26,17 +32,25 @@ try:
 except ImportError:  # Windows
     import nt as _os  # type: ignore[import-not-found, no-redef]
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    import _socket
+
 PAYLOAD_LIMIT = 64 * 1024
 CONNECT_TIMEOUT_S = 0.3
+GREETING_WAIT_S = 1.0  # loopback: IdeA greets from its event loop, which may be busy for a moment
 STDIN_WAIT_S = 0.25
 ANSWER_WAIT_S = 0.2  # time for IdeA to take the event, or to say why it refuses it
 STDIN_LIMIT = 16 * 1024 * 1024
 SOURCES = ("claude", "codex")
 TRUNCATION_MARK = "…[truncated]"
 TOKEN_ENV_VAR = "IDEA_MCP_TOKEN"  # idea.domain.launch_secret.TOKEN_ENV_VAR (not imported: start time)
+LOOPBACK_SUFFIX = ".endpoint"  # idea.infrastructure.mcp.connect's, as are the two below
+LOOPBACK_HOST = "127.0.0.1"
+GREETING_LIMIT = 4096
 _OPTIONS = ("--source", "--endpoint", "--project", "--agent", "--event")
 USAGE = (
-    "usage: idea hook --source claude|codex --endpoint <socket> --project <32hex> --agent <agentId> "
+    "usage: idea hook --source claude|codex --endpoint <endpoint> --project <32hex> --agent <agentId> "
     "[--event <name>] [<json payload>]"
 )
 
@@ -100,6 +114,8 @@ def _read_stdin() -> bytes:
             return b"{}"
     except OSError:
         return b"{}"
+    if _os.__name__ == "nt":
+        return _read_stdin_in_thread()
     import select
 
     deadline = time.monotonic() + STDIN_WAIT_S
@@ -114,6 +130,34 @@ def _read_stdin() -> bytes:
             break
         chunks.append(chunk)
         size += len(chunk)
+    return b"".join(chunks)
+
+
+def _read_stdin_in_thread() -> bytes:
+    """Windows' select takes sockets only: a thread reads the pipe, and what it has read by the deadline is
+    the payload (the process exits right after, ending the thread)."""
+    import _thread
+
+    chunks: list[bytes] = []
+    done = _thread.allocate_lock()
+    done.acquire()
+
+    def read() -> None:
+        size = 0
+        try:
+            while size < STDIN_LIMIT:
+                chunk = _os.read(0, 64 * 1024)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+        except OSError:
+            pass
+        finally:
+            done.release()
+
+    _thread.start_new_thread(read, ())
+    done.acquire(timeout=STDIN_WAIT_S)
     return b"".join(chunks)
 
 
@@ -169,15 +213,11 @@ def _quoted(text: str) -> bytes:
 def _send(endpoint: str, data: bytes) -> None:
     import _socket
 
-    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
-        sock.settimeout(CONNECT_TIMEOUT_S)
-        try:
-            sock.connect(endpoint)
-        except OSError as exc:
-            raise ConnectionError(
-                f"IdeA is not listening at {endpoint} ({exc.strerror or exc}); event dropped"
-            ) from exc
+        sock = _connect(endpoint)
+    except OSError as exc:
+        raise ConnectionError(f"IdeA is not listening at {endpoint} ({exc.strerror or exc}); event dropped") from exc
+    try:
         sock.sendall(data)
         sock.shutdown(_socket.SHUT_WR)
         # IdeA closes once it has taken the event; a refusal comes back as one line first.
@@ -192,6 +232,78 @@ def _send(endpoint: str, data: bytes) -> None:
             _say(f"IdeA refused the event: {answer.decode('utf-8', 'replace').strip()}")
     finally:
         sock.close()
+
+
+def _connect(endpoint: str) -> _socket.socket:
+    """A connected `_socket.socket`: the Unix socket itself, or the loopback port whose greeting carried the
+    endpoint file's proof."""
+    import _socket
+
+    proof = None
+    if not endpoint.endswith(LOOPBACK_SUFFIX):
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        address: object = endpoint
+    else:
+        port, proof = _loopback_endpoint(endpoint)
+        sock = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+        address = (LOOPBACK_HOST, port)
+    try:
+        sock.settimeout(CONNECT_TIMEOUT_S)
+        sock.connect(address)
+        if proof is not None:
+            sock.settimeout(GREETING_WAIT_S)
+            _check_greeting(_first_line(sock), proof)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def _loopback_endpoint(endpoint: str) -> tuple[int, bytes]:
+    """The port and the proof IdeA wrote in the endpoint file (OSError when it is missing or damaged)."""
+    with open(endpoint, "rb") as handle:
+        text = handle.read(GREETING_LIMIT)
+    port, proof = _field(text, b"port"), _field(text, b"proof")
+    if port is None or not port.isdigit() or not 0 < int(port) < 65536 or not proof:
+        raise ConnectionRefusedError(f"the endpoint file {endpoint} is damaged")
+    return int(port), proof
+
+
+def _first_line(sock: _socket.socket) -> bytes:
+    """The greeting (nothing follows it until IdeA has read the handshake)."""
+    received = b""
+    while b"\n" not in received and len(received) < GREETING_LIMIT:
+        chunk = sock.recv(GREETING_LIMIT)
+        if not chunk:
+            break
+        received += chunk
+    return received
+
+
+def _check_greeting(line: bytes, proof: bytes) -> None:
+    from _operator import _compare_digest
+
+    said = _field(line, b"idea")
+    if said is None or not _compare_digest(said, proof):
+        raise ConnectionRefusedError("the program at this endpoint's port is not the IdeA that wrote it (stale endpoint)")
+
+
+def _field(text: bytes, key: bytes) -> bytes | None:
+    """The value of `"key": <digits or a string without escapes>` in a small flat JSON object IdeA wrote
+    (the endpoint file, the greeting), read without the `json` module; None when absent or of another form."""
+    at = text.find(b'"' + key + b'"')
+    if at < 0:
+        return None
+    rest = text[at + len(key) + 2 :].lstrip()
+    if not rest.startswith(b":"):
+        return None
+    rest = rest[1:].lstrip()
+    if rest.startswith(b'"'):
+        end = rest.find(b'"', 1)
+        value = rest[1:end] if end > 0 else b""
+        return value if value and b"\\" not in value else None
+    digits = len(rest) - len(rest.lstrip(b"0123456789"))
+    return rest[:digits] or None
 
 
 def _say(message: str) -> None:

@@ -168,11 +168,15 @@ def _iso(text: str, local: tzinfo) -> int | None:
 
 def _with_format(text: str, time_format: str, now: datetime, local: tzinfo) -> int | None:
     fmt = _GLIBC_FLAGS.sub(r"%\1", time_format)
+    directives = set(re.findall(r"%([a-zA-Z])", fmt))
+    subject = text.strip()
+    if not directives & _YEAR_DIRECTIVES:
+        # A leap year so that 29 February parses; the rule below decides the year.
+        subject, fmt = f"{subject} 2000", f"{fmt} %Y"
     try:
-        parsed = datetime.strptime(text.strip(), fmt)
+        parsed = datetime.strptime(subject, fmt)
     except ValueError:
         return None
-    directives = set(re.findall(r"%([a-zA-Z])", fmt))
     zone = parsed.tzinfo or local
     if not directives & _DATE_DIRECTIVES:
         if "a" in directives or "A" in directives:
@@ -295,12 +299,17 @@ def _next_wall_clock(now: datetime, clock: time, zone: tzinfo) -> datetime:
 
 
 def _with_year_rule(now: datetime, month: int, day: int, clock: time, zone: tzinfo) -> datetime:
-    """This year's date, or next year's when this year's is more than a day past."""
+    """This year's date, or the next year's when this year's is more than a day past (29 February: the next
+    leap year's)."""
     year = now.astimezone(zone).year
-    moment = _at(date(year, month, day), clock, zone)
-    if now - moment > timedelta(days=1):
-        moment = _at(date(year + 1, month, day), clock, zone)
-    return moment
+    for candidate in range(year, year + 9):
+        try:
+            moment = _at(date(candidate, month, day), clock, zone)
+        except ValueError:
+            continue  # no 29 February this year
+        if now - moment <= timedelta(days=1):
+            return moment
+    raise ValueError(f"no date {month}-{day}")  # unreachable: 29 February comes back within eight years
 
 
 def _ms(moment: datetime) -> int:

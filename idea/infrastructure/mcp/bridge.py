@@ -1,6 +1,7 @@
 """`idea mcp-server`: the stdio MCP server an agent CLI starts, relaying to its project's endpoint (spec 03 §4).
 
-The bridge is a byte relay. It connects to the project's Unix socket, introduces its agent with one
+The bridge is a byte relay. It connects to the project's endpoint (a Unix socket, or loopback TCP on
+Windows: `connect.py`), introduces its agent with one
 handshake line, then runs two independent pumps: the CLI's stdin to the socket and the socket to the CLI's
 stdout. Neither pump waits for the other, because MCP is not one answer per line: notifications have no
 answer, and a pending `idea_ask_agent` must not hold back the next request. Bytes are forwarded as soon as
@@ -22,6 +23,7 @@ import threading
 import time
 
 from idea.domain.launch_secret import TOKEN_ENV_VAR
+from idea.infrastructure.mcp.connect import NotIdeaError, connect_endpoint, is_loopback_endpoint
 
 CONNECT_TIMEOUT_S = 5.0
 CONNECT_RETRY_S = 0.2
@@ -120,18 +122,19 @@ def _handshake_line(project: str, requester: str, token: str) -> bytes:
 def _connect(endpoint: str) -> socket.socket:
     """Retry every 200 ms for at most 5 s while IdeA may still be binding the endpoint of a project it
     opens (no socket yet, or the corpse of a previous run). Any other failure is final at once."""
-    if len(os.fsencode(endpoint)) >= _SUN_PATH_SIZE:
+    unix = not is_loopback_endpoint(endpoint)  # a loopback endpoint is a file naming a TCP port (Windows)
+    if unix and len(os.fsencode(endpoint)) >= _SUN_PATH_SIZE:
         raise _Unreachable(f"the path is longer than a Unix socket path may be ({_SUN_PATH_SIZE - 1} bytes)")
     deadline = time.monotonic() + CONNECT_TIMEOUT_S
     while True:
-        _check_endpoint_file(endpoint)
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        if unix:
+            _check_endpoint_file(endpoint)
         try:
-            sock.connect(endpoint)
-            return sock
+            return connect_endpoint(endpoint, timeout=None)
+        except NotIdeaError:
+            raise  # another program holds the port of an IdeA that died: retrying cannot help
         except OSError as exc:
-            sock.close()
-            if exc.errno not in _WORTH_RETRYING:
+            if unix and exc.errno not in _WORTH_RETRYING:
                 raise _Unreachable(exc.strerror or str(exc)) from exc
             if time.monotonic() + CONNECT_RETRY_S > deadline:
                 raise

@@ -65,6 +65,8 @@ def sweep_dead_endpoints(diagnostics: Diagnostics, environ: Mapping[str, str] | 
     listens on them any more); a live endpoint, anything that is not a socket, and a socket bound in the
     last seconds (its process may not listen yet) are left alone. Returns the paths removed. Run once at
     start."""
+    if not hasattr(socket, "AF_UNIX"):
+        return []  # Windows: endpoints are loopback files, not sockets
     settled_before = time.time() - SWEEP_MIN_AGE_S
     removed = []
     for base in dict.fromkeys(_bases(environ)):

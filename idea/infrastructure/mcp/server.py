@@ -1,4 +1,4 @@
-"""The per-project MCP server on the project's Unix socket (spec 03 §3).
+"""The per-project MCP server on the project's endpoint: a Unix socket, or loopback TCP on Windows (spec 03 §3).
 
 Every connection opens with one handshake line naming the caller and carrying its launch secret. A `mcp`
 connection (the bridge an agent CLI spawned) is then served by the official MCP SDK's low-level `Server`,
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import time
 import traceback
 from collections.abc import Mapping
@@ -40,7 +39,7 @@ from idea.application.ports import Diagnostics
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import AgentId, ProjectId, simple_hex
 from idea.domain.orchestration import AgentCaller, Outcome, Source
-from idea.infrastructure.mcp.endpoint import BoundEndpoint, bind_endpoint, peer_uid
+from idea.infrastructure.mcp.transport import Listening, McpTransport, transport_for
 from idea.infrastructure.mcp.tools import TOOL_DEFINITIONS, TOOL_NAMES, parse_tool_call
 from idea.infrastructure.mcp.wire import (
     EOF_DRAIN_S,
@@ -100,6 +99,7 @@ class McpSocketServer:
         ask_safety_net_s: float,
         call_timeout_s: float = CALL_TIMEOUT_S,
         eof_drain_s: float = EOF_DRAIN_S,
+        transport: McpTransport | None = None,
     ) -> None:
         self._project_hex = simple_hex(project_id)
         self._socket_path = socket_path
@@ -109,7 +109,9 @@ class McpSocketServer:
         self._ask_safety_net_s = ask_safety_net_s
         self._call_timeout_s = call_timeout_s
         self._eof_drain_s = eof_drain_s
-        self._endpoint: BoundEndpoint | None = None
+        # The endpoint's form chooses the transport (`.endpoint`: loopback TCP, else a Unix socket).
+        self._transport = transport or transport_for(socket_path)
+        self._endpoint: Listening | None = None
         self._listener: asyncio.AbstractServer | None = None
         self._connections: set[asyncio.Task[Any]] = set()
         self._closed = False
@@ -125,16 +127,9 @@ class McpSocketServer:
             return
         if self._closed:
             raise RuntimeError("a closed MCP server cannot be started again")
-        endpoint = bind_endpoint(self._socket_path, self._diagnostics)
-        try:
-            self._listener = await asyncio.start_unix_server(
-                self._serve_connection, sock=endpoint.sock, limit=LINE_LIMIT
-            )
-        except BaseException:
-            endpoint.sock.close()
-            endpoint.release()
-            raise
-        self._endpoint = endpoint
+        self._listener, self._endpoint = await self._transport.listen(
+            self._socket_path, self._serve_connection, LINE_LIMIT, self._diagnostics
+        )
         self._diagnostics.beacon(f"[mcp] listening on {self._socket_path}")
 
     async def close(self) -> None:
@@ -143,14 +138,14 @@ class McpSocketServer:
             return
         self._closed = True
         if self._listener is not None:
+            await _stop_accepting(self._listener)
             self._listener.close()
         connections = list(self._connections)
         for task in connections:
             task.cancel()
         await asyncio.gather(*connections, return_exceptions=True)
         if self._listener is not None:
-            # A connection accepted while closing may have no running task yet: close its transport here,
-            # or it is left for the garbage collector, which detaches it from a server already closed.
+            # A connection accepted just before may have no running task yet: its transport is closed here.
             close_clients = getattr(self._listener, "close_clients", None)  # Python 3.13+
             if close_clients is not None:
                 close_clients()
@@ -164,7 +159,7 @@ class McpSocketServer:
         assert task is not None
         self._connections.add(task)
         try:
-            if self._closed or not self._peer_is_this_user(writer):
+            if self._closed or not await self._peer_is_this_user(writer):
                 return
             caller = await self._handshake(reader, writer)
             if caller is None:
@@ -181,12 +176,14 @@ class McpSocketServer:
             self._connections.discard(task)
             writer.close()
 
-    def _peer_is_this_user(self, writer: asyncio.StreamWriter) -> bool:
-        sock = writer.get_extra_info("socket")
-        uid = peer_uid(sock) if sock is not None else None
-        if uid is None or uid == os.getuid():
+    async def _peer_is_this_user(self, writer: asyncio.StreamWriter) -> bool:
+        try:
+            refusal = await self._transport.admit(writer)
+        except ConnectionError:
+            return False  # gone before it was admitted (e.g. a liveness probe)
+        if refusal is None:
             return True
-        self._diagnostics.beacon(f"[mcp] refused a connection from uid {uid}")
+        self._diagnostics.beacon(f"[mcp] refused a connection from {refusal}")
         return False
 
     async def _handshake(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> _Caller | None:
@@ -455,3 +452,17 @@ async def _read_hook_event(reader: asyncio.StreamReader) -> tuple[str, str, dict
     payload = event["payload"]
     name = event["event"] or payload.get("hook_event_name") or payload.get("type") or "unknown"
     return event["source"], name if isinstance(name, str) else "unknown", payload
+
+
+async def _stop_accepting(listener: asyncio.AbstractServer) -> None:
+    """Take no new connection, then let the ones already accepted become transports of the server while it
+    is still open. (Closing the server between the accept and the transport's creation leaves a transport
+    that Python 3.13.0's server cannot detach: its collection raises in `Server._wakeup`.)"""
+    loop = asyncio.get_running_loop()
+    for sock in getattr(listener, "sockets", ()) or ():
+        try:
+            loop.remove_reader(sock.fileno())
+        except NotImplementedError:  # a proactor loop (Windows) accepts without a reader
+            return
+    for _ in range(2):
+        await asyncio.sleep(0)

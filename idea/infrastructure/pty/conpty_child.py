@@ -4,25 +4,32 @@ pywinpty's low-level `winpty.PTY` is used rather than its `PtyProcess`, which re
 loopback socket and a thread of its own: the pump already reads on a thread. The console speaks text: output
 arrives decoded, input is given as text, so bytes are turned into UTF-8 text and back here.
 
-Process-tree termination uses psutil (children, then the program; TerminateProcess after the grace) until
-Windows Job objects take over that part.
+The program starts as the other Windows adapters start it (`windows/program_lookup.py`): an npm `.cmd` shim
+through node with its script, any other batch file through `cmd.exe /d /s /c` with its arguments escaped for
+cmd.exe, everything else directly; the command line is `launch_command_line`'s. Right after it starts, the
+program goes into a Job object of its own (`windows/job_objects.py`, PROCESS_JOBS): ending it closes the
+console, then ends whatever is left in the job after the grace; a normal exit closes the job, which ends what
+the program left running (KILL_ON_JOB_CLOSE).
 
 Runs only on Windows; its logic is tested on Linux against a fake of the `winpty` module.
 """
 
 from __future__ import annotations
 
-import asyncio
 import codecs
 import importlib
-import subprocess
+import os
 import threading
 import time
+from collections.abc import Callable, Mapping
 from types import ModuleType
 
 import psutil
 
+from idea.domain.command_line import windows_argument
 from idea.infrastructure.terminal_start import start_refused
+from idea.infrastructure.windows.job_objects import PROCESS_JOBS, JobTrees
+from idea.infrastructure.windows.program_lookup import launch_argv, launch_command_line
 
 _POLL_S = 0.05
 
@@ -32,9 +39,10 @@ def load_winpty() -> ModuleType:
 
 
 class ConPtyChild:
-    def __init__(self, pty: object, winpty: ModuleType) -> None:
+    def __init__(self, pty: object, winpty: ModuleType, jobs: JobTrees) -> None:
         self._pty = pty
         self._winpty = winpty
+        self._jobs = jobs
         self._pid: int = pty.pid  # type: ignore[attr-defined]
         self._interrupted = threading.Event()
         self._input_decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
@@ -50,11 +58,15 @@ class ConPtyChild:
         lines: int,
         *,
         winpty: ModuleType | None = None,
+        jobs: JobTrees | None = None,
+        read_text: Callable[[str], str] | None = None,
+        is_file: Callable[[str], bool] = os.path.isfile,
     ) -> ConPtyChild:
-        """Start `argv` (argv[0] the full path of the executable) in a new pseudo console."""
+        """Start `argv` (argv[0] the full path of the executable) in a new pseudo console, in a Job object of
+        its own. `jobs`, `read_text` and `is_file` replace the Win32 calls and the file system in tests."""
         module = winpty or load_winpty()
-        application, command_line = command_line_for(argv, env)
         try:
+            application, command_line = command_line_for(argv, env, read_text=read_text, is_file=is_file)
             pty = module.PTY(columns, lines, backend=module.Backend.ConPTY)
             arguments = {"cmdline": command_line} if command_line is not None else {}
             environment = "".join(f"{name}={value}\0" for name, value in env.items())
@@ -62,7 +74,10 @@ class ConPtyChild:
                 raise OSError("the pseudo console did not start it")
         except (OSError, module.WinptyError) as error:
             raise start_refused(program, str(error) or type(error).__name__) from error
-        return cls(pty, module)
+        child = cls(pty, module, PROCESS_JOBS if jobs is None else jobs)
+        # Refused (it exited at once, or access was denied): ending it falls back to psutil's view of its tree.
+        child._jobs.adopt(child.pid)
+        return child
 
     @property
     def pid(self) -> int:
@@ -99,19 +114,20 @@ class ConPtyChild:
             raise OSError(str(error)) from error
 
     def wait(self) -> int | None:
+        waited: int | None = None
         try:
-            psutil.Process(self._pid).wait()
+            waited = psutil.Process(self._pid).wait()
         except psutil.NoSuchProcess:
             pass
         except psutil.Error:
             while self._pty.isalive():  # type: ignore[attr-defined]
                 time.sleep(_POLL_S)
-        # The console reports the status once it has noticed the exit itself.
+        # The console reports the status once it has noticed the exit itself (not after a hang-up).
         deadline = time.monotonic() + 1.0
         while self._pty.isalive() and time.monotonic() < deadline:  # type: ignore[attr-defined]
             time.sleep(_POLL_S)
         status = self._pty.get_exitstatus()  # type: ignore[attr-defined]
-        return int(status) if status is not None else None
+        return int(status) if status is not None else waited
 
     def foreground_pid(self) -> int | None:
         """Windows has no foreground process group: the newest process started by the program, down to the
@@ -134,46 +150,45 @@ class ConPtyChild:
             pass
 
     def close(self) -> None:
+        """The program has exited and the reader stopped: the console goes, and the job with what is left in
+        it (KILL_ON_JOB_CLOSE)."""
+        self._pty = _Closed()
+        self._jobs.forget(self._pid)
+
+    def _hang_up(self) -> None:
+        """Close the pseudo console (its programs get CTRL_CLOSE_EVENT, the Windows SIGHUP): the reader is
+        cancelled, and the console object goes with the last reference to it."""
+        self.interrupt()
         self._pty = _Closed()
 
     async def end(self, grace_ms: int, *, has_exited: bool, agent_marker: str | None) -> None:
-        # `agent_marker`: finding an agent's leftovers by its environment needs the Windows process API
-        # (Job objects will contain them instead).
-        if has_exited:
-            return
-        await end_process_tree(self._pid, grace_ms)
+        if has_exited and not self._jobs.holds(self._pid):
+            return  # its job is closed already, and its pid may be another process's by now
+        hang_up = None if has_exited else self._hang_up
+        await self._jobs.end(self._pid, grace_ms, hang_up=hang_up, agent_marker=agent_marker)
 
 
-def command_line_for(argv: list[str], env: dict[str, str]) -> tuple[str, str | None]:
-    """(the application, its command line after the name) as pywinpty's own PtyProcess passes them, the
-    arguments quoted for Windows. A batch file (npm installs `claude.cmd`, `codex.cmd`, `gemini.cmd`) is no
-    executable: it runs through the command interpreter, `cmd.exe /d /s /c "…"`."""
-    if not argv[0].lower().endswith((".cmd", ".bat")):
-        return argv[0], (" " + subprocess.list2cmdline(argv[1:])) if len(argv) > 1 else None
-    interpreter = env.get("ComSpec") or env.get("COMSPEC") or r"C:\Windows\System32\cmd.exe"
-    # /s: cmd takes everything between the outer quotes as the command line, quoted as for any program.
-    return interpreter, ' /d /s /c "' + subprocess.list2cmdline(argv) + '"'
+def command_line_for(
+    argv: list[str],
+    env: Mapping[str, str],
+    *,
+    read_text: Callable[[str], str] | None = None,
+    is_file: Callable[[str], bool] = os.path.isfile,
+) -> tuple[str, str | None]:
+    """(the program, the rest of its command line) for pywinpty, from `launch_argv` and
+    `launch_command_line`: an npm shim (`claude.cmd`, `codex.cmd`, `gemini.cmd`) runs node with its script.
+    pywinpty's ConPTY joins the two with a space into CreateProcess's command line (no application name), so
+    the program is quoted as an argument too: a path with a space is one program, not a search."""
+    path, comspec = _variable(env, "PATH"), _variable(env, "ComSpec")
+    launch = launch_argv(argv[0], argv[1:], read_text=read_text, is_file=is_file, path=path, comspec=comspec)
+    program = windows_argument(launch[0])
+    line = launch_command_line(launch)
+    return program, line[len(program) + 1 :] or None
 
 
-async def end_process_tree(pid: int, grace_ms: int) -> None:
-    """Terminate `pid` and its descendants, children first; kill what remains after `grace_ms`."""
-    try:
-        root = psutil.Process(pid)
-        processes = [*reversed(root.children(recursive=True)), root]
-    except psutil.Error:
-        return
-    for process in processes:
-        try:
-            process.terminate()
-        except psutil.Error:
-            pass
-    _, alive = await asyncio.to_thread(psutil.wait_procs, processes, grace_ms / 1000)
-    for process in alive:
-        try:
-            process.kill()
-        except psutil.Error:
-            pass
-    await asyncio.to_thread(psutil.wait_procs, alive, 1.0)
+def _variable(env: Mapping[str, str], name: str) -> str | None:
+    """A Windows environment variable: names are case-insensitive there."""
+    return next((value for key, value in env.items() if key.upper() == name.upper()), None)
 
 
 class _Closed:

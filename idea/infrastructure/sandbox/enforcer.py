@@ -11,6 +11,7 @@ from pathlib import Path
 import idea
 from idea.domain.sandbox import EnforcementLevel, ExecPlan, SandboxStatus
 from idea.infrastructure.agents.executable import idea_command
+from idea.infrastructure.installation import detect
 from idea.infrastructure.sandbox.exec_wrapper import kernel_check
 
 
@@ -29,9 +30,13 @@ class LandlockSandbox:
         return (*self._command, "sandbox-exec", "--plan", plan_file, "--", *argv)
 
     def installation_paths(self) -> tuple[str, ...]:
-        """What IdeA's own subcommands (bridge, hook relay) read when a plan restricts reading."""
+        """What IdeA's own subcommands (bridge, hook relay) read when a plan restricts reading: from an
+        AppImage, also the mount they run from (the runtime then starts them from IdeA's own, AppRun first)."""
         paths = {str(Path(idea.__file__).resolve().parent.parent), sys.prefix, sys.base_prefix}
         paths.add(str(Path(self._command[0]).resolve().parent))
+        appdir = detect(self._environ).appdir
+        if appdir:
+            paths.add(appdir)
         return tuple(sorted(paths))
 
     def runs_as_root(self) -> bool:

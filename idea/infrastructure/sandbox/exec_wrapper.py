@@ -16,6 +16,7 @@ import sys
 from collections.abc import Mapping
 
 from idea.domain.sandbox_file import DEGRADED, ENFORCED, UNSUPPORTED, ExecPlan, exec_plan_from_json
+from idea.domain.spawn_env import user_environment
 from idea.infrastructure.sandbox import landlock
 
 EXIT_REFUSED = 126  # like a shell's "cannot execute": the command was not run
@@ -114,7 +115,9 @@ def run_sandbox_exec(argv: list[str]) -> int:
         plan = load_plan(plan_path)
     except ValueError as exc:
         return _refuse(str(exc))
-    environ = dict(os.environ)
+    # IdeA gave this wrapper the CLI's environment; what launching the wrapper added (an AppImage's APPDIR,
+    # the bootloader's LD_LIBRARY_PATH and state) must not reach the CLI.
+    environ = user_environment(os.environ, frozen=bool(getattr(sys, "frozen", False)), deny=())
     level, detail, abi = kernel_check(plan, environ)
     if level == UNSUPPORTED:
         if plan.require_enforcement:

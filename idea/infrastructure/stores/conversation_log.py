@@ -1,7 +1,7 @@
 """`.ideai/conversations/<id>/`: the conversation log (spec 04 §3-§8).
 
 Appending: one JSON line per turn, written with O_APPEND in a single write, then fsync, under an in-process
-lock per conversation and an flock on the file. A crash leaves at most one partial last line: readers skip
+lock per conversation and a file lock (`file_lock.py`: flock, or a byte-range lock on Windows). A crash leaves at most one partial last line: readers skip
 it, the next append starts on a fresh line so it never swallows a turn, and the next rotation sets it aside.
 An append never rotates. Reading is paginated across the archives (`conversation_archive.py`); rotation is
 crash-safe (`conversation_rotation.py`). File work runs on worker threads, never on the core loop.
@@ -10,7 +10,6 @@ crash-safe (`conversation_rotation.py`). File work runs on worker threads, never
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import heapq
 import os
 import uuid
@@ -23,6 +22,7 @@ from idea.domain.conversation_pages import PageCursor, TurnSlice
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.log_rotation import ACTIVE_SEGMENT, RotationReport, RotationThresholds
 from idea.domain.project import IDEAI_DIR
+from idea.infrastructure.file_lock import exclusive_lock
 from idea.infrastructure.stores.conversation_archive import FolderReader, ReadCache
 from idea.infrastructure.stores.conversation_rotation import Fault, rotate_folder
 from idea.infrastructure.stores.conversation_segments import lines_backward, turn_of
@@ -105,28 +105,36 @@ def append_line(path: Path, line: bytes) -> None:
     line goes to the new file; after a torn last line, it starts on a line of its own."""
     path.parent.mkdir(parents=True, exist_ok=True)
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o600)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            opened = os.fstat(fd)
-            try:
-                current = os.stat(path)
-            except FileNotFoundError:
-                continue
-            if (current.st_dev, current.st_ino) != (opened.st_dev, opened.st_ino):
-                continue
-            data = line
-            if opened.st_size > 0 and os.pread(fd, 1, opened.st_size - 1) != b"\n":
-                data = b"\n" + line
-            written = os.write(fd, data)
-            if written != len(data):  # a regular file only writes short when the disk is full
-                raise AppError(ErrorCode.STORE, f"{path}: only {written} of {len(data)} bytes were written")
-            os.fsync(fd)
-            return
+            with exclusive_lock(fd, str(path)):
+                if _append_locked(fd, path, line):
+                    return
         except OSError as exc:
             raise AppError(ErrorCode.STORE, f"{path}: {exc.strerror or exc}") from exc
         finally:
-            os.close(fd)  # also releases the flock
+            os.close(fd)
+
+
+def _append_locked(fd: int, path: Path, line: bytes) -> bool:
+    """False when `fd` is no longer the file at `path` (a rotation replaced it): open it again."""
+    opened = os.fstat(fd)
+    try:
+        current = os.stat(path)
+    except FileNotFoundError:
+        return False
+    if (current.st_dev, current.st_ino) != (opened.st_dev, opened.st_ino):
+        return False
+    data = line
+    if opened.st_size > 0:
+        os.lseek(fd, opened.st_size - 1, os.SEEK_SET)  # no os.pread on Windows; O_APPEND still writes at the end
+        if os.read(fd, 1) != b"\n":
+            data = b"\n" + line
+    written = os.write(fd, data)
+    if written != len(data):  # a regular file only writes short when the disk is full
+        raise AppError(ErrorCode.STORE, f"{path}: only {written} of {len(data)} bytes were written")
+    os.fsync(fd)
+    return True
 
 
 def _read_since(path: Path, up_to: TurnId) -> list[ConversationTurn] | None:

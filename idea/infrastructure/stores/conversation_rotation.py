@@ -10,7 +10,6 @@ set aside in `log.jsonl.corrupt-<ms>`, never silently dropped.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import tempfile
 import time
@@ -28,6 +27,7 @@ from idea.domain.log_rotation import (
     next_archive_number,
     rotation_plan,
 )
+from idea.infrastructure.file_lock import exclusive_lock
 from idea.infrastructure.stores.conversation_segments import Line, lines_backward, lines_forward, segments, turn_of
 
 Fault = Callable[[str], None]  # called at each step; tests raise from it to simulate a crash there
@@ -47,9 +47,9 @@ def rotate_folder(
     _remove_leftover_temporaries(folder)
     fd = os.open(active, os.O_RDONLY)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        report.finished_interrupted = _finish_interrupted(folder, fault)
-        _rotate_locked(folder, up_to, thresholds, fault, report)
+        with exclusive_lock(fd, str(active)):
+            report.finished_interrupted = _finish_interrupted(folder, fault)
+            _rotate_locked(folder, up_to, thresholds, fault, report)
     finally:
         os.close(fd)
     return report

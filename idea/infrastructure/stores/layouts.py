@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 
 from idea.domain.layout import DecodedDocument, InvalidLayoutError, LayoutDocument, decode_document, encode_document
@@ -24,7 +25,7 @@ class JsonLayoutStore:
             if data is None:
                 return None
             try:
-                return decode_document(data)
+                return decode_document(data, new_id=lambda: str(uuid.uuid4()))
             except InvalidLayoutError as exc:
                 raise quarantine(path, exc.message) from exc
 

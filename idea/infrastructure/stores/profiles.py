@@ -26,6 +26,7 @@ class JsonProfileStore:
     def __init__(self, user_data_dir: Path, shipped_path: Path | None = None) -> None:
         self._file = DocumentFile(user_data_dir / FILE_NAME, ProfileBook)
         self._shipped_path = shipped_path if shipped_path is not None else reference_profiles_path()
+        self._shipped: list[Profile] | None = None  # read once: the shipped file does not change while IdeA runs
 
     def load(self) -> ProfileBook | None:
         return self._file.load_or_none()
@@ -38,6 +39,11 @@ class JsonProfileStore:
 
     def reference_profiles(self) -> list[Profile]:
         """The shipped definitions; a broken resource is a packaging bug, reported as INTERNAL."""
+        if self._shipped is None:
+            self._shipped = self._read_shipped()
+        return list(self._shipped)
+
+    def _read_shipped(self) -> list[Profile]:
         data = read_json(self._shipped_path)
         if data is None:
             raise AppError(ErrorCode.INTERNAL, f"The reference profiles are missing: {self._shipped_path}")

@@ -52,6 +52,8 @@ class AgentList(QStackedWidget):
         self.list.itemActivated.connect(lambda item: self.activated.emit(item.data(AGENT_ID_ROLE)))
         self.list.currentItemChanged.connect(lambda _c, _p: self.selectionChanged.emit())
         self.list.setFrameShape(QListWidget.Shape.NoFrame)
+        # Rows take the panel's width and elide their texts: never a sideways scroll.
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.queue = QueueSection(send_action, interrupt_action)
         team = QSplitter(Qt.Orientation.Vertical)
         team.setChildrenCollapsible(False)
@@ -179,6 +181,8 @@ def _tooltip(row: AgentRow, now_ms: int) -> str:
         lines.append(f"Liveness: {row.stalled_text} (it may still be thinking)")
     if row.late_reply_text:
         lines.append(f"Late replies to its asks: {row.activity.late_replies} (shown to it as tasks when it runs)")
+    if row.activity.last_request is not None:
+        lines.append(f"Last request: {row.activity.last_request.describe()}")
     lines.append(f"Where: {row.place_text}")
     if row.worktree is not None:
         lines.append(f"Works in its own worktree: {row.worktree.path} (branch {row.worktree.branch})")

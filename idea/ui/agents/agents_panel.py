@@ -20,7 +20,7 @@ from idea.application.agents.agent_rows import AgentRow
 from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.agents.templates import TemplateCatalogue
 from idea.application.projects import ProjectRuntime
-from idea.domain.events import AgentsChanged, LayoutChanged, OrchestrationNews, SessionsChanged
+from idea.domain.events import AgentExited, AgentsChanged, LayoutChanged, OrchestrationNews, SessionsChanged
 from idea.domain.ids import AgentId
 from idea.domain.orchestration_events import (
     AgentAttention,
@@ -144,6 +144,8 @@ class AgentsPanel(QWidget):
             case OrchestrationNews(project_id=runtime.id):
                 if not self._orchestration_event(event.event):
                     return
+            case AgentExited(project_id=runtime.id):  # its CLI is gone: nothing asks the person any more
+                self.model.activity.apply(event, runtime.clock.now_ms())
             case _:
                 return
         self._render()

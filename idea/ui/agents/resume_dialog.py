@@ -8,6 +8,7 @@ import html
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt
+from shiboken6 import isValid
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -19,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from idea.application.agents.runner import ResumeCandidate
+from idea.application.agents.resume_candidates import ResumeCandidate
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
 from idea.domain.resume_offer import ResumeChoice
@@ -39,10 +40,13 @@ class ResumeDialog(QDialog):
         runtime: ProjectRuntime,
         candidates: list[ResumeCandidate],
         parent: QWidget | None = None,
+        leaving: Callable[[], bool] = lambda: False,
     ) -> None:
+        """`leaving`: IdeA is quitting; the dialog then closes without an answer, so it is offered again."""
         super().__init__(parent)
         self._client = client
         self._runtime = runtime
+        self._leaving = leaving
         self.candidates = candidates
         self.setWindowTitle(f"Resume agents — {runtime.name}")
         self.setMinimumWidth(560)
@@ -107,6 +111,9 @@ class ResumeDialog(QDialog):
         self._run([(candidate, ResumeChoice.SKIP) for candidate in self.candidates])
 
     def reject(self) -> None:
+        if self._leaving():  # quitting closes every window: that is no answer, the offer stays for next time
+            super().reject()
+            return
         # Escape or closing the window is "Skip all": the person saw the offer and declined it.
         self.skip_all()
 
@@ -121,11 +128,15 @@ class ResumeDialog(QDialog):
         )
 
     def _finished(self, failures: list[str]) -> None:
+        if not isValid(self):  # the window closed (IdeA quit) while the core was resuming
+            return
         self.done(QDialog.DialogCode.Accepted)
         if failures:
             show_error(self.parentWidget() or self, "Some agents were not started", "\n".join(failures))
 
     def _failed(self, error: BaseException) -> None:
+        if not isValid(self):  # the window closed (IdeA quit) while the core was resuming
+            return
         for widget in (self.apply_button, self.skip_button, *self.choices):
             widget.setEnabled(True)
         show_error(self, "Resume failed", error)
@@ -166,13 +177,14 @@ def offer_resume(
     runtime: ProjectRuntime,
     parent: QWidget,
     on_shown: Callable[[ResumeDialog], None] | None = None,
+    leaving: Callable[[], bool] = lambda: False,
 ) -> None:
     """Ask the core which agents can be resumed and open the dialog only when there are some."""
 
     def show(candidates: list[ResumeCandidate]) -> None:
-        if not candidates:
+        if not candidates or leaving() or not isValid(parent):
             return
-        dialog = ResumeDialog(client, runtime, candidates, parent)
+        dialog = ResumeDialog(client, runtime, candidates, parent, leaving)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
         if on_shown is not None:

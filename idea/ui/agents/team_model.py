@@ -80,7 +80,7 @@ class TeamModel:
                 self.manifest,
                 self.sessions.values(),
                 self.document.active.root,
-                self._profiles.book(),
+                self._profiles.known(),
                 self.template_links,
                 self.activity.all(),
             )

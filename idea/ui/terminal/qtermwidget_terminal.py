@@ -166,6 +166,7 @@ class QTermWidgetTerminal:
         command = _command_with_exact_environment(executable, arguments, spec.env)
         view = TerminalView(self._appearance, self._parking_lot)
         view.set_grid_size(spec.columns, spec.lines)
+        view.shift_enter = spec.shift_enter
         view.terminal.receivedData.connect(self._on_received)
         view.titleChanged.connect(self._on_title)
         view.exited.connect(self._on_exited)
@@ -184,6 +185,8 @@ class QTermWidgetTerminal:
         if self._view is None or self._view_exited:
             raise AppError(ErrorCode.PROCESS, f"terminal {self._session_id} has no running program")
         if text:
+            if self.portal is not None:
+                self.portal.writing()
             self._view.terminal.sendText(text)
 
     def _resize_view(self, columns: int, lines: int) -> None:

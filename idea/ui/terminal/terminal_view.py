@@ -45,6 +45,7 @@ from pyside6_qtermwidget import QTermWidget
 from idea.domain.errors import AppError, ErrorCode
 from idea.infrastructure.resources import resources_dir
 from idea.infrastructure.terminal_start import start_refused
+from idea.ui.terminal.shift_enter import shift_enter_mapped
 from idea.ui.terminal.appearance import TerminalAppearance, register_color_schemes
 from idea.ui.terminal.font_zoom import FontZoom, cell_shortcuts
 
@@ -82,6 +83,7 @@ class TerminalView(QWidget):
         self._exit_noticed_at: float | None = None
         self._has_exited = False
         self._paste_blocked = False
+        self.shift_enter: str | None = None  # what Shift+Enter types (SpawnSpec.shift_enter)
 
         term = QTermWidget(0, self)
         # xterm key sequences (TERM is xterm-256color): the widget's Linux-console table has no Shift+Tab.
@@ -308,7 +310,13 @@ class TerminalView(QWidget):
                 # Qt would move the focus to the previous widget (another cell); the program wants the key.
                 self._term.sendKeyEvent(event)
                 return True
+            if event.type() == QEvent.Type.KeyPress and watched is self._display and self.shift_enter_mapped(event):
+                self._term.sendText(self.shift_enter)  # a new line in an agent CLI's prompt (spec 01 §13.9)
+                return True
         return super().eventFilter(watched, event)
+
+    def shift_enter_mapped(self, event: QKeyEvent) -> bool:
+        return shift_enter_mapped(self.shift_enter, event)
 
     def _shortcut_for(self, watched: QObject, event: QKeyEvent) -> Callable[[], None] | None:
         if event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier != _CTRL_SHIFT:

@@ -36,6 +36,8 @@ class PortalView(Protocol):
 
     def set_paste_blocked(self, blocked: bool) -> None: ...
 
+    def shift_enter_mapped(self, event: QKeyEvent) -> bool: ...
+
     def isVisible(self) -> bool: ...
 
     def rect(self) -> QRect: ...
@@ -85,13 +87,19 @@ class WritePortal(QObject):
         return self._suspended
 
     def _hold(self, banner: str) -> None:
+        # The count stays: the delivery reads it to erase what the person typed ("Deliver now").
         self._suspended = True
-        self._pending = 0  # the delivery erases what was typed before it writes
         self._view.set_paste_blocked(True)
         self._overlay.setText(banner)
         self._overlay.setGeometry(self._view.rect())
         self._overlay.raise_()
         self._overlay.setVisible(self._view.isVisible())
+
+    def writing(self) -> None:
+        """IdeA writes to the terminal (GUI thread). While it holds the keys, its first write is the erase of
+        what the person typed (or the task, when nothing was typed): from then on the line is IdeA's."""
+        if self._suspended:
+            self._pending = 0
 
     def _let_go(self) -> None:
         self._suspended = False
@@ -115,7 +123,9 @@ class WritePortal(QObject):
         self._last_key_at = time.monotonic()
         key, modifiers, text = event.key(), event.modifiers(), event.text()
         control = bool(modifiers & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.MetaModifier))
-        if key in _LINE_ENDS or (control and key in _CONTROL_CLEARS):
+        if key in _LINE_ENDS and self._view.shift_enter_mapped(event):
+            self._pending += 1  # a new line inside the person's prompt, not the end of it
+        elif key in _LINE_ENDS or (control and key in _CONTROL_CLEARS):
             self._pending = 0
             if key in _LINE_ENDS and not self._suspended:
                 self.lineSubmitted.emit()

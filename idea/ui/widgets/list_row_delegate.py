@@ -34,6 +34,7 @@ class ListRowDelegate(QStyledItemDelegate):
 
     PADDING = 6
     DOT = 8
+    MIN_WIDTH = 120  # rows take the view's width; this only keeps a view from being made narrower
 
     def _lines(self, index: QModelIndex | QPersistentModelIndex) -> int:
         return 3 if index.data(self.ALERT_ROLE) or index.data(self.ACTIVITY_ROLE) else 2
@@ -42,7 +43,9 @@ class ListRowDelegate(QStyledItemDelegate):
         metrics = option.fontMetrics
         lines = self._lines(index)
         gaps = (metrics.leading() + self.PADDING // 2) * (lines - 1)
-        return QSize(200, metrics.height() * lines + gaps + 2 * self.PADDING + self.PADDING // 2)
+        # The width hint stays small: a row as wide as its hint would make a narrow list scroll sideways and
+        # cut its right-aligned notes ("stopped" read "sto"); rows fill the view and elide their texts.
+        return QSize(self.MIN_WIDTH, metrics.height() * lines + gaps + 2 * self.PADDING + self.PADDING // 2)
 
     def paint(
         self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
@@ -95,28 +98,29 @@ class ListRowDelegate(QStyledItemDelegate):
     def _paint_title_line(self, painter: QPainter, index: QModelIndex | QPersistentModelIndex,
                           option: QStyleOptionViewItem, line: QRect, text_color: QColor, selected: bool,
                           colored: Callable[[int], QColor]) -> None:
-        """The bold title, its badge, and the note at the right."""
+        """The bold title, its badge, and the note at the right. When the row is narrow the note stays whole,
+        the title is elided next, the badge last of all."""
         metrics = option.fontMetrics
         note = index.data(self.NOTE_ROLE) or ""
         note_width = metrics.horizontalAdvance(note) + self.PADDING if note else 0
         title_font = QFont(option.font)
         title_font.setBold(True)
         painter.setFont(title_font)
-        badge = index.data(self.BADGE_ROLE) or ""
-        badge_width = metrics.horizontalAdvance(badge) + self.PADDING if badge else 0
-        title_rect = QRect(line.left(), line.top(), max(0, line.right() - line.left() - note_width - badge_width),
-                           line.height())
         title_metrics = QFontMetrics(title_font)
-        title = title_metrics.elidedText(
-            index.data(Qt.ItemDataRole.DisplayRole) or "", Qt.TextElideMode.ElideRight, title_rect.width()
-        )
+        room = max(0, line.right() - line.left() - note_width)
+        badge = index.data(self.BADGE_ROLE) or ""
+        full_title = index.data(Qt.ItemDataRole.DisplayRole) or ""
+        title = title_metrics.elidedText(full_title, Qt.TextElideMode.ElideRight, room)
+        title_rect = QRect(line.left(), line.top(), room, line.height())
         painter.setPen(text_color)
         painter.drawText(title_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, title)
         painter.setFont(option.font)
-        if badge:
+        badge_room = room - title_metrics.horizontalAdvance(title) - self.PADDING
+        badge = metrics.elidedText(badge, Qt.TextElideMode.ElideRight, badge_room) if badge and badge_room > 0 else ""
+        if badge and badge != "…":
             badge_left = line.left() + title_metrics.horizontalAdvance(title) + self.PADDING
             painter.setPen(text_color if selected else option.palette.color(QPalette.ColorRole.Highlight))
-            painter.drawText(QRect(badge_left, line.top(), badge_width, line.height()),
+            painter.drawText(QRect(badge_left, line.top(), badge_room, line.height()),
                              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, badge)
         if note:
             painter.setPen(colored(self.NOTE_COLOR_ROLE))

@@ -28,6 +28,7 @@ from idea.domain.project import ProjectRecord
 from idea.ui.core_client import CoreClient
 from idea.ui.git.git_panel import git_dock
 from idea.ui.knowledge.knowledge_screens import KnowledgeScreens
+from idea.ui.widgets.problem_banner import ProblemBanner
 from idea.ui.windows.agent_screens import AgentScreens
 from idea.ui.windows.desktop_menu import add_menu_entry_action
 from idea.ui.windows.layout_bar import LayoutBar
@@ -161,7 +162,14 @@ class MainWindow(QMainWindow):
         self._stack = QStackedWidget()
         self._stack.addWidget(self.welcome)
         self._stack.addWidget(self.tabs)
-        self.setCentralWidget(self._stack)
+        self.notices = ProblemBanner()  # what the person must know about IdeA's own files, never a modal box
+        central = QWidget()
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.notices)
+        column.addWidget(self._stack, 1)
+        self.setCentralWidget(central)
         self.agents_panel = screens.agents_panel(self, self)
         self.agents_panel.statusMessage.connect(self.show_message)
         self.agents_dock = QDockWidget("Agents", self)
@@ -420,6 +428,10 @@ class MainWindow(QMainWindow):
 
     def show_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)
+
+    def show_notice(self, text: str) -> None:
+        """A message that stays until the person dismisses it (a file set aside, a project not opened)."""
+        self.notices.add(text)
 
     # -- closing --
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from idea.application.agents.agent_activity import ActivityBook
 from idea.application.agents.agent_rows import describe_limit
@@ -32,12 +32,12 @@ from idea.domain.session import SessionInfo
 from idea.infrastructure.agent_watching import format_local_time
 from idea.ui.core_client import CoreClient
 from idea.ui.foreground import program_in_front
-from idea.ui.icons import icon
 from idea.ui.knowledge.conversation_area import ConversationArea
 from idea.ui.layout.cell import CellWidget
 from idea.ui.layout.grid_view import GridView
 from idea.ui.windows.cell_gestures import CellGestures
 from idea.ui.windows.cell_menus import CellMenus
+from idea.ui.widgets.problem_banner import ProblemBanner
 from idea.ui.windows.layout_bar import LayoutBar
 
 COUNTDOWN_TICK_MS = 30_000  # "resumes in 12 min" is redrawn this often
@@ -47,41 +47,6 @@ if TYPE_CHECKING:
     from idea.ui.terminal.terminal_view import TerminalView
 
 FOREGROUND_POLL_MS = 1500
-
-
-class ProblemBanner(QFrame):
-    """Tells the user what went wrong with the project's files, and that nothing was lost."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("ProblemBanner")
-        row = QHBoxLayout(self)
-        row.setContentsMargins(8, 4, 4, 4)
-        self.text = QLabel()
-        self.text.setWordWrap(True)
-        self.text.setStyleSheet("color: #1a1a1a;")
-        row.addWidget(self.text, 1)
-        dismiss = QToolButton()
-        dismiss.setIcon(icon("close", "#1a1a1a"))
-        dismiss.setToolTip("Dismiss")
-        dismiss.clicked.connect(self.clear)
-        row.addWidget(dismiss)
-        self._messages: list[str] = []
-        self.hide()
-
-    @property
-    def messages(self) -> list[str]:
-        return list(self._messages)
-
-    def add(self, message: str) -> None:
-        if message not in self._messages:
-            self._messages.append(message)
-        self.text.setText("\n".join(self._messages))
-        self.show()
-
-    def clear(self) -> None:
-        self._messages.clear()
-        self.hide()
 
 
 class CellController:

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QWidget
 
 from idea.application.projects import ProjectRuntime
 from idea.bootstrap import App
-from idea.domain.errors import AppError
 from idea.domain.events import ProjectProblem
 from idea.domain.project import ProjectRecord
 from idea.domain.workspace import ColorScheme, WindowState, Workspace
@@ -27,6 +26,7 @@ from idea.ui.core_client import CoreClient
 from idea.ui.event_relay import EventRelay
 from idea.ui.knowledge.knowledge_screens import KnowledgeScreens
 from idea.ui.terminal.factory import TerminalViewFactory
+from idea.ui.widgets.messages import error_text, show_error
 from idea.ui.windows.agent_screens import AgentScreens
 from idea.ui.windows.main_window import MainWindow
 from idea.ui.windows.project_tab import ProjectTab
@@ -61,6 +61,10 @@ class WindowManager:
         self._save_timer.setSingleShot(True)
         self._save_timer.setInterval(WORKSPACE_SAVE_DELAY_MS)
         self._save_timer.timeout.connect(self.save_workspace)
+        self._unseen_notices: list[str] = []  # told before any window existed
+        # Restored tabs whose project is still opening, by window id: saved with the workspace meanwhile, so
+        # quitting during the start-up loses none.
+        self._opening_tabs: dict[str, list[str]] = {}
         relay.published.connect(self._route)
 
     @property
@@ -81,6 +85,9 @@ class WindowManager:
         window = MainWindow(self, self._screens, self.knowledge, window_id or str(uuid.uuid4()))
         window.closing.connect(self._window_closed)
         self.windows.append(window)
+        for message in self._unseen_notices:
+            window.show_notice(message)
+        self._unseen_notices.clear()
         self.workspace_changed()
         return window
 
@@ -99,6 +106,15 @@ class WindowManager:
 
     def window_of(self, project_id: str) -> MainWindow | None:
         return next((w for w in self.windows if project_id in w.project_ids()), None)
+
+    def notify(self, message: str) -> None:
+        """Tell the person something that stays on screen until dismissed, without a modal box: start-up and
+        automation (`--quit-after`) must never wait for a click."""
+        if not self.windows:
+            if message not in self._unseen_notices:
+                self._unseen_notices.append(message)
+            return
+        self.active_window().show_notice(message)
 
     # -- projects --
 
@@ -119,26 +135,40 @@ class WindowManager:
         window: MainWindow | None = None,
         *,
         activate: bool = True,
+        asked: bool = True,
+        restored_id: str | None = None,
     ) -> None:
+        """Open a project in a tab of `window`. `asked`: the person chose it now (a failure also opens a
+        non-modal box); restored and command-line projects report a failure in the notice area only.
+        `restored_id`: the tab restored from the workspace, kept in it until the project has opened."""
         target = window or self.active_window()
+        if restored_id is not None:
+            self._opening_tabs.setdefault(target.window_id, []).append(restored_id)
+
+        def settled() -> None:
+            if restored_id is not None and restored_id in self._opening_tabs.get(target.window_id, []):
+                self._opening_tabs[target.window_id].remove(restored_id)
 
         def opened(runtime: ProjectRuntime) -> None:
+            settled()
             tab = self.tabs.get(runtime.id)
             if tab is None:
                 tab = ProjectTab(runtime, self._client, self._terminals)
                 self.tabs[runtime.id] = tab
                 target.add_project_tab(tab, activate=activate)
                 self.workspace_changed()
-                offer_resume(self._client, runtime, target)
+                offer_resume(self._client, runtime, target, leaving=lambda: self._quitting)
             elif activate:
                 owner = self.window_of(runtime.id)
                 if owner is not None:
                     owner.focus_tab(runtime.id)
 
         def failed(error: BaseException) -> None:
-            message = error.message if isinstance(error, AppError) else f"Unexpected error: {error}"
-            target.show_message(message)
-            QMessageBox.warning(target, "Cannot open project", message)
+            settled()
+            message = error_text(error)
+            target.show_notice(message)
+            if asked:
+                show_error(target, "Cannot open project", message)
 
         self._client.call(self._app.projects.open(path), on_done=opened, on_error=failed)
 
@@ -250,6 +280,7 @@ class WindowManager:
         self._quitting = True
         for window in list(self.windows):
             window.close()
+        QApplication.closeAllWindows()  # the dialogs too (QApplication.quit() would, but only in its loop)
         QApplication.quit()
 
     # -- events --
@@ -266,9 +297,7 @@ class WindowManager:
                 window.work_dock.on_event(event)
             self.knowledge.on_event(event)
         elif isinstance(event, ProjectProblem):
-            window = self.active_window()
-            window.show_message(event.message)
-            QMessageBox.warning(window, "IdeA", event.message)
+            self.notify(event.message)
 
     # -- appearance --
 
@@ -297,12 +326,16 @@ class WindowManager:
                 id=window.window_id,
                 geometry=_encode(window.saveGeometry()),
                 state=_encode(window.saveState()),
-                tabs=tuple(window.project_ids()),
+                tabs=(*window.project_ids(), *self._still_opening(window)),
                 active_tab=window.current_tab().project_id if window.current_tab() else None,
             )
             for window in self.windows
         )
         self._app.preferences.save_workspace(Workspace(windows=windows))
+
+    def _still_opening(self, window: MainWindow) -> list[str]:
+        shown = window.project_ids()
+        return [tab for tab in self._opening_tabs.get(window.window_id, []) if tab not in shown]
 
     def restore(self, extra_paths: list[str]) -> None:
         """Reopen the windows, tabs and projects of the last run, then the projects named on the command line."""
@@ -319,18 +352,20 @@ class WindowManager:
                 if record is None or not Path(record.root).is_dir():
                     missing.append(record.root if record else project_id)
                     continue
-                self.open_project(record.root, window, activate=project_id == state.active_tab)
+                self.open_project(
+                    record.root, window, activate=project_id == state.active_tab, asked=False, restored_id=project_id
+                )
             window.show()
         if not self.windows:
             self.new_window().show()
+        for problem in self._app.startup_problems():
+            self.notify(problem)
         if self._app.profiles.needs_setup():
             self._screens.open_setup_wizard(self.windows[0])
         for path in extra_paths:
-            self.open_project(path, self.windows[0])
+            self.open_project(path, self.windows[0], asked=False)
         if missing:
-            self.windows[0].show_message(
-                "Not reopened (folder missing): " + ", ".join(missing)
-            )
+            self.windows[0].show_notice("Not reopened (folder missing): " + ", ".join(missing))
 
 
 def _encode(data: QByteArray) -> str:

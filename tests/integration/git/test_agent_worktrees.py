@@ -17,7 +17,8 @@ from idea.application.agents.placement_rules import InBackground
 from idea.application.git.projects import GitDeps, GitProjects
 from idea.application.git.setup_shell import setup_argv
 from idea.application.git.worktrees import RemovalNeedsConfirmation
-from idea.application.projects import ProjectRuntime, ProjectService
+from idea.application.project_service import ProjectService
+from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
 from idea.domain.agent import Worktree
 from idea.domain.errors import AppError

@@ -82,6 +82,25 @@ def test_keys_the_clis_need_reach_the_program(cells: Any, qtbot: QtBot, tmp_path
     assert "^I^[[Z^[[A^[typed" in cell.wait_for("typed")
 
 
+def test_shift_enter_types_the_newline_sequence_of_an_agent_and_is_an_enter_elsewhere(
+    cells: Any, qtbot: QtBot, tmp_path: Path
+) -> None:
+    from dataclasses import replace
+
+    agent = cells(replace(shell(CAT_V, tmp_path), shift_enter="\x1b\r"))
+    agent.wait_for("ready")
+    qtbot.keyClicks(agent.view.display, "one")
+    qtbot.keyClick(agent.view.display, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClicks(agent.view.display, "two")
+    qtbot.keyClick(agent.view.display, Qt.Key.Key_Return)
+    assert "one^[" in agent.wait_for("two")  # ESC then CR: cat -v shows the escape, the CR ends the line
+    plain = cells(shell(CAT_V, tmp_path))
+    plain.wait_for("ready")
+    qtbot.keyClicks(plain.view.display, "three")
+    qtbot.keyClick(plain.view.display, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    assert "^[" not in plain.wait_for("three\n")
+
+
 def test_a_paste_is_bracketed_when_the_program_asks(cells: Any, qtbot: QtBot, tmp_path: Path) -> None:
     # UI-8
     cell = cells(shell("stty -echo; printf '\\033[?2004hready\\n'; exec cat -v", tmp_path))

@@ -32,3 +32,43 @@ def test_windows_spawns_through_conpty(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(sys, "platform", "win32")
     assert platform_spawner() == ConPtyChild.spawn
+
+
+# The modules that may need what Windows lacks; every other IdeA module must import there (the Wine smoke test
+# imports them all on Windows, but lists any module that fails on a POSIX-only import as expected).
+POSIX_ONLY_MODULES = {
+    "idea.infrastructure.host",  # pwd: the login shell from the user database (WindowsHost on Windows)
+    "idea.infrastructure.pty.child_process",
+    "idea.infrastructure.pty.posix_child",
+    "idea.infrastructure.pty.ptyprocess_terminal",
+    "idea.ui.terminal.qtermwidget_terminal",
+    "idea.ui.terminal.terminal_view",
+}
+WINDOWS_LACKS = ("pyside6_qtermwidget", "ptyprocess", "pwd", "grp", "fcntl", "termios", "tty", "pty", "resource")
+
+
+def test_only_the_known_posix_modules_need_what_windows_lacks() -> None:
+    """A new `import fcntl` (or pwd, termios…) at the top of a shared module breaks IdeA on Windows: found here,
+    on every Linux run, instead of in the Wine smoke test."""
+    # Only IdeA's own imports are refused: the standard library and third-party packages import these on
+    # Linux and their Windows counterparts on Windows.
+    code = (
+        "import builtins, importlib, pkgutil, sys\n"
+        f"lacks = {WINDOWS_LACKS!r}\n"
+        "real_import = builtins.__import__\n"
+        "def windows_import(name, globals=None, locals=None, fromlist=(), level=0):\n"
+        "    if level == 0 and name.split('.')[0] in lacks and (globals or {}).get('__name__', '').startswith('idea'):\n"
+        "        raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+        "    return real_import(name, globals, locals, fromlist, level)\n"
+        "builtins.__import__ = windows_import\n"
+        "import idea\n"
+        "for module in pkgutil.walk_packages(idea.__path__, 'idea.'):\n"
+        "    try:\n"
+        "        importlib.import_module(module.name)\n"
+        "    except ImportError as error:\n"
+        "        print(module.name, error.name, sep='\\t')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    failed = dict(line.split("\t") for line in done.stdout.splitlines() if "\t" in line)
+    assert set(failed) <= POSIX_ONLY_MODULES, {name: failed[name] for name in set(failed) - POSIX_ONLY_MODULES}

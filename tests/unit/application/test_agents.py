@@ -11,10 +11,14 @@ from idea.application.agents.templates import TemplateLink
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.events import AgentsChanged
+from idea.domain.agent import AgentEntry, AgentManifest
+from idea.domain.events import AgentsChanged, ProjectProblem
+from idea.domain.live_state import LiveEntry, LiveState, WorkStatus
+from idea.domain.orchestration import AgentCaller, SetWorkState, Source
 from idea.domain.orchestration_events import AgentQueueSnapshot
 from idea.domain.profile import reference_profile_id
 from idea.domain.session import SessionState
+from tests.fakes_orchestration import MemoryLiveStateStore
 from tests.world import ROOT, SOCKET, World
 
 CLAUDE = reference_profile_id("claude")
@@ -339,6 +343,65 @@ async def test_trusting_run_dirs_follows_the_setting(world: World) -> None:
     assert [r.trust_run_dir for r in world.run_dirs.requests] == [False, True]
 
 
+async def test_agents_sharing_an_id_are_repaired_at_open_and_the_person_is_told(world: World) -> None:
+    shared = "a6ced819-b893-4213-b003-9e9dc79b9641"
+    claude = world.profiles.profiles()[0].id
+    world.manifests.manifests[ROOT] = AgentManifest(agents=(
+        AgentEntry(agent_id=shared, name="Main", md_path="agents/main.md", profile_id=claude),
+        AgentEntry(agent_id=shared, name="Main copy", md_path="agents/main.md", profile_id=claude),
+    ), orchestrator=shared)
+    world.personas.files[(ROOT, "agents/main.md")] = "# Main\n"
+
+    runtime = await world.service.open(ROOT)
+
+    main, copy = runtime.agents.manifest().agents
+    assert main.agent_id == shared and copy.agent_id != shared
+    assert runtime.agents.manifest().effective_orchestrator() == main  # only one row is the orchestrator
+    assert world.manifests.manifests[ROOT] == runtime.agents.manifest()  # the repair is saved
+    assert world.personas.files[(ROOT, "agents/main.md")] == "# Main\n"
+    assert world.personas.files[(ROOT, copy.md_path)] == "# Main\n"
+    [told] = [e.message for e in world.events.of_type(ProjectProblem) if "same id" in e.message]
+    assert "'Main copy' had the id" in told and "removed no agent or persona" in told
+
+
+async def test_deleting_an_agent_clears_its_cells_in_every_layout_and_its_live_state_row(world: World) -> None:
+    runtime = await open_project(world)
+    agent = await runtime.agents.create("QA", CLAUDE, "test everything")
+    other = await runtime.agents.create("Dev", CLAUDE, "build")
+    await runtime.placement.launch(agent.agent_id, InCell(only_leaf(runtime).id))
+    await runtime.layouts.duplicate(runtime.active.id, "Copy")  # a second layout pins it too
+    for declaring in (agent, other):
+        await runtime.orchestrator.dispatch(  # raises when refused
+            AgentCaller(declaring.agent_id), SetWorkState(WorkStatus.WORKING, intent="tests"), Source.MCP
+        )
+    runtime.orchestrator.forget_agent("nobody")  # forgetting an unknown row changes nothing
+    await runtime.placement.stop(agent.agent_id)
+    saves = world.layouts.saves
+
+    await runtime.agents.delete(agent.agent_id)
+
+    for layout in runtime.document.layouts:
+        assert all(leaf.agent is None and not leaf.agent_was_running for leaf in lay.leaves(layout.root))
+    assert world.layouts.saves == saves + 1  # one gesture, one save
+    assert world.layouts.documents[ROOT] == runtime.document
+    assert [row.agent_id for row in runtime.orchestrator.work_state_rows(excluding="")] == [other.agent_id]
+    assert [e.agent_id for e in world.orchestration.live_states[ROOT].load().entries] == [other.agent_id]
+
+
+async def test_cells_and_rows_of_an_agent_deleted_just_before_a_crash_are_cleared_at_open(world: World) -> None:
+    ghost = "0000dead-0000-4000-8000-000000000000"
+    leaf = lay.Leaf("leaf-1", agent=ghost, agent_was_running=True)
+    world.layouts.documents[ROOT] = lay.LayoutDocument("layout-1", (lay.Layout("layout-1", "Default", leaf),))
+    world.orchestration.live_states[ROOT] = MemoryLiveStateStore(
+        LiveState((LiveEntry(agent_id=ghost, status=WorkStatus.WORKING, updated_at_ms=world.clock.now_ms()),))
+    )
+
+    runtime = await open_project(world)
+
+    assert all(leaf.agent is None for leaf in lay.leaves(runtime.active.root))
+    assert world.layouts.documents[ROOT] == runtime.document
+    assert world.orchestration.live_states[ROOT].load().entries == ()
+    assert world.events.of_type(ProjectProblem) == []  # a repair of IdeA's own half-finished change: nothing to tell
 async def test_a_cli_without_credentials_started_by_the_person_starts_and_says_what_to_do(world: World) -> None:
     from idea.domain.events import ProjectProblem
 

@@ -9,7 +9,8 @@ import pytest
 
 from idea.application.agents.convention_file import OrchestrationTexts
 from idea.application.agents.placement_rules import InBackground
-from idea.application.projects import ProjectRuntime, ProjectService
+from idea.application.project_service import ProjectService
+from idea.application.projects import ProjectRuntime
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.permission import Capability, Effect, PermissionRule, PermissionSet, resolve
 from idea.domain.permission_document import permissions_to_json

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from idea.domain import layout as lay
@@ -190,3 +192,33 @@ async def test_deleting_the_active_layout_activates_another_and_keeps_sessions(w
     assert runtime.sessions.is_live(shown)
     with pytest.raises(AppError):
         await runtime.layouts.delete(default_id)
+
+
+async def test_a_project_opened_twice_at_once_opens_once(world: World) -> None:
+    # Restored from the last run and named on the command line: both opens start before either ends.
+    first, second = await asyncio.gather(world.service.open(ROOT), world.service.open(ROOT + "/"))
+
+    assert first is second
+    assert len(world.events.of_type(ProjectOpened)) == 1
+    assert [d.open for d in world.orchestration.opened_doors] == [True]
+
+
+async def test_a_project_folder_that_cannot_be_written_is_refused_with_the_reason(world: World) -> None:
+    world.orchestration.next_door_error = OSError(30, "Read-only file system", f"{ROOT}/.ideai")
+
+    with pytest.raises(AppError) as refused:
+        await world.service.open(ROOT)
+
+    assert refused.value.code is ErrorCode.STORE
+    assert refused.value.message == f"Cannot prepare {ROOT} for IdeA: Read-only file system"
+    assert world.service.open_runtimes() == []
+
+
+async def test_a_failed_open_can_be_tried_again(world: World) -> None:
+    world.orchestration.next_door_error = OSError(30, "Read-only file system", f"{ROOT}/.ideai")
+    with pytest.raises(AppError):
+        await world.service.open(ROOT)
+
+    runtime = await world.service.open(ROOT)
+
+    assert runtime.root == ROOT

@@ -716,3 +716,22 @@ def test_a_repaired_document_encodes_to_a_document_needing_no_repair() -> None:
     assert len(first.repairs) == 3
     assert second.repairs == ()
     assert second.document == first.document
+
+
+def test_ids_used_twice_are_reissued_when_an_id_source_is_given() -> None:
+    data = mutate(second_layout)
+    right_column(data)[1]["node"]["node"]["id"] = "c3319a9a-1345-4fa2-b64e-5f3fe00d13d8"
+    fresh = iter(f"fresh-{n}" for n in range(1, 10))
+
+    decoded = decode_document(data, new_id=lambda: next(fresh))
+
+    first, second = decoded.document.layouts
+    assert first.id == "1af250f0-65ef-4b78-8905-b1746673aee0" and second.id == "fresh-2"
+    assert "fresh-1" in [leaf.id for leaf in leaves(first.root)]  # the later leaf, kept with a new id
+    assert "c3319a9a-1345-4fa2-b64e-5f3fe00d13d8" in [leaf.id for leaf in leaves(first.root)]
+    assert len(decoded.notices) == 2 and all(n in decoded.repairs for n in decoded.notices)
+    assert decoded.notices[-1] == (
+        "layouts[1].id: layout id 1af250f0-65ef-4b78-8905-b1746673aee0 was used twice; the later one is now fresh-2"
+    )
+    again = decode_document(encode_document(decoded.document), new_id=lambda: next(fresh))
+    assert again.notices == () and again.document == decoded.document

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from idea.domain.spawn_env import DEFAULT_ENV_DENYLIST, RESTORED_FROM_SAVED, build_spawn_env, user_environment
+from idea.domain.spawn_env import (
+    DEFAULT_ENV_DENYLIST,
+    LIVE_APPDIR_ENV,
+    PACKAGING_ENV,
+    RESTORED_FROM_SAVED,
+    build_spawn_env,
+    user_environment,
+)
 
 POLLUTED_ENVIRONMENT = {
     "HOME": "/home/ada",
@@ -66,6 +73,8 @@ POLLUTED_ENVIRONMENT = {
     # A launcher that changed a search path saved the user's value.
     "XDG_DATA_DIRS": "/tmp/.mount_IdeA/usr/share:/usr/share",
     "XDG_DATA_DIRS_ORIG": "/usr/local/share:/usr/share",
+    # The AppImage runtime's mount of this IdeA: what IdeA's own subcommands started by agents run from.
+    "IDEA_LIVE_APPDIR": "/tmp/.mount_IdeA",
 }
 
 
@@ -90,6 +99,7 @@ def test_polluted_environment_becomes_exactly_the_expected_one() -> None:
         "TERM_PROGRAM_VERSION": "1.2.3",
         "LD_LIBRARY_PATH": "/opt/cuda/lib64",
         "XDG_DATA_DIRS": "/usr/local/share:/usr/share",
+        "IDEA_LIVE_APPDIR": "/tmp/.mount_IdeA",
         "IDEA_AGENT_ID": "8d7f1c2e-0000-4000-8000-000000000001",
         "CODEX_HOME": "/runs/a/codex",
     }
@@ -151,13 +161,37 @@ def test_extra_is_applied_last_and_may_override() -> None:
     assert env["LANG"] == "C"
 
 
-def test_a_configured_deny_list_replaces_the_default_one() -> None:
+def test_a_configured_deny_list_replaces_the_default_one_but_packaging_variables_always_go() -> None:
     env = build_spawn_env(
-        {"TMUX": "kept", "SECRET_TOKEN": "s", "PYINSTALLER_X": "1"}, idea_version="0", deny=["SECRET_TOKEN"]
+        {"TMUX": "kept", "SECRET_TOKEN": "s", "PYINSTALLER_X": "1", "APPDIR": "/tmp/.mount_IdeA"},
+        idea_version="0",
+        deny=["SECRET_TOKEN"],
     )
     assert env["TMUX"] == "kept"
     assert "SECRET_TOKEN" not in env
     assert "PYINSTALLER_X" not in env
+    assert "APPDIR" not in env
+
+
+def test_without_a_deny_list_only_what_packaging_added_goes() -> None:
+    # What `idea sandbox-exec` hands the CLI it wraps: its own launch (the AppImage runtime, AppRun, the
+    # bootloader) undone, the rest of the environment IdeA gave it as it was.
+    packaged = {name: "/tmp/.mount_IdeA/x" for name in PACKAGING_ENV}
+    base = {
+        **packaged,
+        "TMUX": "kept",
+        "IDEA_AGENT_ID": "a",
+        LIVE_APPDIR_ENV: "/tmp/.mount_IdeA",
+        "LD_LIBRARY_PATH": "/tmp/.mount_IdeA/usr/lib/idea/_internal:/opt/own",
+        "LD_LIBRARY_PATH_ORIG": "/opt/own",
+        "_PYI_PARENT_PROCESS_LEVEL": "1",
+    }
+    assert user_environment(base, frozen=True, deny=()) == {
+        "TMUX": "kept",
+        "IDEA_AGENT_ID": "a",
+        LIVE_APPDIR_ENV: "/tmp/.mount_IdeA",
+        "LD_LIBRARY_PATH": "/opt/own",
+    }
 
 
 @pytest.mark.parametrize("name", RESTORED_FROM_SAVED)

@@ -6,8 +6,8 @@ end of output, the program's exit and status, a read blocked until cancelled.
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
-import subprocess
 import threading
 import types
 from typing import Any
@@ -18,6 +18,14 @@ from idea.domain.errors import AppError, ErrorCode
 from idea.infrastructure.pty import conpty_child
 from idea.infrastructure.pty.conpty_child import ConPtyChild
 from idea.infrastructure.pty.pty_pump import PtyPump
+from idea.infrastructure.windows.job_objects import EXIT_CODE_TERMINATED, JobTrees
+from tests.unit.infrastructure.windows.test_job_objects import FakeJobs
+from tests.unit.infrastructure.windows.test_program_lookup import CLAUDE_SHIM, files
+
+NPM = r"C:\Users\Ana Lúcia\AppData\Roaming\npm"
+SHIM = NPM + r"\claude.cmd"
+NODE = r"C:\Program Files\nodejs\node.exe"
+SCRIPT = NPM + r"\node_modules\@anthropic-ai\claude-code\cli.js"
 
 
 class FakeWinptyError(Exception):
@@ -111,45 +119,83 @@ def _no_such_process(pid: int) -> Any:
     raise conpty_child.psutil.AccessDenied(pid)
 
 
-def spawn(winpty: types.ModuleType, argv: list[str] | None = None) -> tuple[ConPtyChild, FakePty]:
+def spawn(
+    winpty: types.ModuleType,
+    argv: list[str] | None = None,
+    *,
+    jobs: FakeJobs | None = None,
+    existing: tuple[str, ...] = (NODE, SCRIPT),
+) -> tuple[ConPtyChild, FakePty]:
     child = ConPtyChild.spawn(
         "claude",
-        argv or [r"C:\Users\Ana Lúcia\AppData\Roaming\npm\claude.cmd", "--resume", "my session", 'say "hi"'],
+        argv or [SHIM, "--resume", "my session", 'say "hi"'],
         r"C:\Projects\my app",
-        {"PATH": r"C:\Windows", "TERM": "xterm-256color", "IDEA_AGENT_ID": "a-1"},
+        {"Path": r"C:\Windows;C:\Program Files\nodejs", "TERM": "xterm-256color", "IDEA_AGENT_ID": "a-1"},
         120,
         40,
         winpty=winpty,
+        jobs=JobTrees(jobs or FakeJobs()),
+        read_text=lambda path: CLAUDE_SHIM,
+        is_file=files(*existing),
     )
     return child, FakePty.instances[-1]
 
 
 def test_spawn_asks_for_conpty_with_a_windows_command_line_and_the_exact_environment(winpty: Any) -> None:
-    node = r"C:\Program Files\nodejs\node.exe"
-    child, pty = spawn(winpty, [node, "--resume", "my session", 'say "hi"'])
+    child, pty = spawn(winpty, [NODE, "--resume", "my session", 'say "hi"'])
     assert pty.backend == winpty.Backend.ConPTY and pty.size == (120, 40)
     assert pty.spawned == {
-        "appname": node,
-        "cmdline": " " + subprocess.list2cmdline(["--resume", "my session", 'say "hi"']),
+        # pywinpty's ConPTY joins both with a space as CreateProcess's command line: the program is quoted.
+        "appname": f'"{NODE}"',
+        "cmdline": '--resume "my session" "say \\"hi\\""',
         "cwd": r"C:\Projects\my app",
-        "env": "PATH=C:\\Windows\0TERM=xterm-256color\0IDEA_AGENT_ID=a-1\0",
+        "env": "Path=C:\\Windows;C:\\Program Files\\nodejs\0TERM=xterm-256color\0IDEA_AGENT_ID=a-1\0",
     }
-    assert pty.spawned["cmdline"] == ' --resume "my session" "say \\"hi\\""'
     assert child.pid == 4242
 
 
-def test_an_npm_batch_shim_runs_through_the_command_interpreter(winpty: Any) -> None:
-    _, pty = spawn(winpty)  # claude.cmd in a folder with a space and an accent
+def test_an_npm_shim_starts_node_with_its_script_not_the_command_interpreter(winpty: Any) -> None:
+    _, pty = spawn(winpty)  # claude.cmd in a folder with a space and an accent; node on the Path
+    assert pty.spawned is not None
+    assert pty.spawned["appname"] == f'"{NODE}"'
+    assert pty.spawned["cmdline"] == f'"{SCRIPT}" --resume "my session" "say \\"hi\\""'
+
+
+def test_another_batch_file_runs_through_cmd_with_its_arguments_escaped(winpty: Any) -> None:
+    _, pty = spawn(winpty, [r"C:\tools\agent.bat", "a&b"], existing=())
     assert pty.spawned is not None
     assert pty.spawned["appname"] == r"C:\Windows\System32\cmd.exe"
-    assert pty.spawned["cmdline"] == (
-        r' /d /s /c ""C:\Users\Ana Lúcia\AppData\Roaming\npm\claude.cmd" --resume "my session" "say \"hi\"""'
-    )
+    assert pty.spawned["cmdline"] == r'/d /s /c "C:\tools\agent.bat ^"a^&b^""'
 
 
 def test_a_program_without_arguments_gets_no_command_line(winpty: Any) -> None:
     _, pty = spawn(winpty, [r"C:\Windows\System32\cmd.exe"])
     assert pty.spawned is not None and pty.spawned["cmdline"] is None
+
+
+def test_the_program_goes_into_a_job_and_ending_it_hangs_up_then_ends_the_rest_of_the_job(winpty: Any) -> None:
+    jobs = FakeJobs()
+    child, pty = spawn(winpty, jobs=jobs)
+    (job,) = jobs.jobs
+    assert jobs.jobs[job] == {4242}
+    jobs.spawn_child(job, 4300)  # a daemon the agent started (Codex's app-server): it ignores the hang-up
+
+    asyncio.run(child.end(50, has_exited=False, agent_marker=None))
+
+    assert pty.cancelled  # hung up: the console is closed
+    assert jobs.terminated == [(job, EXIT_CODE_TERMINATED)] and jobs.closed == [job]
+
+
+def test_a_normal_exit_closes_the_job_and_a_later_end_touches_no_process(winpty: Any) -> None:
+    jobs = FakeJobs()
+    child, _ = spawn(winpty, jobs=jobs)
+    (job,) = jobs.jobs
+    child.close()  # what the pump does once the program has exited
+    assert jobs.closed == [job]  # KILL_ON_JOB_CLOSE ends what it left running
+
+    asyncio.run(child.end(50, has_exited=True, agent_marker="a-1"))
+
+    assert jobs.terminated == [] and jobs.closed == [job]
 
 
 def test_a_refused_start_is_a_process_error_naming_the_program(winpty: Any) -> None:

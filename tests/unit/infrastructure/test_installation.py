@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from idea.infrastructure.installation import Installation, Kind, detect, idea_command
+from idea.domain.spawn_env import LIVE_APPDIR_ENV
+from idea.infrastructure.installation import Installation, Kind, detect, idea_command, name_live_appdir
 
 APPIMAGE = "/home/ada/Apps/IdeA-0.1.0-x86_64.AppImage"
 
@@ -27,7 +28,30 @@ def test_inside_its_appimage_idea_names_the_appimage_file_not_the_mount(tmp_path
     exe = mount / "usr" / "lib" / "idea" / "idea"
     env = {"APPIMAGE": APPIMAGE, "APPDIR": str(mount)}
 
-    assert detect(env, executable=str(exe), frozen=True) == Installation(Kind.APPIMAGE, (APPIMAGE,), APPIMAGE)
+    assert detect(env, executable=str(exe), frozen=True) == Installation(
+        Kind.APPIMAGE, (APPIMAGE,), APPIMAGE, str(mount)
+    )
+
+
+def test_from_its_appimage_idea_names_its_appdir_for_its_children(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mount = tmp_path / ".mount_IdeAxyz"
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "executable", str(mount / "usr" / "lib" / "idea" / "idea"))
+    env = {"APPIMAGE": APPIMAGE, "APPDIR": str(mount), LIVE_APPDIR_ENV: "/tmp/.mount_OtherIdeA"}
+    name_live_appdir(env)
+    assert env[LIVE_APPDIR_ENV] == str(mount)  # its own, not one it inherited
+
+
+def test_outside_an_appimage_the_live_appdir_is_left_as_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "frozen", False, raising=False)
+    env = {"APPIMAGE": "/opt/Other.AppImage", "APPDIR": "/tmp/x"}
+    name_live_appdir(env)
+    assert LIVE_APPDIR_ENV not in env
+    inherited = {LIVE_APPDIR_ENV: "/tmp/.mount_IdeA"}
+    name_live_appdir(inherited)
+    assert inherited == {LIVE_APPDIR_ENV: "/tmp/.mount_IdeA"}
 
 
 def test_an_appimage_variable_inherited_from_another_app_does_not_count(tmp_path: Path) -> None:

@@ -67,6 +67,9 @@ class TestExplicitFormat:
     def test_missing_year_more_than_a_day_past_is_next_year(self) -> None:
         assert parse("02 Jan 09:00", "%d %b %H:%M") == ms(2027, 1, 2, 9)
 
+    def test_missing_year_on_29_february_is_the_next_leap_year(self) -> None:
+        assert parse("29 Feb 10:00", "%d %b %H:%M") == ms(2028, 2, 29, 10)
+
     def test_missing_year_within_a_day_past_stays(self) -> None:
         assert parse("16 Jun 23:00", "%d %b %H:%M") == ms(2026, 6, 16, 23)
 

@@ -91,6 +91,10 @@ class TerminalCanvas(QWidget):
         if action is not None:
             action()
             return
+        if self._view.shift_enter_mapped(event) and self._view.shift_enter:
+            self._view.selection.clear()
+            self._view.type_in(self._view.shift_enter.encode("utf-8"))  # a new line in an agent CLI's prompt
+            return
         data = encode_key(self._view.screen.keys, event)
         if data:
             self._view.selection.clear()

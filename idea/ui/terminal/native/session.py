@@ -193,6 +193,7 @@ class NativeTerminal:
 
     def _make_view(self, spec: SpawnSpec) -> None:
         view = NativeTerminalView(self._appearance, spec.columns, spec.lines, self._parking_lot)
+        view.shift_enter = spec.shift_enter
         view.titleChanged.connect(lambda title: self._to_core(self._title_subscribers.notify, title))
         self._view = view
         self.portal = WritePortal(view, self._gui)

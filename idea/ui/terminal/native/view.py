@@ -12,9 +12,10 @@ from collections.abc import Callable
 
 import evp
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QGuiApplication, QResizeEvent
+from PySide6.QtGui import QFont, QGuiApplication, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
+from idea.ui.terminal.shift_enter import shift_enter_mapped
 from idea.ui.terminal.appearance import TerminalAppearance
 from idea.ui.terminal.font_zoom import FontZoom
 from idea.ui.terminal.native.canvas import TerminalCanvas
@@ -52,6 +53,7 @@ class NativeTerminalView(QWidget):
         self._has_exited = False
         self._silent = True
         self._title = ""
+        self.shift_enter: str | None = None  # what Shift+Enter types (SpawnSpec.shift_enter)
         self.screen = TerminalScreen(
             columns,
             lines,
@@ -105,6 +107,9 @@ class NativeTerminalView(QWidget):
         self.screen.scroll_to_bottom()
         self._send(data)
         self._canvas.update()
+
+    def shift_enter_mapped(self, event: QKeyEvent) -> bool:
+        return shift_enter_mapped(self.shift_enter, event)
 
     def send(self, data: bytes) -> None:
         """Bytes for the program that are no typing (mouse and focus reports): the view stays where it is."""

@@ -6,28 +6,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-/* The FUSE operations squashfuse's low-level library implements. */
-static const struct fuse_lowlevel_ops squashfs_ops = {
-    .lookup = sqfs_ll_op_lookup,
-    .forget = sqfs_ll_op_forget,
-    .getattr = sqfs_ll_op_getattr,
-    .readlink = sqfs_ll_op_readlink,
-    .open = sqfs_ll_op_open,
-    .read = sqfs_ll_op_read,
-    .release = sqfs_ll_op_release,
-    .opendir = sqfs_ll_op_opendir,
-    .readdir = sqfs_ll_op_readdir,
-    .releasedir = sqfs_ll_op_releasedir,
-    .statfs = stfs_ll_op_statfs,
-    .getxattr = sqfs_ll_op_getxattr,
-    .listxattr = sqfs_ll_op_listxattr,
-    .create = sqfs_ll_op_create,
-};
+#include "livemount.h"
+#include "serve.h"
 
 /* libfuse logs through this while mounting, so its lines join our message instead of the terminal. */
 static char mount_messages[1024];
@@ -40,26 +28,23 @@ static void capture_fuse_log(enum fuse_log_level level, const char *fmt, va_list
         vsnprintf(mount_messages + used, sizeof mount_messages - used, fmt, ap);
 }
 
-/* Where libfuse looks for fusermount3: its install directory, then PATH. */
-static bool find_fusermount(void)
+/* Where libfuse looks for fusermount3: its install directory, then PATH. Its path goes to `found`. */
+static bool locate_fusermount(char found[PATH_MAX])
 {
-    if (access("/usr/bin/fusermount3", X_OK) == 0) {
-        struct stat st;
-        if (stat("/usr/bin/fusermount3", &st) == 0 && S_ISREG(st.st_mode))
-            return true;
-    }
+    struct stat st;
+    if (access("/usr/bin/fusermount3", X_OK) == 0 && stat("/usr/bin/fusermount3", &st) == 0 && S_ISREG(st.st_mode))
+        return fmt_path(found, PATH_MAX, "/usr/bin/fusermount3");
     const char *path = getenv("PATH");
     if (!path)
         return false;
-    char dir[PATH_MAX], candidate[PATH_MAX];
+    char dir[PATH_MAX];
     while (*path) {
         size_t len = strcspn(path, ":");
         if (len > 0 && len < sizeof dir) {
             memcpy(dir, path, len);
             dir[len] = '\0';
-            struct stat st;
-            if (fmt_path(candidate, sizeof candidate, "%s/fusermount3", dir) && stat(candidate, &st) == 0 &&
-                S_ISREG(st.st_mode) && access(candidate, X_OK) == 0)
+            if (fmt_path(found, PATH_MAX, "%s/fusermount3", dir) && stat(found, &st) == 0 &&
+                S_ISREG(st.st_mode) && access(found, X_OK) == 0)
                 return true;
         }
         path += len;
@@ -67,6 +52,12 @@ static bool find_fusermount(void)
             path++;
     }
     return false;
+}
+
+static bool find_fusermount(void)
+{
+    char found[PATH_MAX];
+    return locate_fusermount(found);
 }
 
 bool fuse_usable(char *why, size_t size)
@@ -138,6 +129,69 @@ static void keep_new_fds_from_children(const unsigned char before[FD_TRACKED / 8
     }
 }
 
+/* The backstop of auto_unmount. When the runtime is killed outright, fusermount3 removes the mount only if
+ * opening the mount point then fails with ENOTCONN. The dying runtime releases the fusermount3 socket and
+ * /dev/fuse one after the other: when fusermount3's check reaches FUSE between the two, the request is
+ * aborted with ECONNABORTED instead, fusermount3 leaves the mount in place and exits (seen: 2 kills in 300
+ * on a loaded machine). This process, forked before the application, holds only the reading end of a pipe
+ * whose other end dies with the runtime; then it detaches whatever is still mounted there and removes the
+ * empty mount point. After a normal exit the runtime has done both already, and it finds nothing to do. */
+static void guard_mountpoint(int watch, const char *mountpoint)
+{
+    for (int fd = 0; fd < FD_TRACKED; fd++)
+        if (fd != watch)
+            close(fd); /* above all /dev/fuse: holding it would keep the dead connection alive */
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+        dup2(null, STDIN_FILENO);
+        dup2(null, STDOUT_FILENO);
+        dup2(null, STDERR_FILENO);
+    }
+    setsid(); /* a Ctrl+C or a hang-up of the application's terminal is not for it */
+    if (chdir("/") != 0)
+        _exit(1);
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, NULL);
+    char byte;
+    for (;;) {
+        ssize_t n = read(watch, &byte, 1);
+        if (n == 0)
+            break; /* the runtime has ended */
+        if (n < 0 && errno != EINTR)
+            _exit(1); /* cannot watch: auto_unmount alone */
+    }
+    if (geteuid() == 0) {
+        umount2(mountpoint, MNT_DETACH | UMOUNT_NOFOLLOW); /* EINVAL when nothing is mounted there any more */
+    } else {
+        char fusermount[PATH_MAX];
+        pid_t pid = locate_fusermount(fusermount) ? fork() : -1;
+        if (pid == 0) {
+            execl(fusermount, "fusermount3", "-u", "-z", "-q", "--", mountpoint, (char *)NULL);
+            _exit(127);
+        }
+        if (pid > 0)
+            while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+    }
+    rmdir(mountpoint);
+    _exit(0);
+}
+
+/* Forks the guard; the runtime keeps the pipe's writing end, closed on exec, for the rest of its life. */
+static void start_mountpoint_guard(const char *mountpoint)
+{
+    int ends[2];
+    if (pipe2(ends, O_CLOEXEC) != 0)
+        return; /* no backstop: auto_unmount alone */
+    pid_t pid = fork();
+    if (pid == 0)
+        guard_mountpoint(ends[0], mountpoint);
+    close(ends[0]);
+    if (pid < 0)
+        close(ends[1]);
+}
+
 static void *serve(void *arg)
 {
     struct fuse_mount *m = arg;
@@ -191,6 +245,7 @@ int fuse_mount_image(struct fuse_mount *m, const struct image *img, struct failu
         sqfs_destroy(&m->ll.fs);
         return -1;
     }
+    serve_tune(&m->ll.fs);
     if (sqfs_ll_init(&m->ll) != SQFS_OK) {
         sqfs_destroy(&m->ll.fs);
         fail_set(why, RT_EXIT_OSERR, "cannot set up the file system (out of memory?)");
@@ -202,14 +257,17 @@ int fuse_mount_image(struct fuse_mount *m, const struct image *img, struct failu
         return -1;
     }
 
-    char fsname[128], options[256];
-    option_safe(fsname, sizeof fsname, img->name);
+    /* The mount table then tells which image a mount serves (a later start may run from it: livemount.h). */
+    char fsname[192], options[320], identity[IMAGE_IDENTITY_LEN + 1];
+    if (image_identity(img, identity, why) != 0)
+        goto undo_mountpoint;
+    live_mount_fsname(fsname, sizeof fsname, img->name, identity);
     /* auto_unmount: fusermount3 removes the mount even if this process is killed outright. */
-    snprintf(options, sizeof options, "ro,nosuid,nodev,fsname=%s,subtype=appimage%s", fsname,
+    snprintf(options, sizeof options, "ro,nosuid,nodev,fsname=%s,subtype=" LIVE_MOUNT_SUBTYPE "%s", fsname,
              find_fusermount() ? ",auto_unmount" : "");
     char *argv[] = {"appimage-runtime", "-o", options, NULL};
     struct fuse_args args = FUSE_ARGS_INIT(3, argv);
-    m->se = fuse_session_new(&args, &squashfs_ops, sizeof squashfs_ops, &m->ll);
+    m->se = fuse_session_new(&args, &serve_ops, sizeof serve_ops, &m->ll);
     fuse_opt_free_args(&args);
     if (!m->se) {
         fail_set(why, RT_EXIT_OSERR, "cannot start a FUSE session");
@@ -222,6 +280,7 @@ int fuse_mount_image(struct fuse_mount *m, const struct image *img, struct failu
         goto undo_session;
     }
     keep_new_fds_from_children(fds_before);
+    start_mountpoint_guard(m->mountpoint); /* while the runtime has one thread: forking is simple */
     int err = pthread_create(&m->loop, NULL, serve, m);
     if (err != 0) {
         fail_set(why, RT_EXIT_OSERR, "cannot start serving the file system: %s", strerror(err));

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sha256.h"
+
 #define SQUASHFS_MAGIC 0x73717368u /* "hsqs" read little-endian */
 #define SQUASHFS_ABSENT UINT64_MAX  /* an optional table that is not there */
 
@@ -199,5 +201,57 @@ int image_check_payload(struct image *img, struct failure *f)
         fail_set(f, RT_EXIT_DAMAGED, "this AppImage is damaged: %s. Download it again.", problem);
         return -1;
     }
+    return 0;
+}
+
+void squashfs_identity(const unsigned char *sb, const unsigned char *metadata, size_t metadata_len,
+                       char out[IMAGE_IDENTITY_LEN + 1])
+{
+    struct sha256 ctx;
+    unsigned char digest[32];
+    char hex[65];
+    sha256_init(&ctx);
+    sha256_update(&ctx, sb, SQUASHFS_SUPERBLOCK_SIZE);
+    sha256_update(&ctx, metadata, metadata_len);
+    sha256_final(&ctx, digest);
+    sha256_hex(digest, hex);
+    memcpy(out, hex, IMAGE_IDENTITY_LEN);
+    out[IMAGE_IDENTITY_LEN] = '\0';
+}
+
+/* Metadata larger than this is hashed only in its first part (no real image comes near it). */
+#define IDENTITY_METADATA_MAX (64u << 20)
+
+int image_identity(const struct image *img, char out[IMAGE_IDENTITY_LEN + 1], struct failure *f)
+{
+    unsigned char sb[SQUASHFS_SUPERBLOCK_SIZE];
+    if (pread(img->fd, sb, sizeof sb, (off_t)img->offset) != (ssize_t)sizeof sb) {
+        fail_set(f, RT_EXIT_IOERR, "cannot read %s: %s", img->path, strerror(errno));
+        return -1;
+    }
+    uint64_t inode_table = read_uint(sb + 64, 8, false);
+    uint64_t used = img->fs_bytes ? img->fs_bytes : read_uint(sb + 40, 8, false);
+    size_t len = inode_table < used ? (size_t)(used - inode_table) : 0;
+    if (len > IDENTITY_METADATA_MAX)
+        len = IDENTITY_METADATA_MAX;
+    unsigned char *metadata = malloc(len ? len : 1);
+    if (!metadata) {
+        fail_set(f, RT_EXIT_OSERR, "out of memory");
+        return -1;
+    }
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = pread(img->fd, metadata + done, len - done, (off_t)(img->offset + inode_table + done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            fail_set(f, RT_EXIT_IOERR, "cannot read %s: %s", img->path, n < 0 ? strerror(errno) : "it ends early");
+            free(metadata);
+            return -1;
+        }
+        done += (size_t)n;
+    }
+    squashfs_identity(sb, metadata, len, out);
+    free(metadata);
     return 0;
 }

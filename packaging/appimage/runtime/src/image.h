@@ -41,4 +41,15 @@ int image_open(struct image *img, const char *argv0, struct failure *f);
 /* Checks that a whole squashfs follows the runtime. 0, or -1 with f set. */
 int image_check_payload(struct image *img, struct failure *f);
 
+/* The identity of a squashfs, as IMAGE_IDENTITY_LEN hex digits: the first 128 bits of the SHA-256 of its
+ * superblock followed by its metadata (everything from the inode table to its end: every inode with its
+ * block sizes, the directories, the fragment, export and id tables). Two images share it only if they hold
+ * the same files; it costs a few kilobytes of reading, not a hash of the whole file. */
+#define IMAGE_IDENTITY_LEN 32
+void squashfs_identity(const unsigned char *sb, const unsigned char *metadata, size_t metadata_len,
+                       char out[IMAGE_IDENTITY_LEN + 1]);
+
+/* squashfs_identity of the image's payload (after image_check_payload). 0, or -1 with f set. */
+int image_identity(const struct image *img, char out[IMAGE_IDENTITY_LEN + 1], struct failure *f);
+
 #endif

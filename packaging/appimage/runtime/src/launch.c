@@ -50,21 +50,21 @@ void signals_give_back(void)
     sigprocmask(SIG_SETMASK, &caller_mask, NULL);
 }
 
-int launch_spawn(const struct launch *l, pid_t *child, struct failure *f)
+/* Checks AppRun, sets the environment and builds AppRun's argv (free it). NULL with f set. */
+static char **prepare(const struct launch *l, char apprun[PATH_MAX], struct failure *f)
 {
-    char apprun[PATH_MAX];
-    if (!fmt_path(apprun, sizeof apprun, "%s/AppRun", l->appdir)) {
+    if (!fmt_path(apprun, PATH_MAX, "%s/AppRun", l->appdir)) {
         fail_set(f, RT_EXIT_OSERR, "path too long: %s", l->appdir);
-        return -1;
+        return NULL;
     }
     struct stat st;
     if (stat(apprun, &st) != 0) {
         fail_set(f, RT_EXIT_NOTFOUND, MSG_NO_APPRUN);
-        return -1;
+        return NULL;
     }
     if (!S_ISREG(st.st_mode) || access(apprun, X_OK) != 0) {
         fail_set(f, RT_EXIT_NOEXEC, "this AppImage's AppRun is not an executable file");
-        return -1;
+        return NULL;
     }
     char cwd[PATH_MAX];
     if (getcwd(cwd, sizeof cwd))
@@ -79,10 +79,30 @@ int launch_spawn(const struct launch *l, pid_t *child, struct failure *f)
     char **argv = calloc(argc + 2, sizeof *argv);
     if (!argv) {
         fail_set(f, RT_EXIT_OSERR, "out of memory");
-        return -1;
+        return NULL;
     }
     argv[0] = apprun;
     memcpy(argv + 1, l->args, argc * sizeof *argv);
+    return argv;
+}
+
+void launch_exec(const struct launch *l, struct failure *f)
+{
+    char apprun[PATH_MAX];
+    char **argv = prepare(l, apprun, f);
+    if (!argv)
+        return;
+    execv(apprun, argv);
+    fail_set(f, errno == ENOENT ? RT_EXIT_NOTFOUND : RT_EXIT_NOEXEC, "cannot start AppRun: %s", strerror(errno));
+    free(argv);
+}
+
+int launch_spawn(const struct launch *l, pid_t *child, struct failure *f)
+{
+    char apprun[PATH_MAX];
+    char **argv = prepare(l, apprun, f);
+    if (!argv)
+        return -1;
 
     pid_t parent = getpid();
     pid_t pid = fork();

@@ -25,6 +25,10 @@ void signals_give_back(void);
 /* Checks AppRun, sets APPIMAGE, APPDIR, ARGV0 and OWD, and starts it. 0, or -1 with f set. */
 int launch_spawn(const struct launch *l, pid_t *child, struct failure *f);
 
+/* Runs AppRun in this process (for a start from a live mount: nothing to serve or clean up). Returns only
+ * when it cannot, with f set. */
+void launch_exec(const struct launch *l, struct failure *f);
+
 /* Waits until the child ends, passing on the signals sent to the runtime (not those the terminal sent
  * to the whole process group, which the child received itself). Returns its wait status. */
 int launch_wait(pid_t child);

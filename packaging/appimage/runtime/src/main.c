@@ -14,6 +14,7 @@
 #include "extract.h"
 #include "image.h"
 #include "launch.h"
+#include "livemount.h"
 
 #ifndef RT_VERSION
 #define RT_VERSION "unknown"
@@ -39,6 +40,9 @@ static void print_help(const char *name)
            "  TARGET_APPIMAGE=FILE           work on FILE instead of this file\n"
            "  XDG_CACHE_HOME, TMPDIR         where extractions are cached: $XDG_CACHE_HOME/%s (else\n"
            "                                 ~/.cache/%s), then $TMPDIR/%s-UID\n"
+           "  " LIVE_APPDIR_ENV "=DIR           the mount of a copy already running (it names it for\n"
+           "                                 its children): " RT_LIVE_MOUNT_COMMANDS "\n"
+           "                                 start from it instead of mounting again\n"
            "The application gets APPIMAGE, APPDIR, ARGV0 and OWD in its environment.\n",
            name, name, CACHE_DIR_NAME, CACHE_DIR_NAME, CACHE_DIR_NAME);
 }
@@ -101,11 +105,29 @@ static int mount_and_wait(struct image *img)
     return 0;
 }
 
+/* For the application's subcommands that end with it: AppRun from the mount of the copy already running
+ * (LIVE_APPDIR_ENV, which that copy names for its children), when that mount checks out. Returns when it does
+ * not (the start then goes on as usual). */
+static void run_from_live_mount(struct image *img, const char *argv0, char **args)
+{
+    const char *live = getenv(LIVE_APPDIR_ENV);
+    if (!live || !*live || !args[0] || !live_mount_command(args[0]))
+        return;
+    char mountpoint[PATH_MAX], why[1024];
+    if (live_mount_verify(img, live, mountpoint, why, sizeof why) != 0)
+        return;
+    struct launch l = {.image_path = img->path, .argv0 = argv0, .args = args, .appdir = mountpoint};
+    struct failure f = {0};
+    launch_exec(&l, &f); /* returns only if AppRun could not be started from there: mount as usual */
+}
+
 static int run(struct image *img, const char *argv0, char **args, bool extract_requested)
 {
     struct failure f = {0};
     if (image_check_payload(img, &f) != 0)
         die(&f);
+    if (!extract_requested)
+        run_from_live_mount(img, argv0, args);
     char reason[512];
     bool fuse_failed = false;
     struct fuse_mount m;

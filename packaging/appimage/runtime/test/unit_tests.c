@@ -1,10 +1,11 @@
 /* C unit tests of the runtime's pure parts: SHA-256, the ELF payload offset, the type-2 magic, the squashfs
- * superblock checks and entry-name safety. Prints one line per failure and a closing "N passed, N failed". */
+ * superblock checks, the image identity, entry-name safety and the live-mount checks on the mount table. Prints one line per failure and a closing "N passed, N failed". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../src/image.h"
+#include "../src/livemount.h"
 #include "../src/sha256.h"
 #include "../src/util.h"
 
@@ -204,6 +205,124 @@ static void test_names(void)
     CHECK(!name_component_safe("a/b"));
 }
 
+static void test_identity(void)
+{
+    unsigned char sb[SQUASHFS_SUPERBLOCK_SIZE] = {0}, meta[300];
+    for (size_t i = 0; i < sizeof meta; i++)
+        meta[i] = (unsigned char)(i * 7);
+    char a[IMAGE_IDENTITY_LEN + 1], b[IMAGE_IDENTITY_LEN + 1];
+    squashfs_identity(sb, meta, sizeof meta, a);
+    CHECK(strlen(a) == IMAGE_IDENTITY_LEN && strspn(a, "0123456789abcdef") == IMAGE_IDENTITY_LEN);
+    squashfs_identity(sb, meta, sizeof meta, b);
+    CHECK(strcmp(a, b) == 0);
+    meta[150] ^= 1; /* one block size in one inode */
+    squashfs_identity(sb, meta, sizeof meta, b);
+    CHECK(strcmp(a, b) != 0);
+    meta[150] ^= 1;
+    sb[8] = 1; /* the superblock's mkfs time */
+    squashfs_identity(sb, meta, sizeof meta, b);
+    CHECK(strcmp(a, b) != 0);
+    squashfs_identity(sb, meta, sizeof meta - 1, b); /* one byte less of metadata */
+    CHECK(strcmp(a, b) != 0);
+}
+
+#define ID "0123456789abcdef0123456789abcdef"
+#define LIVE_LINE "612 27 0:91 / /tmp/.mount_IdeA-0.abc123 ro,nosuid,nodev,relatime shared:301 - fuse.appimage " \
+                  "IdeA-0.1.0-x86_64.AppImage@" ID " ro,user_id=1000,group_id=1000"
+
+static void test_mountinfo(void)
+{
+    struct mount_entry e;
+    CHECK(mountinfo_parse_line(LIVE_LINE, &e) == 0);
+    CHECK(e.major == 0 && e.minor == 91);
+    CHECK(strcmp(e.root, "/") == 0 && strcmp(e.mountpoint, "/tmp/.mount_IdeA-0.abc123") == 0);
+    CHECK(strcmp(e.options, "ro,nosuid,nodev,relatime") == 0 && strcmp(e.fstype, "fuse.appimage") == 0);
+    CHECK(strcmp(e.source, "IdeA-0.1.0-x86_64.AppImage@" ID) == 0);
+    CHECK(strcmp(e.super_options, "ro,user_id=1000,group_id=1000") == 0);
+    /* No optional fields, and escapes undone (a TMPDIR with a space, a tab, a backslash). */
+    CHECK(mountinfo_parse_line("5 1 0:7 / /home/ada/my\\040tmp\\011x/\\134m ro - fuse.appimage a@b ro,user_id=0",
+                               &e) == 0);
+    CHECK(strcmp(e.mountpoint, "/home/ada/my tmp\tx/\\m") == 0);
+    CHECK(mountinfo_parse_line("5 1 0:7 / /x\\09 ro - fuse.appimage a@b ro,user_id=0", &e) == 0);
+    CHECK(strcmp(e.mountpoint, "/x\\09") == 0); /* not an octal escape: kept as it is */
+    CHECK(mountinfo_parse_line("", &e) != 0);
+    CHECK(mountinfo_parse_line("5 1 0:7 / /x ro shared:1", &e) != 0);              /* no separator */
+    CHECK(mountinfo_parse_line("5 1 zero / /x ro - fuse.appimage a@b ro", &e) != 0); /* no major:minor */
+    CHECK(mountinfo_parse_line("5 1 0:7 / /x ro - fuse.appimage a@b", &e) != 0);     /* no super options */
+
+    const char *table = "26 1 8:1 / / rw,relatime - ext4 /dev/sda1 rw\n"
+                        "30 26 0:40 / /tmp rw - tmpfs tmpfs rw\n"
+                        "40 30 0:50 / /tmp/.mount_a ro,nosuid,nodev - fuse.appimage A@" ID " ro,user_id=1000\n"
+                        "41 40 0:51 / /tmp/.mount_a ro,nosuid,nodev - fuse.appimage B@ffff ro,user_id=1000\n"
+                        "garbage line\n";
+    CHECK(mountinfo_find(table, "/tmp/.mount_a", &e) == 0);
+    CHECK(e.minor == 51 && strcmp(e.source, "B@ffff") == 0); /* the mount on top is the one seen */
+    CHECK(mountinfo_find(table, "/tmp", &e) == 0 && strcmp(e.fstype, "tmpfs") == 0);
+    CHECK(mountinfo_find(table, "/tmp/.mount_", &e) != 0);
+    CHECK(mountinfo_find(table, "/tmp/.mount_a/usr", &e) != 0);
+}
+
+static void test_mount_entry_serves(void)
+{
+    struct mount_entry live, e;
+    char why[256];
+    CHECK(mountinfo_parse_line(LIVE_LINE, &live) == 0);
+    CHECK(mount_entry_serves(&live, 1000, ID, why, sizeof why));
+
+    CHECK(!mount_entry_serves(&live, 0, ID, why, sizeof why) && strstr(why, "another user"));
+    CHECK(!mount_entry_serves(&live, 100, ID, why, sizeof why)); /* user_id=1000 is not user_id=100 */
+    CHECK(!mount_entry_serves(&live, 1000, "fedcba9876543210fedcba9876543210", why, sizeof why) &&
+          strstr(why, "another image"));
+    CHECK(!mount_entry_serves(&live, 1000, "0123456789abcdef", why, sizeof why)); /* a prefix is not enough */
+
+    e = live;
+    snprintf(e.fstype, sizeof e.fstype, "fuse.squashfuse");
+    CHECK(!mount_entry_serves(&e, 1000, ID, why, sizeof why) && strstr(why, "fuse.squashfuse"));
+    e = live;
+    snprintf(e.fstype, sizeof e.fstype, "tmpfs");
+    CHECK(!mount_entry_serves(&e, 1000, ID, why, sizeof why));
+    e = live;
+    snprintf(e.options, sizeof e.options, "rw,nosuid,nodev");
+    CHECK(!mount_entry_serves(&e, 1000, ID, why, sizeof why));
+    e = live;
+    snprintf(e.options, sizeof e.options, "rro,nosuid"); /* "ro" must be a whole option */
+    CHECK(!mount_entry_serves(&e, 1000, ID, why, sizeof why));
+    e = live;
+    snprintf(e.root, sizeof e.root, "/usr"); /* a bind mount of a folder inside an image */
+    CHECK(!mount_entry_serves(&e, 1000, ID, why, sizeof why));
+    e = live;
+    snprintf(e.source, sizeof e.source, "%s", ID); /* no '@' */
+    CHECK(!mount_entry_serves(&e, 1000, ID, why, sizeof why));
+    e = live;
+    snprintf(e.super_options, sizeof e.super_options, "ro,user_id=10000,group_id=1000");
+    CHECK(!mount_entry_serves(&e, 1000, ID, why, sizeof why));
+    e = live;
+    snprintf(e.super_options, sizeof e.super_options, "ro,group_id=1000,user_id=1000,allow_other");
+    CHECK(mount_entry_serves(&e, 1000, ID, why, sizeof why));
+}
+
+static void test_live_mount_names(void)
+{
+    CHECK(live_mount_command("hook"));
+    CHECK(live_mount_command("mcp-server"));
+    CHECK(live_mount_command("sandbox-exec"));
+    CHECK(!live_mount_command(""));
+    CHECK(!live_mount_command("mcp"));
+    CHECK(!live_mount_command("hooks"));
+    CHECK(!live_mount_command("doctor"));
+    CHECK(!live_mount_command("--appimage-mount"));
+    CHECK(!live_mount_command("hook mcp-server"));
+
+    char fsname[192];
+    live_mount_fsname(fsname, sizeof fsname, "IdeA-0.1.0-x86_64.AppImage", ID);
+    CHECK(strcmp(fsname, "IdeA-0.1.0-x86_64.AppImage@" ID) == 0);
+    live_mount_fsname(fsname, sizeof fsname, "My App,ro=1@x", ID); /* nothing that ends an option */
+    CHECK(strcmp(fsname, "My_App_ro_1_x@" ID) == 0);
+    char small[40];
+    live_mount_fsname(small, sizeof small, "a-long-image-name.AppImage", ID); /* the identity always fits */
+    CHECK(strlen(small) == sizeof small - 1 && strcmp(strrchr(small, '@') + 1, ID) == 0);
+}
+
 int main(void)
 {
     test_sha256();
@@ -211,6 +330,10 @@ int main(void)
     test_magic();
     test_superblock();
     test_names();
+    test_identity();
+    test_mountinfo();
+    test_mount_entry_serves();
+    test_live_mount_names();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

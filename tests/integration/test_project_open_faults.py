@@ -1,0 +1,76 @@
+"""Opening a project folder IdeA cannot write to, with the real doors and stores: a clear refusal."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from idea.bootstrap import bootstrap
+from idea.domain.events import ProjectProblem
+from tests.conftest import FIXTURES
+
+OPEN_AND_REPORT = """
+import sys
+from pathlib import Path
+from idea.bootstrap import bootstrap
+from idea.domain.errors import AppError
+app = bootstrap(data_dir=Path(sys.argv[2]))
+try:
+    app.core.submit(app.projects.open(sys.argv[1])).result(60)
+    print("opened")
+except AppError as error:
+    print(f"{error.code.value}: {error.message}")
+finally:
+    app.shutdown()
+"""
+
+
+def test_a_read_only_project_folder_is_refused_with_cannot_prepare(tmp_path: Path) -> None:
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("needs root and unshare(1) to mount a read-only folder in a private namespace")
+    project = tmp_path / "project"
+    project.mkdir()
+    script = (
+        f'mount --bind "{project}" "{project}" && mount -o remount,bind,ro "{project}" && '
+        f'exec "{sys.executable}" -c "$0" "{project}" "{tmp_path / "data"}"'
+    )
+    done = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script, OPEN_AND_REPORT],
+                          capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[2])
+    if "mount:" in done.stderr:
+        pytest.skip(f"this machine refuses the mount: {done.stderr.strip()}")
+
+    assert done.stdout.strip() == f"STORE: Cannot prepare {project} for IdeA: Read-only file system", done.stderr
+    assert not (project / ".ideai").exists()
+
+
+def test_a_layouts_file_with_an_id_used_twice_is_repaired_in_place_and_told(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".ideai").mkdir(parents=True)
+    layouts = json.loads((FIXTURES / "layouts" / "spec_populated.json").read_text())
+    twin = copy.deepcopy(layouts["layouts"][0])
+    twin["name"] = "Twin"
+    layouts["layouts"].append(twin)  # the same layout id, and the same node ids in the second layout
+    (project / ".ideai" / "layouts.json").write_text(json.dumps(layouts))
+    app = bootstrap(data_dir=tmp_path / "data")
+    problems: list[str] = []
+    app.events.subscribe(lambda event: problems.append(event.message) if isinstance(event, ProjectProblem) else None)
+    try:
+        runtime = app.core.submit(app.projects.open(str(project))).result(60)
+    finally:
+        app.shutdown()
+
+    assert list((project / ".ideai").glob("layouts.json.corrupt-*")) == []  # the file was kept
+    names = [layout.name for layout in runtime.document.layouts]
+    assert names == [layouts["layouts"][0]["name"], "Twin"]
+    first, second = runtime.document.layouts
+    assert first.id == layouts["layouts"][0]["id"] and second.id != first.id
+    saved = json.loads((project / ".ideai" / "layouts.json").read_text())
+    assert [layout["id"] for layout in saved["layouts"]] == [first.id, second.id]
+    assert any("layouts.json used an id twice" in message and second.id in message for message in problems)
