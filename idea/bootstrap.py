@@ -37,6 +37,7 @@ from idea.infrastructure.git.watcher import WatchdogFolderWatcher
 from idea.infrastructure.git.worker import ThreadWorker
 from idea.infrastructure.inspect.process_cpu import DescendantCpuProbe
 from idea.infrastructure.installation import name_live_appdir
+from idea.infrastructure.mcp.endpoint import sweep_dead_endpoints
 from idea.infrastructure.knowledge_adapters import LocalKnowledgeAdapters
 from idea.infrastructure.agent_watching import LocalAgentWatchAdapters
 from idea.infrastructure.agents.sign_in import LocalSignInChecker
@@ -127,6 +128,7 @@ def bootstrap(
     host = host or platform.make_host()
     diagnostics = FileDiagnostics(data_dir / "logs")
     diagnostics.beacon("[startup] IdeA launched; diagnostics log armed")
+    sweep_dead_endpoints(diagnostics)
     for leftover in sweep_write_leftovers(data_dir, now_s=time.time(), skip=("logs",)):
         diagnostics.beacon(f"[startup] removed {leftover}: a write interrupted by a crash")
     events = EventBus()

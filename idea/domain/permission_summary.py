@@ -24,6 +24,11 @@ from idea.domain.sandbox import (
 
 NO_POLICY_SUMMARY = "IdeA sets no permission policy; your CLI asks the user as usual."
 ALWAYS_APPROVAL = "Pushing, publishing, or opening remote pull requests always requires the user's explicit approval."
+SAME_USER_LIMIT = (
+    "IdeA tells agents apart by their launch secret and their request folder, not by the operating system: "
+    "every agent runs as your user, so one agent can read another's secret or write a request into another's "
+    "folder and be taken for it; IdeA's diagnostics log names the agent or folder behind every request."
+)
 MAX_LISTED = 4
 _VERBS = {Capability.READ: "reads", Capability.WRITE: "writes", Capability.DELETE: "deletions"}
 _ASK_VERBS = {Capability.READ: "reading", Capability.WRITE: "writing", Capability.DELETE: "deleting"}

@@ -9,15 +9,18 @@ from collections.abc import Callable
 from idea import __version__
 from idea.application.orchestrator.gateway import OrchestrationGateway
 from idea.application.ports import Diagnostics
+from idea.domain.errors import AppError
 from idea.infrastructure.fileproto.watcher import RequestFolderDoor
 from idea.infrastructure.inspect.activity import TranscriptActivityProbe
 from idea.infrastructure.mcp.endpoint import mcp_endpoint
 from idea.infrastructure.mcp.server import McpSocketServer
+from idea.infrastructure.project_lock import ProjectLock
 from idea.infrastructure.stores.live_state import JsonLiveStateStore
 
 
 class ProjectDoors:
-    """The MCP server on the project's socket and the request-folder watcher, opened and closed together."""
+    """The MCP server on the project's socket and the request-folder watcher, opened and closed together,
+    behind the lock that keeps a second IdeA process off the project folder."""
 
     def __init__(
         self,
@@ -40,20 +43,29 @@ class ProjectDoors:
         self._gateway = gateway
         self._diagnostics = diagnostics
         self._requests: RequestFolderDoor | None = None
+        self._lock = ProjectLock(root)
 
     async def start(self) -> None:
-        await self._server.start()
+        try:
+            self._lock.acquire()
+            await self._server.start()
+        except AppError as refused:
+            self._lock.release()
+            self._diagnostics.beacon(f"[project] not opened {self._root}: {refused.message}")
+            raise
         self._requests = RequestFolderDoor(self._root, self._gateway, asyncio.get_running_loop(), self._diagnostics)
         try:
             await self._requests.start()
         except BaseException:
             await self._server.close()
+            self._lock.release()
             raise
 
     async def close(self) -> None:
         if self._requests is not None:
             await self._requests.close()
         await self._server.close()
+        self._lock.release()
 
 
 class LocalOrchestrationAdapters:

@@ -26,6 +26,7 @@ from idea.ui.crash import has_screen, keep_uncaught, report_start_failure
 from idea.ui.desktop_alerts import GuiDesktopAlerts
 from idea.ui.event_relay import EventRelay
 from idea.ui.gui_thread import GuiThread
+from idea.ui.quit_signals import QuitOnSignals
 from idea.ui.terminal.appearance import TerminalAppearance
 from idea.ui.terminal.backend import backend_or_default, make_terminal_factory
 from idea.ui.terminal.factory import TerminalViewFactory
@@ -159,7 +160,9 @@ def run_gui(argv: list[str]) -> int:
         session.shutdown()
         return report_start_failure(error, logs, interactive=has_screen(automated))
     automation.arm_first_paint(session, args)
+    signals = QuitOnSignals(session.windows.quit_without_asking)
     code = qt_app.exec()
+    signals.close()
     session.shutdown()
     return code or finish.exit_code
 

@@ -8,12 +8,15 @@ import asyncio
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from idea.domain.ids import simple_hex
 from idea.domain.mcp_wiring import TOKEN_ENV_VAR, bridge_wiring, hook_relay_args
@@ -161,3 +164,65 @@ class RawClient:
             await self.writer.wait_closed()
         except ConnectionError:
             pass
+
+
+@asynccontextmanager
+async def bridge(
+    endpoint: str,
+    *,
+    token: str | None = TOKENS[MAIN],
+    extra_args: tuple[str, ...] = (),
+    without: tuple[str, ...] = (),
+) -> AsyncIterator[asyncio.subprocess.Process]:
+    """The bridge started with the arguments of the agent's `.mcp.json` (but the options named in
+    `without`); killed if a case leaves it running."""
+    declaration = bridge_declaration(endpoint)
+    args = list(declaration["args"])
+    for option in without:
+        at = args.index(option)
+        del args[at : at + 2]
+    process = await asyncio.create_subprocess_exec(
+        declaration["command"],
+        *args,
+        *extra_args,
+        cwd=REPO_ROOT,
+        env=bridge_env(token),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        yield process
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+async def exit_status(process: asyncio.subprocess.Process, timeout: float = 5.0) -> int:
+    return await asyncio.wait_for(process.wait(), timeout)
+
+
+# Fixtures the MCP, bridge and hook tests share; a test module imports the ones it uses.
+
+
+@pytest.fixture(params=TRANSPORTS)
+def endpoint(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The project's endpoint on each transport: a Unix socket, and loopback TCP as on Windows."""
+    with project_endpoint(request.param) as path:
+        yield path
+
+
+@pytest.fixture
+async def served(endpoint: str) -> AsyncIterator[Served]:
+    async with serving(endpoint) as served:
+        yield served
+
+
+@pytest.fixture
+async def raw(served: Served) -> AsyncIterator[RawClient]:
+    """A raw client of `served`, handshake and initialize done."""
+    client = await RawClient.connect(served.endpoint)
+    await client.initialize()
+    yield client
+    await client.close()

@@ -13,11 +13,9 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-
-import pytest
 
 from idea.infrastructure.mcp.bridge import CONNECT_TIMEOUT_S
 from idea.infrastructure.mcp.transport import McpTransport, transport_for
@@ -26,12 +24,10 @@ from tests.fakes_gateway import MAIN, TOKENS
 from tests.integration.mcp_support import (
     PROJECT_HEX,
     REPO_ROOT,
-    bridge_declaration,
-    bridge_env,
-    TRANSPORTS,
     project_endpoint,
     serving,
 )
+from tests.integration.mcp_support import bridge, endpoint, exit_status  # noqa: F401  (endpoint: a fixture)
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -44,42 +40,8 @@ TOOLS_LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
 STARTUP_BOUND_S = 2.0  # generous: the measured figure is printed; CI noise must not fail the suite
 
 
-@pytest.fixture(params=TRANSPORTS)
-def endpoint(request: pytest.FixtureRequest) -> Iterator[str]:
-    with project_endpoint(request.param) as path:
-        yield path
-
-
 def line(message: dict[str, object]) -> bytes:
     return json.dumps(message).encode() + b"\n"
-
-
-@asynccontextmanager
-async def bridge(
-    endpoint: str, *, token: str | None = TOKENS[MAIN], extra_args: tuple[str, ...] = ()
-) -> AsyncIterator[asyncio.subprocess.Process]:
-    """The bridge started with the arguments of the agent's `.mcp.json`; killed if a case leaves it running."""
-    declaration = bridge_declaration(endpoint)
-    process = await asyncio.create_subprocess_exec(
-        declaration["command"],
-        *declaration["args"],
-        *extra_args,
-        cwd=REPO_ROOT,
-        env=bridge_env(token),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        yield process
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-
-
-async def exit_status(process: asyncio.subprocess.Process, timeout: float = 5.0) -> int:
-    return await asyncio.wait_for(process.wait(), timeout)
 
 
 @dataclass

@@ -6,7 +6,6 @@ import asyncio
 import json
 import os
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -33,69 +32,9 @@ from idea.infrastructure.fileproto.watcher import REQUEST_MAX_BYTES, REQUEST_TYP
 from tests.contract.terminal_contract import wait_until
 from tests.fakes import RecordingDiagnostics
 from tests.fakes_gateway import ARCHITECT, MAIN, FakeGateway
+from tests.integration.file_door_support import Folders, diagnostics, door, folders, gateway  # noqa: F401
 
 NODE = "5b0c7f3e-2a41-4d8e-9c1b-6e7f8a9b0c1d"
-
-
-class Folders:
-    """The project's request folders, as an agent and as a test see them."""
-
-    def __init__(self, root: Path) -> None:
-        self.requests = root / ".ideai" / "requests"
-
-    def inbox(self, agent: str) -> Path:
-        return self.requests / agent / "in"
-
-    def outbox(self, agent: str) -> Path:
-        return self.requests / agent / "out"
-
-    def submit(self, request_id: str, body: dict[str, Any] | bytes, agent: str = MAIN) -> Path:
-        """As the convention tells agents: write `<id>.json.tmp`, then rename it to `<id>.json`."""
-        inbox = self.inbox(agent)
-        inbox.mkdir(parents=True, exist_ok=True)
-        data = body if isinstance(body, bytes) else json.dumps(body).encode()
-        temporary = inbox / f"{request_id}.json.tmp"
-        temporary.write_bytes(data)
-        return temporary.replace(inbox / f"{request_id}.json")
-
-    async def response(self, request_id: str, agent: str = MAIN) -> dict[str, Any]:
-        path = self.outbox(agent) / f"{request_id}.json"
-        await wait_until(path.exists, 5, what=f"the response {path}")
-        return json.loads(path.read_text(encoding="utf-8"))
-
-    async def deleted(self, request_id: str, agent: str = MAIN) -> None:
-        """The door deletes an answered request right after writing its response."""
-        path = self.inbox(agent) / f"{request_id}.json"
-        await wait_until(lambda: not path.exists(), 5, what=f"the answered request {path} deleted")
-
-
-@pytest.fixture
-def folders(tmp_path: Path) -> Folders:
-    folders = Folders(tmp_path)
-    for agent in (MAIN, ARCHITECT):
-        folders.inbox(agent).mkdir(parents=True)
-        folders.outbox(agent).mkdir(parents=True)
-    return folders
-
-
-@pytest.fixture
-def gateway() -> FakeGateway:
-    return FakeGateway()
-
-
-@pytest.fixture
-def diagnostics() -> RecordingDiagnostics:
-    return RecordingDiagnostics()
-
-
-@pytest.fixture
-async def door(
-    tmp_path: Path, folders: Folders, gateway: FakeGateway, diagnostics: RecordingDiagnostics
-) -> AsyncIterator[RequestFolderDoor]:
-    door = RequestFolderDoor(tmp_path, gateway, asyncio.get_running_loop(), diagnostics)
-    await door.start()
-    yield door
-    await door.close()
 
 
 @pytest.mark.parametrize(
@@ -117,6 +56,10 @@ async def door(
             },
             LaunchAgent(target="QA", visibility=Visibility.BACKGROUND, node_id=NODE, task="go"),
         ),
+        (  # issue 16: an empty optional string is its default, not an INTERNAL answer
+            {"type": "agent.launch", "targetAgent": "QA", "visibility": "", "nodeId": "", "task": ""},
+            LaunchAgent(target="QA", visibility=Visibility.VISIBLE, node_id=None, task=None),
+        ),
         ({"type": "agent.stop", "targetAgent": "QA"}, StopAgent(target="QA")),
         (
             {"type": "agent.context.update", "targetAgent": "QA", "content": "# QA"},
@@ -126,6 +69,10 @@ async def door(
         (
             {"type": "workstate.set", "status": "blocked", "intent": "waiting for CI"},
             SetWorkState(status=WorkStatus.BLOCKED, intent="waiting for CI"),
+        ),
+        (  # issue 16: control characters never reach the core, whichever door they come through
+            {"type": "workstate.set", "status": "blocked", "intent": "wait\u0000ing\u001b[2J for\r\nCI"},
+            SetWorkState(status=WorkStatus.BLOCKED, intent="waiting[2J for\nCI"),
         ),
     ],
     ids=lambda value: value.get("type") if isinstance(value, dict) else "",
@@ -315,27 +262,37 @@ async def test_a_request_id_is_served_once(
     folders.submit("once", {"type": "agent.stop", "targetAgent": "QA"})
     await folders.response("once")
 
+    await folders.deleted("once")
     folders.submit("once", {"type": "agent.stop", "targetAgent": "Dev"})  # rewritten against the convention
-    folders.submit("next", {"type": "workstate.read"})
-    await folders.response("next")  # the door has seen the rewrite by now: events are handled in order
+    await folders.deleted("once")
 
+    assert "request id once was used before" in (await folders.response("once"))["error"]["message"]
     assert [call.command for call in gateway.calls_of(StopAgent)] == [StopAgent(target="QA")]
 
 
 @pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning")  # watchdog, racing a `mkdir -p`
-async def test_files_that_name_no_request_are_ignored(
+async def test_files_that_name_no_request_are_answered_with_the_rule_they_break(
     door: RequestFolderDoor, folders: Folders, gateway: FakeGateway, diagnostics: RecordingDiagnostics
 ) -> None:
     (folders.inbox(MAIN) / ".hidden.json").write_text("{}", encoding="utf-8")
-    stranger = folders.requests / "not-an-agent" / "in"
-    stranger.mkdir(parents=True)
-    (stranger / "x.json").write_text('{"type": "agent.list"}', encoding="utf-8")
+    stranger = folders.requests / "not-an-agent"
+    (stranger / "in").mkdir(parents=True)
+    (stranger / "in" / "x.json").write_text('{"type": "agent.list"}', encoding="utf-8")
 
-    folders.submit("after", {"type": "workstate.read"})
-    await folders.response("after")
+    hidden = await folders.response(".hidden")
+    foreign = json.loads(await wait_for_text(stranger / "out" / "x.json"))
 
-    assert [type(call.command) for call in gateway.dispatched] == [ReadWorkState]
-    assert any(line.startswith("[file] ignored request file") for line in diagnostics.lines)
+    assert hidden["ok"] is False and "names no request" in hidden["error"]["message"]
+    assert foreign["ok"] is False and foreign["error"]["code"] == "NOT_FOUND"
+    assert "`not-an-agent` belongs to no agent" in foreign["error"]["message"]
+    await folders.deleted(".hidden")
+    await wait_until(lambda: not (stranger / "in" / "x.json").exists(), 5, what="the foreign request removed")
+    assert gateway.dispatched == []
+
+
+async def wait_for_text(path: Path) -> str:
+    await wait_until(path.exists, 5, what=f"the response {path}")
+    return path.read_text(encoding="utf-8")
 
 
 async def test_leftovers_are_served_and_old_answers_deleted_at_start(

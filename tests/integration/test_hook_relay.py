@@ -6,22 +6,12 @@ import asyncio
 import json
 import subprocess
 import time
-from collections.abc import AsyncIterator, Iterator
-
-import pytest
 
 from idea.infrastructure.agents.executable import idea_command
 from idea.infrastructure.hooks.relay import PAYLOAD_LIMIT, TRUNCATION_MARK
 from tests.fakes_gateway import ARCHITECT, MAIN, TOKENS
-from tests.integration.mcp_support import (
-    REPO_ROOT,
-    TRANSPORTS,
-    Served,
-    bridge_env,
-    hook_command,
-    project_endpoint,
-    serving,
-)
+from tests.integration.mcp_support import REPO_ROOT, Served, bridge_env, hook_command, serving
+from tests.integration.mcp_support import endpoint, served  # noqa: F401  (fixtures)
 
 CLAUDE_STOP = {
     "session_id": "9b2f7c1e-0d3a-4e5b-8c6d-7e8f9a0b1c2d",
@@ -38,18 +28,6 @@ CODEX_TURN = {
     "input-messages": ["[IdeA · task from Main · ticket 3f2a9c1e] review the ports"],
     "last-assistant-message": "Done.",
 }
-
-
-@pytest.fixture(params=TRANSPORTS)
-def endpoint(request: pytest.FixtureRequest) -> Iterator[str]:
-    with project_endpoint(request.param) as path:
-        yield path
-
-
-@pytest.fixture
-async def served(endpoint: str) -> AsyncIterator[Served]:
-    async with serving(endpoint) as served:
-        yield served
 
 
 async def run_relay(

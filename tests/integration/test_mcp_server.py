@@ -11,7 +11,7 @@ import json
 import os
 import socket
 import stat
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -33,25 +33,13 @@ from tests.integration.mcp_support import (
     RawClient,
     Served,
     bridge_declaration,
-    TRANSPORTS,
     open_stream,
     project_endpoint,
     serving,
 )
+from tests.integration.mcp_support import endpoint, raw, served  # noqa: F401  (fixtures)
 
 ASK = {"target": "Architect", "task": "Reply pong via idea_reply."}
-
-
-@pytest.fixture(params=TRANSPORTS)
-def endpoint(request: pytest.FixtureRequest) -> Iterator[str]:
-    with project_endpoint(request.param) as path:
-        yield path
-
-
-@pytest.fixture
-async def served(endpoint: str) -> AsyncIterator[Served]:
-    async with serving(endpoint) as served:
-        yield served
 
 
 @asynccontextmanager
@@ -65,14 +53,6 @@ async def bridged_session(served: Served, stderr_path: Path) -> AsyncIterator[Cl
         async with stdio_client(params, errlog=stderr) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             yield session
-
-
-@pytest.fixture
-async def raw(served: Served) -> AsyncIterator[RawClient]:
-    client = await RawClient.connect(served.endpoint)
-    await client.initialize()
-    yield client
-    await client.close()
 
 
 # Through the bridge, with the SDK's client.

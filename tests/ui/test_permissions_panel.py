@@ -83,6 +83,7 @@ def test_the_panel_shows_problems_edits_an_override_and_answers_the_test_box(
     assert "agents[0].permissions.rules[0].paths[0]" in dialog.problems.text()
     assert "blocks Architect" in dialog.problems.text()
     assert "This system:" in dialog.system.text()
+    assert "every agent runs as your user" in dialog.system.text()  # the limit of identities between agents
     dialog.grab().save(str(tmp_path / "permissions-problems.png"))
 
     select(dialog, "Developer")

@@ -12,26 +12,34 @@ Standard library only, imported lazily by `idea/__main__.py`: the CLI waits for 
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import queue
 import socket
+import stat
 import sys
 import threading
 import time
 
 from idea.domain.launch_secret import TOKEN_ENV_VAR
-from idea.infrastructure.mcp.connect import NotIdeaError, connect_endpoint
+from idea.infrastructure.mcp.connect import NotIdeaError, connect_endpoint, is_loopback_endpoint
 
 CONNECT_TIMEOUT_S = 5.0
 CONNECT_RETRY_S = 0.2
-DRAIN_GRACE_S = 1.0
+# After the CLI closes stdin, IdeA answers what it already read (it lets calls finish for half a second,
+# then cancels the rest, each with an answer) and hangs up; the bridge relays until then, at most this long.
+DRAIN_GRACE_S = 3.0
 CHUNK = 64 * 1024
 FIRST_LINE_LIMIT = 16 * 1024 * 1024
 USAGE = (
     "usage: idea mcp-server --endpoint <socket path> --project <32hex> --requester <agentId> [--token <secret>]"
 )
 _OPTIONS = ("--endpoint", "--project", "--requester", "--token")
+
+_SUN_PATH_SIZE = 104 if sys.platform == "darwin" else 108
+# A socket file with no listener (IdeA restarting) or none yet: worth retrying. Anything else is final.
+_WORTH_RETRYING = {errno.ENOENT, errno.ECONNREFUSED, errno.EAGAIN}
 
 # What ends the relay, as reported by the pumps.
 _STDIN_CLOSED = "stdin closed"
@@ -47,6 +55,10 @@ class _Refused(Exception):
     pass
 
 
+class _Unreachable(Exception):
+    """An endpoint no retry can reach: the reason is final."""
+
+
 def run_bridge(argv: list[str]) -> int:
     """Exit status: 0 when either side hung up, 1 when IdeA cannot be reached or refuses, 2 on bad usage."""
     try:
@@ -59,8 +71,13 @@ def run_bridge(argv: list[str]) -> int:
     token = options.get("--token") or os.environ.get(TOKEN_ENV_VAR, "")
     if not token:
         _say(f"no launch token ({TOKEN_ENV_VAR} is not set); IdeA will refuse this connection")
+    if not options.get("--project"):
+        _say("no --project given; IdeA will refuse this connection")
     try:
         sock = _connect(endpoint)
+    except _Unreachable as exc:
+        _say(f"cannot reach IdeA at {endpoint}: {exc}")
+        return 1
     except OSError as exc:
         _say(
             f"cannot reach IdeA at {endpoint} after {CONNECT_TIMEOUT_S:g} s ({exc.strerror or exc}); "
@@ -103,17 +120,36 @@ def _handshake_line(project: str, requester: str, token: str) -> bytes:
 
 
 def _connect(endpoint: str) -> socket.socket:
-    """Retry every 200 ms for at most 5 s: IdeA may still be binding the endpoint of a project it opens."""
+    """Retry every 200 ms for at most 5 s while IdeA may still be binding the endpoint of a project it
+    opens (no socket yet, or the corpse of a previous run). Any other failure is final at once."""
+    unix = not is_loopback_endpoint(endpoint)  # a loopback endpoint is a file naming a TCP port (Windows)
+    if unix and len(os.fsencode(endpoint)) >= _SUN_PATH_SIZE:
+        raise _Unreachable(f"the path is longer than a Unix socket path may be ({_SUN_PATH_SIZE - 1} bytes)")
     deadline = time.monotonic() + CONNECT_TIMEOUT_S
     while True:
+        if unix:
+            _check_endpoint_file(endpoint)
         try:
             return connect_endpoint(endpoint, timeout=None)
         except NotIdeaError:
             raise  # another program holds the port of an IdeA that died: retrying cannot help
-        except OSError:
+        except OSError as exc:
+            if unix and exc.errno not in _WORTH_RETRYING:
+                raise _Unreachable(exc.strerror or str(exc)) from exc
             if time.monotonic() + CONNECT_RETRY_S > deadline:
                 raise
         time.sleep(CONNECT_RETRY_S)
+
+
+def _check_endpoint_file(endpoint: str) -> None:
+    try:
+        mode = os.stat(endpoint).st_mode
+    except FileNotFoundError:
+        return  # not bound yet: worth waiting for
+    except OSError as exc:
+        raise _Unreachable(exc.strerror or str(exc)) from exc
+    if not stat.S_ISSOCK(mode):
+        raise _Unreachable("it is not a socket")
 
 
 def _relay(sock: socket.socket) -> int:

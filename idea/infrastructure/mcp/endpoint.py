@@ -6,6 +6,7 @@ environment alone so the binder, the run-dir writer and the tests always agree o
 
 from __future__ import annotations
 
+import atexit
 import errno
 import os
 import socket
@@ -13,6 +14,7 @@ import stat
 import struct
 import sys
 import tempfile
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +28,8 @@ PRIVATE_DIR_MODE = 0o700
 SOCKET_MODE = 0o600
 LISTEN_BACKLOG = 64
 LIVENESS_PROBE_TIMEOUT_S = 0.2
+SWEEP_MIN_AGE_S = 10.0
+ALREADY_OPEN = "another IdeA process already has this project open; use its window, or close the project there first"
 # Size of sockaddr_un.sun_path, terminating NUL included.
 SUN_PATH_SIZE = 104 if sys.platform == "darwin" else 108
 
@@ -37,9 +41,8 @@ def mcp_endpoint(
     system temporary directory. A base is usable when its `idea-mcp` directory is (or can be made) a
     private directory of this user and the socket path fits in a `sockaddr_un`. When none is, the last
     candidate is returned anyway so that binding reports the real error."""
-    env = os.environ if environ is None else environ
     socket_name = f"{simple_hex(project_id)}.sock"
-    bases = [base for base in (env.get("XDG_RUNTIME_DIR"), env.get("TMPDIR"), tempfile.gettempdir()) if base]
+    bases = _bases(environ)
     for base in bases:
         directory = Path(base) / ENDPOINT_DIR
         path = str(directory / socket_name)
@@ -50,6 +53,69 @@ def mcp_endpoint(
         if _ensure_private_dir(directory):
             return path
     return str(Path(bases[-1]) / ENDPOINT_DIR / socket_name)
+
+
+def _bases(environ: Mapping[str, str] | None) -> list[str]:
+    env = os.environ if environ is None else environ
+    return [base for base in (env.get("XDG_RUNTIME_DIR"), env.get("TMPDIR"), tempfile.gettempdir()) if base]
+
+
+def sweep_dead_endpoints(diagnostics: Diagnostics, environ: Mapping[str, str] | None = None) -> list[str]:
+    """Remove the sockets that killed IdeA processes left in this user's endpoint directories (no process
+    listens on them any more); a live endpoint, anything that is not a socket, and a socket bound in the
+    last seconds (its process may not listen yet) are left alone. Returns the paths removed. Run once at
+    start."""
+    if not hasattr(socket, "AF_UNIX"):
+        return []  # Windows: endpoints are loopback files, not sockets
+    settled_before = time.time() - SWEEP_MIN_AGE_S
+    removed = []
+    for base in dict.fromkeys(_bases(environ)):
+        directory = Path(base) / ENDPOINT_DIR
+        try:
+            info = os.lstat(directory)
+            if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+                continue
+            entries = [entry for entry in os.scandir(directory) if entry.name.endswith(".sock")]
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                info = os.lstat(entry.path)
+                if stat.S_ISSOCK(info.st_mode) and info.st_mtime < settled_before and _is_dead(entry.path):
+                    os.unlink(entry.path)
+                    removed.append(entry.path)
+            except OSError:
+                continue
+    if removed:
+        diagnostics.beacon(f"[mcp] removed dead endpoints left by earlier runs: {', '.join(removed)}")
+    return removed
+
+
+def _is_dead(path: str) -> bool:
+    try:
+        return _probe(path) == _DEAD
+    except OSError:
+        return False  # not ours to judge
+
+
+_ABSENT, _DEAD, _LIVE = "absent", "dead", "live"
+
+
+def _probe(path: str) -> str:
+    """Whether a process listens on the socket at `path`; OSError for what a connect cannot tell."""
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(LIVENESS_PROBE_TIMEOUT_S)
+    try:
+        probe.connect(path)
+    except FileNotFoundError:
+        return _ABSENT
+    except ConnectionRefusedError:
+        return _DEAD
+    except TimeoutError:
+        return _LIVE  # a listener whose backlog is full is still alive
+    finally:
+        probe.close()
+    return _LIVE
 
 
 def fits_sockaddr(path: str) -> bool:
@@ -79,11 +145,28 @@ class BoundEndpoint:
     sock: socket.socket
     inode: int
 
+    def __post_init__(self) -> None:
+        _BOUND[self.path] = self
+
     def release(self) -> None:
+        _BOUND.pop(self.path, None)
         try:
             if os.lstat(self.path).st_ino == self.inode:
                 os.unlink(self.path)
         except FileNotFoundError:
+            pass
+
+
+# Endpoints bound by this process and not yet released: removed at exit if nothing closed them first.
+_BOUND: dict[str, BoundEndpoint] = {}
+
+
+@atexit.register
+def _release_at_exit() -> None:
+    for endpoint in list(_BOUND.values()):
+        try:
+            endpoint.release()
+        except OSError:
             pass
 
 
@@ -114,34 +197,25 @@ def bind_endpoint(path: str, diagnostics: Diagnostics) -> BoundEndpoint:
 
 
 def _endpoint_answers(path: str, diagnostics: Diagnostics) -> bool:
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    probe.settimeout(LIVENESS_PROBE_TIMEOUT_S)
     try:
-        probe.connect(path)
-    except FileNotFoundError:
-        return False
-    except ConnectionRefusedError:
+        state = _probe(path)
+    except OSError as exc:
+        raise AppError(
+            ErrorCode.PROCESS, f"the MCP endpoint {path} could not be checked: {exc.strerror or exc}"
+        ) from exc
+    if state == _DEAD:
         try:
             os.unlink(path)
             diagnostics.beacon(f"[mcp] removed stale endpoint {path}")
         except FileNotFoundError:
             pass
-        return False
-    except TimeoutError:
-        return True  # a listener whose backlog is full is still alive
-    except OSError as exc:
-        raise AppError(
-            ErrorCode.PROCESS, f"the MCP endpoint {path} could not be checked: {exc.strerror or exc}"
-        ) from exc
-    finally:
-        probe.close()
-    return True
+    return state == _LIVE
 
 
 def _already_open(path: str) -> AppError:
     return AppError(
         ErrorCode.PROJECT_ALREADY_OPEN,
-        f"another IdeA process has this project open (its endpoint {path} is live)",
+        ALREADY_OPEN,
         data={"endpoint": path},
     )
 

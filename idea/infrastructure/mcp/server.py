@@ -8,9 +8,10 @@ one lifecycle event of an agent's CLI and closes.
 The SDK's JSON-RPC dispatcher runs every request in a task of its own (only `initialize` is handled
 inline), so a pending `idea_ask_agent` never delays another call; `notifications/cancelled` and the end of
 the connection cancel the tasks of the calls concerned, and the gateway sees `asyncio.CancelledError`.
-What the SDK leaves to the transport is done here: the handshake, answering unreadable lines (-32700,
--32600) instead of dropping them, IdeA's protocol-version fallback, and turning every outcome of a tool,
-failures included, into a tool result rather than a JSON-RPC error.
+What the SDK leaves to the transport is done here and in `wire.py`: the handshake, answering unreadable
+lines (-32700, -32600) instead of dropping them, one answer for every request even when the input ends
+early, IdeA's protocol-version fallback, and turning every outcome of a tool, failures included, into a
+tool result rather than a JSON-RPC error. Every call is logged with the agent that made it.
 """
 
 from __future__ import annotations
@@ -20,18 +21,17 @@ import json
 import time
 import traceback
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 import anyio
-from anyio.abc import ObjectReceiveStream, ObjectSendStream
 from mcp import types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
-from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS, is_version_at_least
+from mcp.types.version import MODERN_PROTOCOL_VERSIONS, is_version_at_least
 from pydantic import ValidationError
 
 from idea.application.orchestrator.gateway import OrchestrationGateway
@@ -39,19 +39,25 @@ from idea.application.ports import Diagnostics
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import AgentId, ProjectId, simple_hex
 from idea.domain.orchestration import AgentCaller, Outcome, Source
-from idea.infrastructure.mcp.tools import TOOL_DEFINITIONS, TOOL_NAMES, parse_tool_call
 from idea.infrastructure.mcp.transport import Listening, McpTransport, transport_for
+from idea.infrastructure.mcp.tools import TOOL_DEFINITIONS, TOOL_NAMES, parse_tool_call
+from idea.infrastructure.mcp.wire import (
+    EOF_DRAIN_S,
+    LINE_LIMIT,
+    AnswerLedger,
+    describe_validation,
+    read_lines,
+    write_lines,
+)
 
 HANDSHAKE_TIMEOUT_S = 5.0
-LINE_LIMIT = 16 * 1024 * 1024
 CALL_TIMEOUT_S = 60.0
-# Offers the SDK can speak are echoed; any other offer is answered with this version (spec 03 §3.4).
-FALLBACK_PROTOCOL_VERSION = "2025-06-18"
 STRUCTURED_CONTENT_SINCE = "2025-06-18"
 SERVER_NAME = "idea"
 INSTRUCTIONS = "IdeA team tools. Delegate with idea_ask_agent; answer delegated tasks with idea_reply."
 ASK_TOOL = "idea_ask_agent"
 UNAUTHENTICATED = "unauthenticated caller"
+NO_PROJECT = "the handshake names no project; the bridge needs --project <project id>"
 
 _TOOLS = [types.Tool.model_validate(definition, by_name=False) for definition in TOOL_DEFINITIONS]
 
@@ -68,6 +74,15 @@ class _McpConnection:
     calls_in_flight: int = 0
     inflight_at_end: int = 0
     initialized: bool = False
+    calls: set[anyio.CancelScope] = field(default_factory=set)
+    ledger: AnswerLedger = field(default_factory=AnswerLedger)
+
+    def input_ended(self) -> None:
+        self.inflight_at_end = self.calls_in_flight
+
+    def cancel_calls(self) -> None:
+        for scope in self.calls:
+            scope.cancel()
 
 
 class McpSocketServer:
@@ -83,6 +98,7 @@ class McpSocketServer:
         diagnostics: Diagnostics,
         ask_safety_net_s: float,
         call_timeout_s: float = CALL_TIMEOUT_S,
+        eof_drain_s: float = EOF_DRAIN_S,
         transport: McpTransport | None = None,
     ) -> None:
         self._project_hex = simple_hex(project_id)
@@ -92,6 +108,7 @@ class McpSocketServer:
         self._diagnostics = diagnostics
         self._ask_safety_net_s = ask_safety_net_s
         self._call_timeout_s = call_timeout_s
+        self._eof_drain_s = eof_drain_s
         # The endpoint's form chooses the transport (`.endpoint`: loopback TCP, else a Unix socket).
         self._transport = transport or transport_for(socket_path)
         self._endpoint: Listening | None = None
@@ -194,6 +211,10 @@ class McpSocketServer:
         kind = fields.get("kind", "mcp")
         tag, identity_key = ("hook", "agent") if kind == "hook" else ("mcp", "requester")
         agent_id, token = fields.get(identity_key), fields.get("token")
+        if fields.get("project") in (None, ""):
+            self._diagnostics.beacon(f"[{tag}] refused handshake without a project {identity_key}={_printable(agent_id)}")
+            await _refuse(writer, ErrorCode.INVALID, NO_PROJECT)
+            return None
         if not self._serves_project(fields.get("project")):
             self._diagnostics.beacon(
                 f"[{tag}] refused handshake for another project {identity_key}={_printable(agent_id)}"
@@ -239,8 +260,16 @@ class McpSocketServer:
         try:
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(server.run, incoming, outgoing, server.create_initialization_options())
-                tasks.start_soon(_write_lines, outgoing_receive, writer)
-                await _read_lines(reader, incoming_send, outgoing.clone(), connection)
+                tasks.start_soon(write_lines, outgoing_receive, writer, connection.ledger)
+                await read_lines(
+                    reader,
+                    incoming_send,
+                    outgoing.clone(),
+                    connection.ledger,
+                    on_input_end=connection.input_ended,
+                    cancel_calls=connection.cancel_calls,
+                    eof_drain_s=self._eof_drain_s,
+                )
         finally:
             self._gateway.bridge_disconnected(agent_id)
             self._diagnostics.beacon(
@@ -263,7 +292,22 @@ class McpSocketServer:
     ) -> HandlerResult:
         if ctx.method == "tools/call" and not isinstance((ctx.params or {}).get("name"), str):
             raise MCPError(code=types.INVALID_PARAMS, message="missing tool `name`")
-        result = await call_next(ctx)
+        try:
+            result = await call_next(ctx)
+        except MCPError:
+            raise
+        except ValidationError as invalid:
+            raise MCPError(
+                code=types.INVALID_PARAMS, message="Invalid request parameters", data=describe_validation(invalid)
+            ) from None
+        except Exception as exc:  # a bug costs this request its answer's content, never the connection
+            self._diagnostics.beacon(
+                f"[mcp] {ctx.method} failed for requester={connection.agent_id}: {_traceback(exc)}"
+            )
+            raise MCPError(
+                code=types.INTERNAL_ERROR,
+                message=f"IdeA failed while handling {ctx.method}; the details are in IdeA's diagnostics log",
+            ) from exc
         # Its CLI speaks MCP: the agent is up (this releases a cold-start gate). Clients of the
         # 2026 protocol skip `initialize`; their first request says the same.
         opened = ctx.method == "initialize" or ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
@@ -279,22 +323,32 @@ class McpSocketServer:
         if name not in TOOL_NAMES:
             raise MCPError(code=types.INVALID_PARAMS, message=f"unknown tool {name}")
         structured = is_version_at_least(ctx.protocol_version, STRUCTURED_CONTENT_SINCE)
+        outcome: Outcome | AppError | None = None
         connection.calls_in_flight += 1
-        try:
-            outcome = await self._run_tool(connection.agent_id, name, params.arguments)
-        except AppError as error:
-            return _error_result(error, structured)
-        except anyio.get_cancelled_exc_class():
-            self._diagnostics.beacon(f"[mcp] call cancelled requester={connection.agent_id} tool={name}")
-            raise
-        finally:
-            connection.calls_in_flight -= 1
+        with anyio.CancelScope() as call:  # cancelled when the client's input ended before the call did
+            connection.calls.add(call)
+            try:
+                outcome = await self._run_tool(connection.agent_id, name, params.arguments)
+            except AppError as error:
+                outcome = error
+            except anyio.get_cancelled_exc_class():
+                self._diagnostics.beacon(f"[mcp] call cancelled requester={connection.agent_id} tool={name}")
+                raise
+            finally:
+                connection.calls.discard(call)
+                connection.calls_in_flight -= 1
+        if outcome is None:
+            outcome = AppError(ErrorCode.CANCELLED, f"the client closed its input before {name} finished")
+        verdict = outcome.code.value if isinstance(outcome, AppError) else "ok"
+        self._diagnostics.beacon(f"[mcp] call {name} requester={connection.agent_id} -> {verdict}")
+        if isinstance(outcome, AppError):
+            return _error_result(outcome, structured)
         return _success_result(outcome, structured)
 
     async def _run_tool(self, agent_id: AgentId, name: str, arguments: Mapping[str, Any] | None) -> Outcome:
-        command = parse_tool_call(name, arguments)
         limit = self._ask_safety_net_s if name == ASK_TOOL else self._call_timeout_s
         try:
+            command = parse_tool_call(name, arguments)
             with anyio.move_on_after(limit) as bound:
                 return await self._gateway.dispatch(AgentCaller(agent_id), command, Source.MCP)
         except AppError:
@@ -317,86 +371,6 @@ async def _list_tools(
     ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
 ) -> types.ListToolsResult:
     return types.ListToolsResult(tools=_TOOLS)
-
-
-async def _read_lines(
-    reader: asyncio.StreamReader,
-    incoming: ObjectSendStream[SessionMessage | Exception],
-    rejections: ObjectSendStream[SessionMessage],
-    connection: _McpConnection,
-) -> None:
-    """Feed each line to the SDK; answer unreadable ones directly. Ends at end of stream, which closes
-    `incoming` and lets the SDK cancel the calls still in flight: their requester is gone."""
-    async with incoming, rejections:
-        try:
-            while True:
-                try:
-                    line = await reader.readline()
-                except ValueError:
-                    error = _error_response(None, types.PARSE_ERROR, f"message longer than {LINE_LIMIT} bytes")
-                    await rejections.send(SessionMessage(error))
-                    continue
-                except ConnectionError:
-                    break
-                if not line:
-                    break
-                if not line.strip():
-                    continue
-                decoded = _decode(line)
-                if isinstance(decoded, SessionMessage):
-                    await incoming.send(decoded)
-                else:
-                    await rejections.send(SessionMessage(decoded))
-        finally:
-            connection.inflight_at_end = connection.calls_in_flight
-
-
-def _decode(line: bytes) -> SessionMessage | types.JSONRPCError:
-    """The message a line carries, or the error response that answers an unreadable line."""
-    try:
-        document = json.loads(line)
-    except ValueError:
-        return _error_response(None, types.PARSE_ERROR, "Parse error: each line must be one JSON-RPC message")
-    if isinstance(document, dict) and document.get("method") == "initialize":
-        _apply_version_fallback(document)
-    try:
-        return SessionMessage(types.jsonrpc_message_adapter.validate_python(document, by_name=False))
-    except ValidationError:
-        return _error_response(_request_id(document), types.INVALID_REQUEST, "Invalid Request")
-
-
-def _apply_version_fallback(initialize: dict[str, Any]) -> None:
-    """Present an unknown protocol offer as IdeA's fallback version, so the SDK's negotiation (which
-    would answer its newest version) answers 2025-06-18 and records that version for the connection."""
-    params = initialize.get("params")
-    if isinstance(params, dict):
-        offer = params.get("protocolVersion")
-        if isinstance(offer, str) and offer not in HANDSHAKE_PROTOCOL_VERSIONS:
-            params["protocolVersion"] = FALLBACK_PROTOCOL_VERSION
-
-
-def _request_id(document: object) -> str | int | None:
-    request_id = document.get("id") if isinstance(document, dict) else None
-    return request_id if isinstance(request_id, str | int) and not isinstance(request_id, bool) else None
-
-
-def _error_response(request_id: str | int | None, code: int, message: str) -> types.JSONRPCError:
-    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
-
-
-async def _write_lines(outgoing: ObjectReceiveStream[SessionMessage], writer: asyncio.StreamWriter) -> None:
-    """The connection's only writer: one JSON-RPC message per line, in the order they were produced."""
-    broken = False
-    async with outgoing:
-        async for message in outgoing:
-            if broken:
-                continue  # keep draining so that no handler blocks on a dead connection
-            line = message.message.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8") + b"\n"
-            try:
-                writer.write(line)
-                await writer.drain()
-            except ConnectionError:
-                broken = True
 
 
 async def _refuse(writer: asyncio.StreamWriter, code: ErrorCode, message: str) -> None:

@@ -5,6 +5,8 @@ knowledge tools of `knowledge_tools.py`, in the catalogue's order.
 
 The JSON schemas below are the rules: `parse_tool_call` checks arguments against them, so what a model is
 told and what IdeA enforces cannot drift apart. Identity is never an argument; it comes from the door.
+Every string an agent sends passes the domain's text rule (`idea.domain.agent_text`) here, for every tool
+and both doors, before any command is built.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
+from idea.domain.agent_text import clean_agent_text
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.orchestration import (
     AskAgent,
@@ -35,6 +38,7 @@ from idea.infrastructure.mcp.tool_spec import object_schema as _object
 MAX_ARGUMENTS_BYTES = 1024 * 1024
 TASK_MAX_CHARS = 100_000
 RESULT_MAX_CHARS = 200_000
+FIELD_NAME_SHOWN = 64  # an unknown argument's name is quoted back at most this long
 
 _TARGET = {
     "type": "string",
@@ -201,10 +205,10 @@ def parse_tool_call(
 ) -> ToolCommand:
     """The command a tool call asks for, its arguments checked once against the tool's schema.
 
-    Strings are trimmed; an empty optional string counts as absent. Every violation is
-    AppError(INVALID_ARGUMENTS) with a message that tells the model what to fix. `label` and `field_names`
-    let another door word those messages in its own vocabulary (a request type, `targetAgent` for
-    `target`).
+    Strings follow the domain's text rule and are trimmed; an empty optional string counts as absent (its
+    default applies). Every violation is AppError(INVALID_ARGUMENTS) with a message that names the field
+    and tells the model what to fix. `label` and `field_names` let another door word those messages in its
+    own vocabulary (a request type, `targetAgent` for `target`).
     """
     words = _Wording(label or name, field_names or {})
     tool = _BY_NAME.get(name)
@@ -213,13 +217,22 @@ def parse_tool_call(
     arguments = {} if arguments is None else arguments
     if not isinstance(arguments, Mapping):
         raise words.invalid("the arguments must be a JSON object")
-    size = len(json.dumps(arguments, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    try:
+        size = len(json.dumps(arguments, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"))
+    except (TypeError, ValueError, RecursionError):
+        raise words.invalid("the arguments must be plain JSON, nested no deeper than any tool needs") from None
     if size > MAX_ARGUMENTS_BYTES:
         raise words.invalid(
             f"the arguments take {size} bytes, more than the limit of {MAX_ARGUMENTS_BYTES} bytes; write the "
             "material to a file of the project and refer to its path instead"
         )
-    return tool.command(_checked(tool.input_schema, arguments, words))
+    values = _checked(tool.input_schema, arguments, words)
+    try:
+        return tool.command(values)
+    except KeyError as missing:  # a builder reading a field its schema lets be absent
+        raise words.invalid(f"{words.field(str(missing.args[0]))} is required") from None
+    except (TypeError, ValueError) as exc:
+        raise words.invalid(f"the arguments cannot make a {name} call: {exc}") from None
 
 
 class _Wording:
@@ -228,7 +241,10 @@ class _Wording:
         self._field_names = field_names
 
     def field(self, name: str) -> str:
-        return f"`{self._field_names.get(name, name)}`"
+        shown = self._field_names.get(name, name)[:FIELD_NAME_SHOWN]
+        if not shown.strip() or clean_agent_text(shown) != shown:
+            shown = json.dumps(shown)[1:-1]  # control characters shown as JSON escapes
+        return f"`{shown}`"
 
     def invalid(self, problem: str) -> AppError:
         return AppError(ErrorCode.INVALID_ARGUMENTS, f"{self.label}: {problem}")
@@ -247,18 +263,14 @@ def _checked(schema: dict[str, Any], arguments: Mapping[str, Any], words: _Wordi
     for key, rules in properties.items():
         field = words.field(key)
         raw = arguments.get(key)
-        if raw is None:
-            if key in required:
-                raise words.invalid(f"{field} is required")
-            if "default" in rules:
-                values[key] = rules["default"]
-            continue
-        if not isinstance(raw, str):
+        if raw is not None and not isinstance(raw, str):
             raise words.invalid(f"{field} must be a string, not {_json_type(raw)}")
-        text = raw.strip()
+        text = "" if raw is None else clean_agent_text(raw).strip()
         if not text:
             if key in required:
-                raise words.invalid(f"{field} must not be empty")
+                raise words.invalid(f"{field} is required" if raw is None else f"{field} must not be empty")
+            if "default" in rules:
+                values[key] = rules["default"]
             continue
         values[key] = _conforming(text, rules, field, words)
     return values

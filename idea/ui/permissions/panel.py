@@ -4,6 +4,7 @@ change — what applies now and what at its next launch."""
 
 from __future__ import annotations
 
+import html
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
@@ -25,6 +26,7 @@ from idea.application.permissions.service import PermissionService, PermissionsO
 from idea.application.agents.permission_team import restart_to_apply, team_overview
 from idea.domain.errors import AppError
 from idea.domain.permission import PermissionSet
+from idea.domain.permission_summary import SAME_USER_LIMIT
 from idea.domain.sandbox import EnforcementLevel
 from idea.ui.core_client import CoreClient
 from idea.ui.permissions.effective_view import STATUS_COLORS, EffectiveView
@@ -134,7 +136,8 @@ class PermissionsDialog(QDialog):
             EnforcementLevel.DEGRADED: "file rules are enforced only partly; command rules are advisory",
         }.get(system.level, "file and command rules are advisory only")
         self.system.setText(
-            f"This system: <b style='color:{color}'>{system.label()}</b> ({system.detail}) — {meaning}."
+            f"This system: <b style='color:{color}'>{system.label()}</b> ({system.detail}) — {meaning}. "
+            f"{html.escape(SAME_USER_LIMIT)}"
         )
         self._show_problems(overview)
         current = self._scope
