@@ -162,6 +162,21 @@ def test_from_an_appimage_the_mount_idea_runs_from_is_readable(tmp_path: Path, m
     assert "/tmp/x" not in other.installation_paths()
 
 
+def test_a_console_script_in_another_venv_grants_that_venv(tmp_path: Path) -> None:
+    # pipx: `idea` is a script in a venv of its own; its bridge imports IdeA from that venv's site-packages.
+    venv = tmp_path / "pipx" / "venvs" / "idea-ide"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    script = venv / "bin" / "idea"
+    script.write_text("#!/bin/sh\n")
+    assert str(venv) in LandlockSandbox(command_prefix=[str(script)]).installation_paths()
+    plain = tmp_path / "opt" / "bin" / "idea"  # not in a venv: only its folder
+    plain.parent.mkdir(parents=True)
+    plain.write_text("#!/bin/sh\n")
+    paths = LandlockSandbox(command_prefix=[str(plain)]).installation_paths()
+    assert str(plain.parent) in paths and str(plain.parent.parent) not in paths
+
+
 def test_an_older_abi_is_degraded_and_named(tmp_path: Path) -> None:
     _root, plan_file, (_e, _p, executable) = write_plan(tmp_path, WRITE_SRC_ONLY)
     if not LandlockSandbox().status(None).enforced:

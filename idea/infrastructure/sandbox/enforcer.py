@@ -33,7 +33,10 @@ class LandlockSandbox:
         """What IdeA's own subcommands (bridge, hook relay) read when a plan restricts reading: from an
         AppImage, also the mount they run from (the runtime then starts them from IdeA's own, AppRun first)."""
         paths = {str(Path(idea.__file__).resolve().parent.parent), sys.prefix, sys.base_prefix}
-        paths.add(str(Path(self._command[0]).resolve().parent))
+        command = Path(self._command[0]).resolve()
+        paths.add(str(command.parent))
+        if (command.parent.parent / "pyvenv.cfg").is_file():  # a console script: its venv's packages too
+            paths.add(str(command.parent.parent))
         appdir = detect(self._environ).appdir
         if appdir:
             paths.add(appdir)
