@@ -161,6 +161,7 @@ class Soak:
                 await self.check_step()
             await self.drain()
             await self.check_end()
+            await self.check_every_agent_still_answers()
         finally:
             for ask in self.asks:
                 if ask.task_handle is not None and not ask.task_handle.done():
@@ -331,6 +332,17 @@ class Soak:
         if busy or queued:
             raise self.fail(f"at rest, agents still busy {busy} or with queued tickets {queued}")
         await self.check_step()
+
+    async def check_every_agent_still_answers(self) -> None:
+        """After the faults, each agent takes one plain ask (started again if it was killed): a lane that
+        stopped delivering fails here, whatever the invariants above saw."""
+        for target in TARGETS:
+            number = len(self.asks) + 1
+            ask = Ask(number, target, f"reply final{number}", f"final{number}", time.monotonic())
+            self.asks.append(ask)
+            await self._ask(ask, self.session)
+            if ask.is_error or ask.text != ask.expected:
+                raise self.fail(f"after the soak, {target} did not answer a plain ask: {ask.code} {ask.text[:200]!r}")
 
     def summary(self) -> dict[str, Any]:
         outcomes: Counter[str] = Counter(

@@ -5,6 +5,8 @@ text is submitted and once the delivery is over.
 
 from __future__ import annotations
 
+import asyncio
+
 from collections.abc import Callable
 
 from idea.application.orchestrator.context import CoreContext
@@ -62,8 +64,17 @@ class DeliveryPump:
         record.phase = TicketPhase.DELIVERING
         ctx.events.publish(AgentBusyChanged(lane.agent_id, lane.mailbox.busy))
         lane.writer_record = record
-        lane.writer = ctx.spawn(self._deliver(lane, record))
+        writer = lane.writer = ctx.spawn(self._deliver(lane, record))
+        # A delivery cancelled before it ever ran (its ticket ended at once, e.g. while a dead agent's queue is
+        # emptied) never reaches its own `finally`: the lane must not keep it as its writer.
+        writer.add_done_callback(lambda _done: self._writer_ended(lane, writer))
         ctx.lanes.publish(lane)
+
+    def _writer_ended(self, lane: AgentLane, writer: asyncio.Task[None]) -> None:
+        if lane.writer is writer:
+            lane.writer = None
+            lane.writer_record = None
+            self.pump(lane)
 
     async def _deliver(self, lane: AgentLane, record: TicketRecord) -> None:
         ctx = self._ctx

@@ -403,6 +403,27 @@ async def test_the_target_dying_ends_the_ask_at_once_and_a_retry_cold_starts_it(
     await h.close()
 
 
+async def test_a_target_dying_with_asks_queued_takes_the_next_asks_once_it_is_back() -> None:
+    # Ending the dead agent's tickets one after the other used to start a delivery of the next one, cancelled
+    # before it ran: the lane kept that writer and never delivered again.
+    h = team()
+    first = await h.ask("Main", "Architect", "first")
+    await h.begin_turn("Architect")
+    queued = await h.ask("DevBackend", "Architect", "queued")
+
+    h.lifecycle.terminal("Architect").exit(3)
+    await settle()
+    assert (await verdict_of(first)).code is ErrorCode.TARGET_DIED
+    assert (await verdict_of(queued)).code is ErrorCode.TARGET_DIED
+
+    h.lifecycle.start("Architect", "cell-2")  # back, started again
+    again = await h.ask("Main", "Architect", "after the restart")
+    await h.deliver("Architect")
+    assert h.last_delivery("Architect").find("after the restart") >= 0
+    again.cancel()
+    await h.close()
+
+
 async def test_stopping_the_target_ends_its_tickets_as_stopped() -> None:
     h = team()
     ask = await h.ask("Main", "Architect", "task")
