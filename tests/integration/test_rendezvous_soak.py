@@ -1,4 +1,4 @@
-"""The randomized rendezvous soak (issue 16), in its short form for every test run: about 100 asks across
+"""The randomized rendezvous soak (issue 16), in its short form for every test run: 100 asks across
 six agents with kills, disconnects, cancels, late replies and nested asks. The long form (1,000 asks) runs
 from docs/RELIABILITY.md:
 
@@ -22,7 +22,7 @@ import pytest
 from tests.integration.scenario_support import ScenarioFactory, scenario_factory
 from tests.integration.soak_support import Soak, open_soak_world
 
-SHORT_ASKS = 30  # about 20 s; IDEA_SOAK_ASKS=100 is the issue's CI form, 1000 the long one
+SHORT_ASKS = 100  # the short form of every test run (about 30 s); IDEA_SOAK_ASKS=1000 is the long one
 
 
 @pytest.fixture
