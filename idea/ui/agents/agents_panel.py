@@ -148,7 +148,7 @@ class AgentsPanel(QWidget):
 
     def refresh(self) -> None:
         """Read the project again: for changes that publish no project event (a profile renamed in
-        Settings ▸ Profiles, a template saved from another project)."""
+        Agents ▸ Profiles, a template saved from another project)."""
         runtime = self.model.runtime
         if runtime is not None:
             self.model.read_snapshots(runtime)

@@ -160,7 +160,7 @@ class NewAgentDialog(QDialog):
     def _profile_chosen(self, _index: int = 0) -> None:
         profile_id = self.profile.currentData()
         if profile_id is None:
-            self.profile_hint.show_error("No AI CLI is set up yet: add one in Settings ▸ Profiles.")
+            self.profile_hint.show_error("No AI CLI is set up yet: add one in Agents ▸ Profiles…")
         else:
             self.profile_hint.show_hint(delegation_sentence(self._profiles.profile(profile_id)))
         self._update_ok()

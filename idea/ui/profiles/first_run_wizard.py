@@ -191,9 +191,9 @@ class FirstRunWizard(QDialog):
     def _update_summary(self) -> None:
         names = [row.shipped.name for row in self.rows if row.tick.isChecked()]
         if names:
-            self.summary.show_hint(f"Enabled: {', '.join(names)}. You can change profiles later in Settings ▸ Profiles.")
+            self.summary.show_hint(f"Enabled: {', '.join(names)}. You can change profiles later in Agents ▸ Profiles…")
         else:
-            self.summary.show_hint("No CLI ticked: you can still add one later in Settings ▸ Profiles.")
+            self.summary.show_hint("No CLI ticked: you can still add one later in Agents ▸ Profiles…")
 
     def finish(self) -> None:
         ticked = self.ticked()

@@ -1,4 +1,4 @@
-"""Settings ▸ Profiles: the AI CLI profiles of this user, how each one receives delegations, and an editor
+"""Agents ▸ Profiles: the AI CLI profiles of this user, how each one receives delegations, and an editor
 for every field (a form for the common ones, the whole JSON for the rest).
 
 Reference profiles keep following IdeA's shipped defaults for the fields the user never changed: saving
@@ -59,7 +59,7 @@ class ProfileEditor(QDialog):
         self._original: dict[str, Any] | None = None  # the stored JSON; None for a profile not saved yet
         self._draft: dict[str, Any] | None = None
         self._switching = False
-        self.setWindowTitle("Settings ▸ Profiles[*]")
+        self.setWindowTitle("Profiles[*]")
         self.resize(1120, 760)
         self.profiles = ProfileList(self._picked, self.add_custom, self.duplicate, self.delete)
         self.pane = ProfilePane(self._changed, self._tab_changed, self.detect, self.revert, self.save)

@@ -1,4 +1,4 @@
-"""The left side of Settings ▸ Profiles: every profile with its kind and how it receives delegated work,
+"""The left side of Agents ▸ Profiles: every profile with its kind and how it receives delegated work,
 the one being written in italics, and Add custom / Duplicate / Delete under them."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The right side of Settings ▸ Profiles: the profile's title and detection, its fields (Settings) or its
+"""The right side of Agents ▸ Profiles: the profile's title and detection, its fields (Settings) or its
 JSON (Advanced), and Revert / Save with what is wrong with the edits."""
 
 from __future__ import annotations

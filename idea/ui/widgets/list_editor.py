@@ -1,4 +1,4 @@
-"""The layout of the dialogs that show a list of records beside an editor for the one selected (Settings ▸
+"""The layout of the dialogs that show a list of records beside an editor for the one selected (Agents ▸
 Profiles, Templates): the list with its buttons and a legend at the left, the editor with its message, Revert
 and Save at the right, Close under both."""
 

@@ -1,4 +1,4 @@
-"""The left side of the dialogs that show a list of records beside an editor (Settings ▸ Profiles,
+"""The left side of the dialogs that show a list of records beside an editor (Agents ▸ Profiles,
 Templates): the records in columns with their buttons and a legend under them, the record being written
 (not saved yet) in italics, and which row is selected — by the person, or quietly by the dialog."""
 

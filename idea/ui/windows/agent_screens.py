@@ -1,5 +1,5 @@
 """The agent screens every window opens from its Agents menu and dock: the Agents panel, the first-run
-wizard, Settings ▸ Profiles, Agents ▸ Templates, Agents ▸ Permissions and the run-folder trust setting.
+wizard, Agents ▸ Profiles, Agents ▸ Templates, Agents ▸ Permissions and the run-folder trust setting.
 Built once by the window manager with what they need of the application."""
 
 from __future__ import annotations
