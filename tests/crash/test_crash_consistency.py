@@ -222,7 +222,7 @@ def test_a_second_idea_process_opening_a_project_in_use_is_refused_and_harms_not
         finally:
             second.shutdown()
         assert refused.value.code is ErrorCode.PROJECT_ALREADY_OPEN
-        assert refused.value.message.startswith("another IdeA process has this project open")
+        assert refused.value.message.startswith("another IdeA process already has this project open")
         assert holder.poll() is None, "the first process stopped"
         steps_before = last_step(data)
         deadline = time.monotonic() + READY_TIMEOUT_S  # a safety net: the first goes on writing
