@@ -166,10 +166,13 @@ def test_a_console_script_in_another_venv_grants_that_venv(tmp_path: Path) -> No
     # pipx: `idea` is a script in a venv of its own; its bridge imports IdeA from that venv's site-packages.
     venv = tmp_path / "pipx" / "venvs" / "idea-ide"
     (venv / "bin").mkdir(parents=True)
-    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    interpreter = tmp_path / "pythons" / "3.11.7"
+    (interpreter / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text(f"home = {interpreter / 'bin'}\ninclude-system-site-packages = false\n")
     script = venv / "bin" / "idea"
     script.write_text("#!/bin/sh\n")
-    assert str(venv) in LandlockSandbox(command_prefix=[str(script)]).installation_paths()
+    # Its packages, and the standard library of the interpreter it was made from.
+    assert {str(venv), str(interpreter)} <= set(LandlockSandbox(command_prefix=[str(script)]).installation_paths())
     plain = tmp_path / "opt" / "bin" / "idea"  # not in a venv: only its folder
     plain.parent.mkdir(parents=True)
     plain.write_text("#!/bin/sh\n")

@@ -35,8 +35,7 @@ class LandlockSandbox:
         paths = {str(Path(idea.__file__).resolve().parent.parent), sys.prefix, sys.base_prefix}
         command = Path(self._command[0]).resolve()
         paths.add(str(command.parent))
-        if (command.parent.parent / "pyvenv.cfg").is_file():  # a console script: its venv's packages too
-            paths.add(str(command.parent.parent))
+        paths.update(_venv_of(command))
         appdir = detect(self._environ).appdir
         if appdir:
             paths.add(appdir)
@@ -44,6 +43,22 @@ class LandlockSandbox:
 
     def runs_as_root(self) -> bool:
         return os.geteuid() == 0
+
+
+def _venv_of(command: Path) -> tuple[str, ...]:
+    """A console script in a venv (pipx, a wheel installed in a venv of its own): the venv, for its packages,
+    and the interpreter it was made from (`home` in `pyvenv.cfg`), for the standard library."""
+    config = command.parent.parent / "pyvenv.cfg"
+    try:
+        lines = config.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return ()
+    found = [str(config.parent)]
+    for line in lines:
+        key, _, value = line.partition("=")
+        if key.strip() == "home" and value.strip():
+            found.append(str(Path(value.strip()).resolve().parent))
+    return tuple(found)
 
 
 class NoSandbox:
