@@ -17,7 +17,13 @@ from pathlib import Path
 
 UNREAD_DIGEST = "-"  # the digest of a request that was refused unread
 
-_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NOCTTY", 0)
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)  # POSIX: a FIFO opens at once (Windows has none to block on)
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NOCTTY", 0)
+    | getattr(os, "O_BINARY", 0)
+)
 _OPEN_FLAGS |= getattr(os, "O_CLOEXEC", 0)
 
 

@@ -45,11 +45,12 @@ POSIX_ONLY_MODULES = {
     "idea.ui.terminal.terminal_view",
 }
 WINDOWS_LACKS = ("pyside6_qtermwidget", "ptyprocess", "pwd", "grp", "fcntl", "termios", "tty", "pty", "resource")
+WINDOWS_LACKS_IN_OS = ("O_NONBLOCK", "O_NOFOLLOW", "O_NOCTTY")  # read at import time, they would stop IdeA there
 
 
 def test_only_the_known_posix_modules_need_what_windows_lacks() -> None:
-    """A new `import fcntl` (or pwd, termios…) at the top of a shared module breaks IdeA on Windows: found here,
-    on every Linux run, instead of in the Wine smoke test."""
+    """A new `import fcntl` (or pwd, termios…, or `os.O_NONBLOCK` read at import) at the top of a shared module
+    breaks IdeA on Windows: found here, on every Linux run, instead of in the Wine smoke test."""
     # Only IdeA's own imports are refused: the standard library and third-party packages import these on
     # Linux and their Windows counterparts on Windows.
     code = (
@@ -61,12 +62,24 @@ def test_only_the_known_posix_modules_need_what_windows_lacks() -> None:
         "        raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
         "    return real_import(name, globals, locals, fromlist, level)\n"
         "builtins.__import__ = windows_import\n"
-        "import idea\n"
-        "for module in pkgutil.walk_packages(idea.__path__, 'idea.'):\n"
+        "import idea, os\n"
+        "names = [m.name for m in pkgutil.walk_packages(idea.__path__, 'idea.')]\n"
+        "for name in names:  # first with everything, so that other packages are imported as on Linux\n"
         "    try:\n"
-        "        importlib.import_module(module.name)\n"
+        "        importlib.import_module(name)\n"
+        "    except ImportError:\n"
+        "        pass\n"
+        f"for constant in {WINDOWS_LACKS_IN_OS!r}:\n"
+        "    delattr(os, constant)\n"
+        "for name in [n for n in sys.modules if n == 'idea' or n.startswith('idea.')]:\n"
+        "    del sys.modules[name]\n"
+        "for name in names:  # then IdeA's modules again, without what os lacks on Windows\n"
+        "    try:\n"
+        "        importlib.import_module(name)\n"
         "    except ImportError as error:\n"
-        "        print(module.name, error.name, sep='\\t')\n"
+        "        print(name, error.name, sep='\\t')\n"
+        "    except AttributeError as error:\n"
+        "        print(name, error, sep='\\t')\n"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr
