@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 
 from collections.abc import Callable
+from typing import Any
 
 from idea.application.orchestrator.context import CoreContext
 from idea.application.orchestrator.delivery import Deliverer, DeliveryJob
@@ -70,7 +71,9 @@ class DeliveryPump:
         writer.add_done_callback(lambda _done: self._writer_ended(lane, writer))
         ctx.lanes.publish(lane)
 
-    def _writer_ended(self, lane: AgentLane, writer: asyncio.Task[None]) -> None:
+    def _writer_ended(self, lane: AgentLane, writer: asyncio.Task[Any] | None) -> None:
+        """The lane's delivery is over (from its own `finally`, or from its task's end when it never ran):
+        the lane takes its next ticket."""
         if lane.writer is writer:
             lane.writer = None
             lane.writer_record = None
@@ -111,9 +114,7 @@ class DeliveryPump:
             ctx.diagnostics.beacon(f"[delivery] failed ticket={ticket.id}: {exc!r}")
             self._book.end(record, TicketEnd(TicketEndKind.TARGET_DIED))
         finally:
-            lane.writer = None
-            lane.writer_record = None
-            self.pump(lane)
+            self._writer_ended(lane, asyncio.current_task())
 
     def _submitted(self, lane: AgentLane, record: TicketRecord) -> None:
         ctx = self._ctx
