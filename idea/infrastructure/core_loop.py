@@ -27,6 +27,11 @@ class CoreLoop:
             raise RuntimeError("the core loop is not running")
         return self._loop
 
+    @property
+    def running(self) -> bool:
+        """False once `stop` has ended the loop (or before `start`): nothing submitted would ever run."""
+        return self._loop is not None and not self._loop.is_closed()
+
     def start(self) -> CoreLoop:
         if self._thread is not None:
             return self

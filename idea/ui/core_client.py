@@ -33,7 +33,13 @@ class CoreClient:
         on_error: ErrorHandler | None = None,
     ) -> concurrent.futures.Future[T]:
         """Run `coro` on the core loop; `on_done` / `on_error` run on the GUI thread afterwards.
-        Errors without a handler reach the window's error reporter (never silently dropped)."""
+        Errors without a handler reach the window's error reporter (never silently dropped). Once the core
+        has stopped (IdeA is quitting), a call made by a late GUI callback is dropped: its future is cancelled."""
+        if not self._core.running:
+            coro.close()
+            dropped: concurrent.futures.Future[T] = concurrent.futures.Future()
+            dropped.cancel()
+            return dropped
         future = self._core.submit(coro)
 
         def finished(done: concurrent.futures.Future[T]) -> None:
