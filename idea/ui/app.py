@@ -152,15 +152,17 @@ def run_gui(argv: list[str]) -> int:
         return report_start_failure(error, logs, interactive=has_screen(automated))
     sys.excepthook = keep_uncaught(logs)
     finish = automation.arm_finish(session, args)  # before the restore: nothing in it can keep it from firing
+    # Before the restore too: a project's socket may appear (and a signal come) before the restore returns.
+    signals = QuitOnSignals(session.windows.quit_without_asking)
     try:
         refresh_at_start(session.app.diagnostics)
         session.windows.restore([str(Path(p).expanduser()) for p in args.paths])
     except Exception as error:  # noqa: BLE001
+        signals.close()
         session.windows.quit_without_asking()
         session.shutdown()
         return report_start_failure(error, logs, interactive=has_screen(automated))
     automation.arm_first_paint(session, args)
-    signals = QuitOnSignals(session.windows.quit_without_asking)
     code = qt_app.exec()
     signals.close()
     session.shutdown()
