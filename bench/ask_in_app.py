@@ -14,7 +14,11 @@ Each target runs in a visible cell of the grid or in the background (no cell). T
 the same run and process before the GUI starts, is IdeA without a GUI (headless terminals) with the same
 targets in the background and the same default timings; ratios are against it.
 
+Claude's hooks go to the project's HTTP hook door, as IdeA declares them; `--hooks relay` declares the
+command relay instead (one process per event), as IdeA does when a project has no hook door.
+
     python bench/ask_in_app.py [--asks 100] [--warmup 10] [--max-seconds 60] [--submit-delay-ms 0]
+                               [--hooks http|relay]
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ from idea.bootstrap import App, bootstrap  # noqa: E402
 from idea.domain import layout as lay  # noqa: E402
 from idea.domain.profile import Profile  # noqa: E402
 from idea.domain.workspace import NewCellContent  # noqa: E402
+from idea.infrastructure.hooks.http_door import HookUrls  # noqa: E402
 from tests.integration.scenario_support import (  # noqa: E402
     Scenario,
     fake_profile,
@@ -295,7 +300,8 @@ def report(args: argparse.Namespace, runs: list[Run], beacons: dict[str, dict[st
         f"{platform.python_version()}, Qt platform {os.environ.get('QT_QPA_PLATFORM', 'default')}, terminal cell "
         f"{os.environ.get('IDEA_TERMINAL', 'default')}; load average before {args.load_before}, after {load}  "
     )
-    print(f"Warm-up: {args.warmup} asks per run; at most {args.asks} measured asks or {args.max_seconds:.0f} s.\n")
+    print(f"Warm-up: {args.warmup} asks per run; at most {args.asks} measured asks or {args.max_seconds:.0f} s. "
+          f"Claude hooks: {'HTTP hook door' if args.hooks == 'http' else 'relay command'}.\n")
     print("| Run | Asks | p50 (ms) | p99 (ms) | asks/s | p50 / baseline | asks/s / baseline |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     base_p50 = percentile(samples(base), 0.5)
@@ -326,6 +332,7 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=10, help="unmeasured asks before each run")
     parser.add_argument("--max-seconds", type=float, default=60.0, help="a run stops after this many seconds")
     parser.add_argument("--submit-delay-ms", type=int, default=0, help="the targets' submitDelayMs (>= 0)")
+    parser.add_argument("--hooks", choices=("http", "relay"), default="http", help="how Claude's hooks reach IdeA")
     args = parser.parse_args()
     args.load_before = ", ".join(f"{value:.2f}" for value in os.getloadavg())
     book = profiles(args.submit_delay_ms)
@@ -337,6 +344,8 @@ def main() -> None:
         env.setenv("HOME", str(home))
         env.setenv("XDG_RUNTIME_DIR", str(runtime_dir))
         env.setenv("QT_QPA_PLATFORM", os.environ.get("QT_QPA_PLATFORM", "offscreen"))
+        if args.hooks == "relay":  # no project has a hook door to declare: the relay command is declared
+            env.setattr(HookUrls, "url_for", lambda _self, _project_id: None)
         try:
             with contextlib.redirect_stderr(io.StringIO()):
                 headless, headless_beacons = headless_runs(root, book, args)

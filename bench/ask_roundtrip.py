@@ -23,8 +23,11 @@ core on its own thread, as in the integration tests; the scenario's live-state o
 A breakdown of the median ask into stages comes from the diagnostics log's beacons (epoch milliseconds),
 and the CPU time each kind of process spent per ask from their CPU counters over the measured asks.
 
+The targets' Claude hooks go to the project's HTTP hook door, as IdeA declares them; `--hooks relay`
+declares the command relay instead (a process per event), as for a project whose door could not open.
+
     python bench/ask_roundtrip.py [--asks 200] [--pair-asks 50] [--pairs 8] [--warmup 10] [--gap-ms 100]
-                                  [--submit-delay-ms 0]
+                                  [--submit-delay-ms 0] [--hooks http|relay]
 """
 
 from __future__ import annotations
@@ -52,7 +55,8 @@ from mcp import ClientSession
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.integration.scenario_support import (
+from idea.infrastructure.hooks.http_door import HookUrls  # noqa: E402
+from tests.integration.scenario_support import (  # noqa: E402
     Scenario,
     ScenarioFactory,
     fake_profile,
@@ -78,7 +82,7 @@ CPU_KINDS = (
     "SDK clients (main thread)",
     "bridges (requesters' and targets')",
     "target CLIs (fake agent)",
-    "hook relays (`sh` + the relay on `python -I -S`)",
+    "hook relays (`sh` + the relay on `python -I -S`; none with the HTTP hook door)",
 )
 
 
@@ -245,10 +249,13 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=10, help="unmeasured asks per pair before each run")
     parser.add_argument("--gap-ms", type=int, default=100, help="pause after each answer in the paced run")
     parser.add_argument("--submit-delay-ms", type=int, default=0, help="the targets' submitDelayMs (>= 0)")
+    parser.add_argument("--hooks", choices=("http", "relay"), default="http", help="how Claude's hooks reach IdeA")
     args = parser.parse_args()
     args.load_before = ", ".join(f"{value:.2f}" for value in os.getloadavg())
 
     with tempfile.TemporaryDirectory(prefix="idea-ask-") as scratch, pytest.MonkeyPatch.context() as env:
+        if args.hooks == "relay":  # no project has a hook door to declare: the relay command is declared
+            env.setattr(HookUrls, "url_for", lambda _self, _project_id: None)
         factory = ScenarioFactory(Path(scratch), env)
         try:
             scenario = factory.open(warm=(), cold=(), launch=False)

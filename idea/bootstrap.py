@@ -44,6 +44,7 @@ from idea.infrastructure.agents.sign_in import LocalSignInChecker
 from idea.infrastructure.inspect.engine_sessions import LocalSessionInspector
 from idea.infrastructure.orchestration_adapters import LocalOrchestrationAdapters
 from idea.infrastructure.paths import user_data_dir
+from idea.infrastructure.hooks.http_door import HookUrls
 from idea.infrastructure.platform import PlatformAdapters, platform_adapters
 from idea.infrastructure.project_folder import LocalProjectFolder
 from idea.infrastructure.resources import ResourcePromptLibrary
@@ -143,6 +144,7 @@ def bootstrap(
     # A backend whose terminals people type in also provides their input portals.
     portals = terminal_factory if isinstance(terminal_factory, PortalProvider) else NoPortals()
     git, git_closers = _git_projects(clock, ids, events, diagnostics, user_data)
+    hook_urls = HookUrls()  # each open project's HTTP hook door, for the Claude settings of its agents
     deps = ProjectDeps(
         folder=LocalProjectFolder(),
         layouts=JsonLayoutStore(),
@@ -160,7 +162,7 @@ def bootstrap(
             profiles=profiles,
             providers=JsonProviderSessionStore(),
             running=JsonRunningAgentsStore(),
-            run_dirs=LocalRunDirWriter(shell=platform.shell),
+            run_dirs=LocalRunDirWriter(shell=platform.shell, hook_urls=hook_urls),
             prompts=ResourcePromptLibrary(),
             endpoint_for=platform.endpoint_for,
             new_token=lambda: secrets.token_hex(32),
@@ -170,7 +172,7 @@ def bootstrap(
             sign_in=LocalSignInChecker(),
             sessions=LocalSessionInspector(),
         ),
-        orchestration=_orchestration(platform, portals, timings, clock, diagnostics),
+        orchestration=_orchestration(platform, portals, timings, clock, diagnostics, hook_urls),
         knowledge=LocalKnowledgeAdapters(data_dir),
         git=git,
     )
@@ -217,12 +219,13 @@ def _orchestration(
     timings: OrchestratorTimings,
     clock: Clock,
     diagnostics: Diagnostics,
+    hook_urls: HookUrls,
 ) -> OrchestrationDeps:
     """What each project's orchestration core is built with: its doors, the people's input portals, its
     timers and the watches of the agents' CLIs."""
     return OrchestrationDeps(
         adapters=LocalOrchestrationAdapters(
-            diagnostics, timings.mcp_safety_net_ms(), endpoint_for=platform.endpoint_for
+            diagnostics, timings.mcp_safety_net_ms(), endpoint_for=platform.endpoint_for, hook_urls=hook_urls
         ),
         portals=portals,
         timer=MonotonicTimer(),

@@ -115,16 +115,39 @@ def rendezvous_tool_timeout_ms(window_ms: int, ceiling_ms: int) -> int:
 
 
 def claude_settings(
-    hook_command_prefix: Sequence[str] | None, tool_timeout_ms: int, shell: ShellDialect = POSIX_SHELL
+    hook_command_prefix: Sequence[str] | None,
+    tool_timeout_ms: int,
+    shell: ShellDialect = POSIX_SHELL,
+    *,
+    http_hook_urls: Mapping[str, str] | None = None,
+    http_hook_token: str = "",
 ) -> dict[str, Any]:
     """The keys IdeA owns in `<runDir>/.claude/settings.local.json`.
 
+    `http_hook_urls` (event -> URL of the project's hook door) installs hooks of type `http` that post to
+    IdeA with this launch's secret as bearer token: no process per event. Otherwise
     `hook_command_prefix` is the relay's argv; Claude runs hook commands through a shell, so it is quoted
     here for the platform's shell (`command_line.py`; UnquotableArgument when it cannot be) and
-    `--event <name>` appended. None installs no hooks.
+    `--event <name>` appended. Neither installs no hooks.
     """
     settings: dict[str, Any] = {"enabledMcpjsonServers": [MCP_SERVER_NAME]}
-    if hook_command_prefix is not None:
+    if http_hook_urls is not None:
+        settings["hooks"] = {
+            event: [
+                {
+                    "hooks": [
+                        {
+                            "type": "http",
+                            "url": http_hook_urls[event],
+                            "headers": {"Authorization": f"Bearer {http_hook_token}"},
+                            "timeout": CLAUDE_HOOK_TIMEOUT_SECONDS,
+                        }
+                    ]
+                }
+            ]
+            for event in CLAUDE_HOOK_EVENTS
+        }
+    elif hook_command_prefix is not None:
         prefix = shell.join(hook_command_prefix)
         settings["hooks"] = {
             event: [

@@ -6,9 +6,12 @@ It runs in a real pseudo-terminal and behaves, on the outside, like Claude Code 
 - At start it reads `.mcp.json` in its working directory, starts the declared MCP server (IdeA's bridge)
   with the declared environment, and connects an MCP client to it over stdio (the official `mcp` SDK), so
   IdeA sees `initialize` from this agent.
-- It reads `.claude/settings.local.json` and runs the configured hook commands through a shell, with a JSON
-  payload on stdin like Claude: `SessionStart` (`session_id`, `transcript_path`, `cwd`, `hook_event_name`,
-  `source`), `UserPromptSubmit` (+ `prompt`), `Stop`, `SessionEnd`.
+- It reads `.claude/settings.local.json` and runs the configured hooks like Claude: a `command` hook through
+  a shell with the JSON payload on stdin, an `http` hook as a POST of the payload to its `url` with its
+  `headers` (`$VAR`/`${VAR}` taken from the environment only for names in `allowedEnvVars`), on a
+  kept-alive connection, a non-2xx answer or a failure being no more than a line in its log. Payloads:
+  `SessionStart` (`session_id`, `transcript_path`, `cwd`, `hook_event_name`, `source`), `UserPromptSubmit`
+  (+ `prompt`), `Stop`, `SessionEnd`.
 - It keeps a transcript, `$HOME/.claude/projects/<cwd encoded>/<session id>.jsonl`, appending one JSON
   record per event of a turn, so the file grows while it works (IdeA's activity token).
 - It enables bracketed paste, shows the prompt `fake> `, reads keys in raw mode, treats a bracketed paste
@@ -43,6 +46,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import http.client
 import json
 import os
 import re
@@ -51,6 +55,7 @@ import sys
 import termios
 import time
 import tty
+import urllib.parse
 import uuid
 from pathlib import Path
 from typing import Any
@@ -91,6 +96,7 @@ class FakeAgent:
         projects = Path(os.path.expanduser("~")) / ".claude" / "projects" / encode_cwd(self.cwd)
         self.transcript = projects / f"{self.session_id}.jsonl"
         self.hooks = _read_hooks(Path(self.cwd) / ".claude" / "settings.local.json")
+        self.http_hooks = HttpHooks()
         self.mcp_server = _read_mcp_server(Path(self.cwd) / ".mcp.json")
         self.session: Any = None  # the MCP client session, once connected
         self.session_ready = asyncio.Event()
@@ -342,9 +348,18 @@ class FakeAgent:
             "hook_event_name": event,
             **fields,
         }
-        for command in self.hooks.get(event, []):
+        for hook in self.hooks.get(event, []):
+            if hook["type"] == "http":
+                try:
+                    status = self.http_hooks.post(hook, json.dumps(payload).encode())
+                except (OSError, http.client.HTTPException) as exc:
+                    log(f"hook {event} failed: {exc!r}")
+                else:
+                    if not 200 <= status < 300:
+                        log(f"hook {event}: HTTP {status} from {hook['url']}")
+                continue
             process = await asyncio.create_subprocess_shell(
-                command,
+                hook["command"],
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.DEVNULL,
                 stderr=asyncio.subprocess.DEVNULL,
@@ -353,7 +368,7 @@ class FakeAgent:
                 await asyncio.wait_for(process.communicate(json.dumps(payload).encode()), HOOK_TIMEOUT_S)
             except TimeoutError:
                 process.kill()
-                log(f"hook {event} timed out: {command}")
+                log(f"hook {event} timed out: {hook['command']}")
 
     def record(self, entry: dict[str, Any]) -> None:
         self.transcript.parent.mkdir(parents=True, exist_ok=True)
@@ -375,19 +390,61 @@ def _option(argv: list[str], name: str) -> str | None:
     return None
 
 
-def _read_hooks(path: Path) -> dict[str, list[str]]:
-    """{event: [shell command, ...]} from Claude's settings format."""
+def _read_hooks(path: Path) -> dict[str, list[dict[str, Any]]]:
+    """{event: [hook, ...]} from Claude's settings format: the `command` and `http` hooks."""
     try:
         settings = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    hooks: dict[str, list[str]] = {}
+    hooks: dict[str, list[dict[str, Any]]] = {}
     for event, matchers in (settings.get("hooks") or {}).items():
         for matcher in matchers:
             for hook in matcher.get("hooks", []):
-                if hook.get("type") == "command" and hook.get("command"):
-                    hooks.setdefault(event, []).append(hook["command"])
+                if (hook.get("type") == "command" and hook.get("command")) or (
+                    hook.get("type") == "http" and hook.get("url")
+                ):
+                    hooks.setdefault(event, []).append(hook)
     return hooks
+
+
+class HttpHooks:
+    """Posts `http` hooks as Claude does (axios with a keep-alive agent): one connection per host, reused."""
+
+    def __init__(self) -> None:
+        self._connections: dict[tuple[str, int], http.client.HTTPConnection] = {}
+
+    def post(self, hook: dict[str, Any], body: bytes) -> int:
+        url = urllib.parse.urlsplit(hook["url"])
+        allowed = set(hook.get("allowedEnvVars") or [])
+
+        def value(text: str) -> str:
+            def variable(match: re.Match[str]) -> str:
+                name = match.group(1) or match.group(2)
+                return os.environ.get(name, "") if name in allowed else ""
+
+            return re.sub(r"\$\{([A-Z_][A-Z0-9_]*)\}|\$([A-Z_][A-Z0-9_]*)", variable, text).replace("\r", "").replace("\n", "")
+
+        headers = {"Content-Type": "application/json", **{k: value(v) for k, v in (hook.get("headers") or {}).items()}}
+        key = (url.hostname or "", url.port or 80)
+        for attempt in (1, 2):  # a kept-alive connection the server closed meanwhile is opened again once
+            connection = self._connections.get(key)
+            if connection is None:
+                connection = http.client.HTTPConnection(key[0], key[1], timeout=float(hook.get("timeout", HOOK_TIMEOUT_S)))
+                self._connections[key] = connection
+            try:
+                connection.request("POST", url.path or "/", body=body, headers=headers)
+                answer = connection.getresponse()
+                answer.read()
+                if answer.will_close:
+                    connection.close()
+                    del self._connections[key]
+                return answer.status
+            except (OSError, http.client.HTTPException):
+                connection.close()
+                self._connections.pop(key, None)
+                if attempt == 2:
+                    raise
+        return 0
 
 
 def _read_mcp_server(path: Path) -> tuple[str, list[str], dict[str, str]] | None:

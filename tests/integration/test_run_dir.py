@@ -16,6 +16,7 @@ from idea.domain.errors import AppError
 from idea.domain.profile import Profile
 from idea.infrastructure.agents.codex_auth import codex_credentials_available, link_codex_auth, user_codex_home
 from idea.infrastructure.agents.run_dir import LocalRunDirWriter
+from idea.infrastructure.hooks.http_door import HookUrls
 from idea.infrastructure.resources import resources_dir
 
 AGENT = "a6ced819-b893-4213-b003-9e9dc79b9641"
@@ -57,9 +58,15 @@ def user_codex(tmp_path: Path) -> Path:
 
 
 def prepare(
-    root: Path, profile: Profile, user_codex: Path | None = None, *, bridge: bool = True, **extra: object
+    root: Path,
+    profile: Profile,
+    user_codex: Path | None = None,
+    *,
+    bridge: bool = True,
+    hook_urls: HookUrls | None = None,
+    **extra: object,
 ) -> PreparedRunDir:
-    writer = LocalRunDirWriter(IDEA, codex_home=user_codex)
+    writer = LocalRunDirWriter(IDEA, codex_home=user_codex, hook_urls=hook_urls)
     request = RunDirRequest(
         project_root=str(root),
         project_id=PROJECT_ID,
@@ -141,6 +148,42 @@ def test_claude_settings_are_always_written_with_hooks_and_projector_keys(root: 
             ]
         }
     ]
+
+
+def test_with_the_projects_hook_door_open_claude_posts_its_hooks_there_with_the_launch_secret(root: Path) -> None:
+    urls = HookUrls()
+    urls.open(PROJECT_ID, f"http://127.0.0.1:40123/hooks/{PROJECT_HEX}")
+
+    prepare(root, shipped("Claude Code"), hook_urls=urls)
+
+    path = root / ".ideai" / "run" / AGENT / ".claude" / "settings.local.json"
+    settings = json.loads(path.read_text("utf-8"))
+    assert list(settings["hooks"]) == [
+        "SessionStart", "UserPromptSubmit", "Notification", "Stop", "SubagentStop", "SessionEnd",
+    ]
+    assert settings["hooks"]["Stop"] == [
+        {
+            "hooks": [
+                {
+                    "type": "http",
+                    "url": f"http://127.0.0.1:40123/hooks/{PROJECT_HEX}/{AGENT}/Stop",
+                    "headers": {"Authorization": "Bearer t0ken"},
+                    "timeout": 5,
+                }
+            ]
+        }
+    ]
+    assert mode(path) == 0o600  # it carries the launch secret
+
+
+def test_a_project_without_an_open_hook_door_gets_the_relay_command(root: Path) -> None:
+    urls = HookUrls()
+    urls.open("11111111-2222-3333-4444-555555555555", "http://127.0.0.1:40123/hooks/1111")  # another project's
+
+    prepare(root, shipped("Claude Code"), hook_urls=urls)
+
+    settings = json.loads((root / ".ideai" / "run" / AGENT / ".claude" / "settings.local.json").read_text("utf-8"))
+    assert settings["hooks"]["Stop"][0]["hooks"][0]["type"] == "command"
 
 
 def test_without_a_bridge_no_declaration_and_no_hooks_are_written(root: Path) -> None:

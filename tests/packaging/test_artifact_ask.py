@@ -78,18 +78,25 @@ def test_main_asks_qa_through_the_built_bridge(world: ScenarioFactory) -> None:
     for name in ("Main", "QA"):
         declared = scenario.mcp_declaration(name)
         assert [declared["command"], *declared["args"]][: len(COMMAND) + 1] == [*COMMAND, "mcp-server"]
-        settings = json.loads((scenario.run_dir(name) / ".claude" / "settings.local.json").read_text())
-        hook = settings["hooks"]["Stop"][0]["hooks"][0]["command"]
-        assert shlex.split(hook)[: len(COMMAND) + 1] == [*COMMAND, "hook"]
     assert bridges_started_from_the_artifact(scenario), "no bridge process runs"
 
     scenario.submit_human("Main", directive("ask QA reply pong-from-the-artifact"))
 
     results = eventually(lambda: scenario.tool_results("Main"), "Main's ask to return", timeout=60)
     assert results[0] == ("pong-from-the-artifact", False)  # QA's idea_reply, through both bridges
-    # The artifact's hook relay reported QA's turn (UserPromptSubmit) to the core.
+    # QA's CLI posted its turn (UserPromptSubmit) to the project's hook door.
     qa = scenario.id_of("QA")
-    eventually(lambda: scenario.beacons(f"[hook] claude UserPromptSubmit agent={qa}"), "QA's turn relayed", timeout=30)
+    eventually(lambda: scenario.beacons(f"[hook] claude UserPromptSubmit agent={qa}"), "QA's turn posted", timeout=30)
+    # The artifact's hook relay, as Codex runs it for its notifications, reaches the core too.
+    declared = scenario.mcp_declaration("QA")
+    args = declared["args"]
+    relay = [*COMMAND, "hook", "--source", "codex", "--endpoint", args[args.index("--endpoint") + 1]]
+    relay += ["--project", args[args.index("--project") + 1], "--agent", qa, json.dumps({"type": "smoke-check"})]
+    finished = subprocess.run(
+        relay, env={**os.environ, **declared["env"]}, capture_output=True, timeout=60, check=False
+    )
+    assert (finished.returncode, finished.stdout) == (0, b""), finished.stderr.decode(errors="replace")
+    eventually(lambda: scenario.beacons(f"[hook] codex smoke-check agent={qa}"), "the relayed event", timeout=30)
 
 
 def agent_cli(scenario: Scenario, name: str) -> psutil.Process:

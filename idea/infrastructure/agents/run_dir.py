@@ -21,6 +21,7 @@ from idea.domain.command_line import POSIX_SHELL, ShellDialect, UnquotableArgume
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode, invalid
 from idea.domain.ids import simple_hex
 from idea.domain.mcp_wiring import (
+    CLAUDE_HOOK_EVENTS,
     CLAUDE_TOOL_TIMEOUT_ENV_VAR,
     CODEX_CONFIG_HEADER,
     McpServerWiring,
@@ -52,6 +53,7 @@ from idea.infrastructure.agents.executable import idea_command
 from idea.infrastructure.agents.hook_command import HOOK_SUBCOMMAND, hook_relay_command
 from idea.infrastructure.agents.run_dir_retarget import retarget_run_dirs
 from idea.infrastructure.agents.sandbox_plan_file import write_sandbox_plan
+from idea.infrastructure.hooks.http_door import HookUrls, hook_url
 from idea.infrastructure.fs import atomic_write_json, atomic_write_text, quarantine, read_json
 
 RUN_DIR = "run"
@@ -71,9 +73,12 @@ class LocalRunDirWriter:
         codex_home: Path | None = None,
         shell: ShellDialect = POSIX_SHELL,
         hook_command_prefix: Sequence[str] | None = None,
+        hook_urls: HookUrls | None = None,
     ) -> None:
         """`hook_command_prefix`: how CLIs start the hook relay; by default the cheapest form this installation
-        has (`hook_relay_command`), or `<idea_command_prefix> hook` when that prefix is given."""
+        has (`hook_relay_command`), or `<idea_command_prefix> hook` when that prefix is given.
+        `hook_urls`: the projects' HTTP hook doors; Claude posts its hooks there when its project has one."""
+        self._hook_urls = hook_urls
         self._idea_command = list(idea_command_prefix) if idea_command_prefix else idea_command()
         if hook_command_prefix is not None:
             self._hook_command = list(hook_command_prefix)
@@ -210,6 +215,13 @@ class LocalRunDirWriter:
             request.bridge.token,
         )
 
+    def _hook_door(self, request: RunDirRequest) -> dict[str, str] | None:
+        """Event -> URL on the project's hook door, when it has one open."""
+        prefix = self._hook_urls.url_for(request.project_id) if self._hook_urls is not None else None
+        if prefix is None:
+            return None
+        return {event: hook_url(prefix, request.agent_id, event) for event in CLAUDE_HOOK_EVENTS}
+
     def _hook_relay(self, request: RunDirRequest, source: str) -> list[str] | None:
         if request.bridge is None:
             return None
@@ -277,8 +289,15 @@ class LocalRunDirWriter:
 
     def _write_claude_settings(self, request: RunDirRequest, run_dir: Path, launch: _LaunchAdditions) -> None:
         hooks = self._hook_relay(request, "claude") if request.profile.hooks == "claude" else None
+        door = self._hook_door(request) if hooks is not None else None
         try:
-            settings = claude_settings(hooks, request.tool_timeout_ms, self._shell)
+            settings = claude_settings(
+                hooks,
+                request.tool_timeout_ms,
+                self._shell,
+                http_hook_urls=door,
+                http_hook_token=request.bridge.token if request.bridge is not None else "",
+            )
         except UnquotableArgument as exc:
             launch.warnings.append(
                 f"Claude's lifecycle hooks were not installed: the command that relays them cannot be written "
@@ -290,7 +309,7 @@ class LocalRunDirWriter:
                 settings["env"] = {**value, **settings["env"]}
             else:
                 settings[key] = value
-        atomic_write_json(run_dir / CLAUDE_SETTINGS, settings)
+        atomic_write_json(run_dir / CLAUDE_SETTINGS, settings, SECRET_FILE_MODE)
         # Also in the process environment: Claude ignores local settings until the folder is trusted.
         launch.env[CLAUDE_TOOL_TIMEOUT_ENV_VAR] = str(request.tool_timeout_ms)
 

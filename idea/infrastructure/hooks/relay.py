@@ -85,7 +85,7 @@ def _relay(argv: list[str]) -> None:
         + b',"receivedAtMs":' + str(time.time_ns() // 1_000_000).encode()
         + b',"payloadFollows":true}\n'
     )  # fmt: skip
-    _send(options["--endpoint"], handshake + event + _payload_line(raw))
+    _send(options["--endpoint"], handshake + event + payload_line(raw))
 
 
 def _parse(argv: list[str]) -> tuple[dict[str, str], list[str]]:
@@ -161,7 +161,7 @@ def _read_stdin_in_thread() -> bytes:
     return b"".join(chunks)
 
 
-def _payload_line(raw: bytes) -> bytes:
+def payload_line(raw: bytes) -> bytes:
     """The payload as one line. JSON's line ends are only ever blanks between tokens (inside strings they are
     escaped), so turning them into spaces keeps a JSON text intact; anything else is IdeA's to judge."""
     if len(raw) > PAYLOAD_LIMIT:

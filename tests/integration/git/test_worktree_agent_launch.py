@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shlex
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,8 +35,11 @@ def endpoint_in(words: list[str]) -> str:
     return words[words.index("--endpoint") + 1]
 
 
-def hook_commands(settings: dict[str, Any]) -> list[str]:
-    return [hook["command"] for groups in settings["hooks"].values() for group in groups for hook in group["hooks"]]
+def hook_doors(settings: dict[str, Any]) -> set[str]:
+    """The hook doors the CLI posts its events to (the URLs without their `/<agent>/<event>`)."""
+    hooks = [hook for groups in settings["hooks"].values() for group in groups for hook in group["hooks"]]
+    assert {hook["type"] for hook in hooks} == {"http"}
+    return {hook["url"].rsplit("/", 2)[0] for hook in hooks}
 
 
 def test_an_agent_in_its_own_worktree_writes_there_and_answers_through_the_projects_core(
@@ -70,7 +72,9 @@ def test_an_agent_in_its_own_worktree_writes_there_and_answers_through_the_proje
     endpoint = endpoint_in(scenario.mcp_declaration("Main")["args"])  # the project's one MCP endpoint
     assert endpoint_in(scenario.mcp_declaration("Dev")["args"]) == endpoint
     settings = json.loads((run_dir / ".claude" / "settings.local.json").read_text(encoding="utf-8"))
-    assert {endpoint_in(shlex.split(command)) for command in hook_commands(settings)} == {endpoint}
+    main_settings = json.loads((scenario.run_dir("Main") / ".claude" / "settings.local.json").read_text("utf-8"))
+    assert hook_doors(settings) == hook_doors(main_settings)  # the project's one hook door
+    assert len(hook_doors(settings)) == 1
 
     async def ask() -> Any:  # Main asks Dev through IdeA's MCP tools, as an agent does
         async with requester_client(scenario) as client:
