@@ -26,7 +26,7 @@ from idea.application.agents.templates import TemplateLink
 from idea.domain.ids import AgentId
 from idea.infrastructure.agent_watching import format_local_time
 from idea.ui.agents.queue_section import QueueSection
-from idea.ui.theme import palette_colors
+from idea.ui.theme import Colors, palette_colors
 from idea.ui.widgets.list_row_delegate import ListRowDelegate
 
 NO_PROJECT_PAGE, EMPTY_TEAM_PAGE, LIST_PAGE = 0, 1, 2
@@ -45,6 +45,7 @@ class AgentList(QStackedWidget):
     def __init__(self, send_action: QAction, interrupt_action: QAction, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.list = QListWidget()
+        self._drawn: dict[AgentId, tuple[object, ...]] = {}  # what each row shows, as `_item_look` gives it
         self.list.setItemDelegate(ListRowDelegate(self.list))
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -79,6 +80,7 @@ class AgentList(QStackedWidget):
 
     def show_nothing(self) -> None:
         self.list.clear()
+        self._drawn.clear()
         self.setCurrentIndex(NO_PROJECT_PAGE)
 
     def show_rows(self, rows: Sequence[AgentRow], now_ms: int, selected: AgentId | None) -> None:
@@ -87,52 +89,38 @@ class AgentList(QStackedWidget):
         ids = [row.agent_id for row in rows]
         listed = [self.list.item(i).data(AGENT_ID_ROLE) for i in range(self.list.count())]
         self.list.blockSignals(True)
-        if ids != listed:
+        rebuilt = ids != listed
+        if rebuilt:
             self.list.clear()
+            self._drawn.clear()
             for row in rows:
                 item = QListWidgetItem()
                 item.setData(AGENT_ID_ROLE, row.agent_id)
                 self.list.addItem(item)
+        changed = relaid = rebuilt
+        colors = palette_colors(self)
         for index, row in enumerate(rows):
-            self._paint_item(self.list.item(index), row, now_ms)
+            look = _item_look(row, now_ms, colors)
+            before = self._drawn.get(row.agent_id)
+            if look == before:
+                continue  # an ask publishes a dozen events; most leave most rows as they are
+            changed = True
+            relaid = relaid or before is None or _lines_of(look) != _lines_of(before)
+            _paint_item(self.list.item(index), look)
+            self._drawn[row.agent_id] = look
         self.list.blockSignals(False)
-        self.list.doItemsLayout()  # a row grows a line when its agent has something to say
+        if relaid:
+            self.list.doItemsLayout()  # a row grows a line when its agent has something to say
         if selected in ids:
             self.list.setCurrentRow(ids.index(selected))
         elif self.list.currentItem() is None and ids:
             self.list.setCurrentRow(0)
-        self.list.viewport().update()
+        if changed:
+            self.list.viewport().update()
         self.setCurrentIndex(LIST_PAGE if rows else EMPTY_TEAM_PAGE)
 
     def show_queue(self, row: AgentRow | None, activity: AgentActivity | None) -> None:
         self.queue.show_agent(row.name if row else None, activity, running=row is not None and row.is_live)
-
-    def _paint_item(self, item: QListWidgetItem, row: AgentRow, now_ms: int) -> None:
-        c = palette_colors(self)
-        if row.ended_badly:
-            dot = c.error
-        elif row.state is AgentState.RUNNING:
-            dot = c.ok
-        elif row.state is AgentState.STARTING:
-            dot = c.warn
-        else:
-            dot = c.muted
-        item.setText(row.name)
-        item.setData(ListRowDelegate.BADGE_ROLE, "orchestrator" if row.is_orchestrator else "")
-        item.setData(ListRowDelegate.NOTE_ROLE, row.note(now_ms))
-        item.setData(ListRowDelegate.NOTE_COLOR_ROLE, c.accent if row.is_busy else dot)
-        item.setData(ListRowDelegate.DOT_ROLE, dot)
-        item.setData(ListRowDelegate.HOLLOW_ROLE, not row.is_live)
-        item.setData(ListRowDelegate.SUBTITLE_ROLE, row.details())
-        item.setData(ListRowDelegate.MARK_ROLE, row.late_reply_text)
-        item.setData(ListRowDelegate.MARK_COLOR_ROLE, c.accent)
-        item.setData(
-            ListRowDelegate.ALERT_ROLE,
-            row.attention_text or row.limit_text(now_ms, format_local_time) or row.stalled_text,
-        )
-        item.setData(ListRowDelegate.ALERT_COLOR_ROLE, c.warn)
-        item.setData(ListRowDelegate.ACTIVITY_ROLE, row.work_text)
-        item.setToolTip(_tooltip(row, now_ms))
 
     def _empty_team_page(self) -> QWidget:
         page = QWidget()
@@ -151,6 +139,63 @@ class AgentList(QStackedWidget):
         column.addWidget(button, 0, Qt.AlignmentFlag.AlignHCenter)
         column.addStretch(2)
         return page
+
+
+_ROLES = (
+    Qt.ItemDataRole.DisplayRole,
+    ListRowDelegate.BADGE_ROLE,
+    ListRowDelegate.NOTE_ROLE,
+    ListRowDelegate.NOTE_COLOR_ROLE,
+    ListRowDelegate.DOT_ROLE,
+    ListRowDelegate.HOLLOW_ROLE,
+    ListRowDelegate.SUBTITLE_ROLE,
+    ListRowDelegate.MARK_ROLE,
+    ListRowDelegate.MARK_COLOR_ROLE,
+    ListRowDelegate.ALERT_ROLE,
+    ListRowDelegate.ALERT_COLOR_ROLE,
+    ListRowDelegate.ACTIVITY_ROLE,
+    Qt.ItemDataRole.ToolTipRole,
+)
+_LINE_ROLES = (
+    ListRowDelegate.SUBTITLE_ROLE, ListRowDelegate.MARK_ROLE, ListRowDelegate.ALERT_ROLE, ListRowDelegate.ACTIVITY_ROLE,
+)  # fmt: skip
+
+
+def _item_look(row: AgentRow, now_ms: int, c: Colors) -> tuple[object, ...]:
+    """What the row's item shows, one value per role of `_ROLES`."""
+    if row.ended_badly:
+        dot = c.error
+    elif row.state is AgentState.RUNNING:
+        dot = c.ok
+    elif row.state is AgentState.STARTING:
+        dot = c.warn
+    else:
+        dot = c.muted
+    return (
+        row.name,
+        "orchestrator" if row.is_orchestrator else "",
+        row.note(now_ms),
+        c.accent if row.is_busy else dot,
+        dot,
+        not row.is_live,
+        row.details(),
+        row.late_reply_text,
+        c.accent,
+        row.attention_text or row.limit_text(now_ms, format_local_time) or row.stalled_text,
+        c.warn,
+        row.work_text,
+        _tooltip(row, now_ms),
+    )
+
+
+def _lines_of(look: tuple[object, ...]) -> tuple[bool, ...]:
+    """Which of the row's optional lines are shown: what its height depends on."""
+    return tuple(bool(look[_ROLES.index(role)]) for role in _LINE_ROLES)
+
+
+def _paint_item(item: QListWidgetItem, look: tuple[object, ...]) -> None:
+    for role, value in zip(_ROLES, look, strict=True):
+        item.setData(role, value)
 
 
 def _message_page(text: str) -> QWidget:

@@ -169,14 +169,14 @@ class AgentsPanel(QWidget):
             case LayoutChanged(project_id=runtime.id):
                 self.model.document = event.document
             case OrchestrationNews(project_id=runtime.id):
-                if self._orchestration_event(event.event) and not self._event_redraw.isActive():
-                    self._event_redraw.start()  # drawn once for the events of the next few milliseconds
-                return
+                if not self._orchestration_event(event.event):
+                    return
             case AgentExited(project_id=runtime.id):  # its CLI is gone: nothing asks the person any more
                 self.model.activity.apply(event, runtime.clock.now_ms())
             case _:
                 return
-        self._render()
+        if not self._event_redraw.isActive():
+            self._event_redraw.start()  # drawn once for the events of the next few milliseconds
 
     def active_cell_changed(self) -> None:
         """The window calls this when its active cell changes, so "Launch here" and "Attach" follow it."""
