@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+import psutil
 import pytest  # its MonkeyPatch sets the environment and restores it
 
 REPO = Path(__file__).resolve().parents[1]
@@ -83,6 +84,20 @@ class Run:
     seconds: list[float] = field(default_factory=list)  # per ask, perf_counter
     tickets: list[tuple[str, float, float]] = field(default_factory=list)  # ticket, start, end (epoch ms)
     wall_s: float = 0.0
+    cpu_s: dict[str, float] = field(default_factory=dict)  # IdeA's threads over the measured asks
+
+
+def thread_cpu() -> dict[str, float]:
+    """CPU seconds so far of this process's GUI (main) thread, core loop thread, and all its other threads."""
+    names = {thread.native_id: thread.name for thread in threading.enumerate()}
+    main = threading.main_thread().native_id
+    totals = {"GUI thread": 0.0, "core thread": 0.0, "other threads": 0.0}
+    for thread in psutil.Process().threads():
+        kind = "GUI thread" if thread.id == main else (
+            "core thread" if names.get(thread.id) == "idea-core" else "other threads"
+        )
+        totals[kind] += thread.user_time + thread.system_time
+    return totals
 
 
 def target_name(hooks: bool, visible: bool) -> str:
@@ -106,12 +121,13 @@ async def ask_run(scenario: Scenario, run: Run, count: int, warmup: int, max_s: 
 
         for index in range(warmup):
             await ask(index, False)
-        started = time.perf_counter()
+        started, cpu_before = time.perf_counter(), thread_cpu()
         for index in range(count):
             await ask(warmup + index, True)
             if time.perf_counter() - started > max_s:
                 break
         run.wall_s = time.perf_counter() - started
+        run.cpu_s = {kind: spent - cpu_before[kind] for kind, spent in thread_cpu().items()}
 
 
 def profiles(submit_delay_ms: int) -> dict[str, Profile]:
@@ -324,6 +340,13 @@ def report(args: argparse.Namespace, runs: list[Run], beacons: dict[str, dict[st
                     spans.append(instants[end] - instants[start])
             cells.append(f"{statistics.median(spans):.0f}" if spans else "–")
         print(f"| {name} | " + " | ".join(cells) + " |")
+    print("\nCPU of this process per measured ask, ms, by thread (the requester's SDK client runs on the main thread "
+          "in the headless runs, on a thread of its own, counted with the other threads, in the app's):\n")
+    print("| Thread | " + " | ".join(run.config.label for run in runs) + " |")
+    print("|---|" + "---:|" * len(runs))
+    for kind in ("GUI thread", "core thread", "other threads"):
+        cells = [f"{run.cpu_s.get(kind, 0.0) * 1000 / max(1, len(run.seconds)):.1f}" for run in runs]
+        print(f"| {kind} | " + " | ".join(cells) + " |")
 
 
 def main() -> None:

@@ -97,14 +97,13 @@ class AgentList(QStackedWidget):
                 item = QListWidgetItem()
                 item.setData(AGENT_ID_ROLE, row.agent_id)
                 self.list.addItem(item)
-        changed = relaid = rebuilt
+        relaid = rebuilt
         colors = palette_colors(self)
         for index, row in enumerate(rows):
             look = _item_look(row, now_ms, colors)
             before = self._drawn.get(row.agent_id)
             if look == before:
                 continue  # an ask publishes a dozen events; most leave most rows as they are
-            changed = True
             relaid = relaid or before is None or _lines_of(look) != _lines_of(before)
             _paint_item(self.list.item(index), look)
             self._drawn[row.agent_id] = look
@@ -115,8 +114,8 @@ class AgentList(QStackedWidget):
             self.list.setCurrentRow(ids.index(selected))
         elif self.list.currentItem() is None and ids:
             self.list.setCurrentRow(0)
-        if changed:
-            self.list.viewport().update()
+        if rebuilt:
+            self.list.viewport().update()  # otherwise each changed item repaints its own rectangle
         self.setCurrentIndex(LIST_PAGE if rows else EMPTY_TEAM_PAGE)
 
     def show_queue(self, row: AgentRow | None, activity: AgentActivity | None) -> None:

@@ -66,7 +66,7 @@ class AgentsPanel(QWidget):
         self.setObjectName("AgentsPanel")
         self.model = TeamModel(profiles, host)
         self._pending_selection: AgentId | None = None
-        self._feed = TeamFeed(client, self.model, self._render, self.statusMessage.emit)
+        self._feed = TeamFeed(client, self.model, self._redraw_soon, self.statusMessage.emit)
         context = GestureContext(
             client, self.model, host, self, self.selected_agent, self.statusMessage.emit, self._render,
             self.agent_focused,
@@ -175,8 +175,12 @@ class AgentsPanel(QWidget):
                 self.model.activity.apply(event, runtime.clock.now_ms())
             case _:
                 return
+        self._redraw_soon()
+
+    def _redraw_soon(self) -> None:
+        """Draw once for the events and core answers of the next few milliseconds."""
         if not self._event_redraw.isActive():
-            self._event_redraw.start()  # drawn once for the events of the next few milliseconds
+            self._event_redraw.start()
 
     def active_cell_changed(self) -> None:
         """The window calls this when its active cell changes, so "Launch here" and "Attach" follow it."""
@@ -191,10 +195,18 @@ class AgentsPanel(QWidget):
     # -- reading the panel --
 
     def rows(self) -> list[AgentRow]:
+        self._draw_pending()
         return list(self.model.rows)
 
     def row(self, agent_id: AgentId) -> AgentRow | None:
+        self._draw_pending()
         return self.model.row(agent_id)
+
+    def _draw_pending(self) -> None:
+        """Whoever reads the panel reads what the events said, gathered redraw or not."""
+        if self._event_redraw.isActive():
+            self._event_redraw.stop()
+            self._render()
 
     def selected_agent(self) -> AgentId | None:
         return self.team.selected_agent()
