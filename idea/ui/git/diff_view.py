@@ -225,7 +225,7 @@ class DiffView(QAbstractScrollArea):
             rows.paint(painter, QRect(0, offset * height, width, height), self._lines[index], index == self._current)
         painter.end()
         if self._unlexed:
-            QTimer.singleShot(0, self._lex_unlexed)  # colours follow the first screen at once
+            QTimer.singleShot(0, self, self._lex_unlexed)  # colours follow the first screen at once
 
     def _lex_unlexed(self) -> None:
         highlighter, pending = self._highlighter, self._unlexed

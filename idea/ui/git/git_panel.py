@@ -334,7 +334,7 @@ def git_dock(window: QMainWindow, client: CoreClient, beside: QDockWidget) -> tu
     dock.setObjectName("GitDock")
     dock.setWidget(panel)
     window.tabifyDockWidget(beside, dock)
-    QTimer.singleShot(0, beside.raise_)  # the Agents tab stays in front once the window shows
+    QTimer.singleShot(0, beside, beside.raise_)  # the Agents tab in front once shown (no call once it is gone)
     action = dock.toggleViewAction()
     action.setShortcut("Ctrl+Alt+G")
     action.triggered.connect(lambda checked: dock.raise_() if checked else None)
