@@ -230,6 +230,17 @@ def report(args: argparse.Namespace, runs: list[Run], beacons: dict[str, dict[st
     for index, (name, _, _, covers) in enumerate(STAGES):
         cells = " | ".join("–" if column[index] is None else f"{column[index]:.0f}" for column in columns)
         print(f"| {name} | {cells} | {covers} |")
+    print("\nThe three slowest asks of each run, ms per stage (a tail's stage says where it waited):\n")
+    print(f"| Run | total | {' | '.join(name for name, _, _, _ in STAGES)} |")
+    print(f"|---|---:|{'---:|' * len(STAGES)}")
+    for run in runs:
+        for ask in sorted(run.asks, key=lambda ask: ask.seconds, reverse=True)[:3]:
+            instants = {**beacons.get(ask.ticket, {}), "start": ask.start_ms, "end": ask.end_ms}
+            spans = [
+                f"{instants[end] - instants[start]:.0f}" if start in instants and end in instants else "–"
+                for _, start, end, _ in STAGES
+            ]
+            print(f"| {run.label} | {ask.seconds * 1000:.0f} | {' | '.join(spans)} |")
     print("\nCPU time per ask, ms (user + system over the measured asks):\n")
     print(f"| Process | {labels} |")
     print(f"|---|{'---:|' * len(runs)}")

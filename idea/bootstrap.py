@@ -97,6 +97,7 @@ class App:
             self.core.stop()
             for close in self.closers:
                 close()
+            self.diagnostics.close()  # a late beacon opens it again
 
 
 def headless_terminals(loop: asyncio.AbstractEventLoop) -> TerminalFactory:
