@@ -4,7 +4,8 @@ Appending: one JSON line per turn, written with O_APPEND in a single write, then
 lock per conversation and a file lock (`file_lock.py`: flock, or a byte-range lock on Windows). A crash leaves at most one partial last line: readers skip
 it, the next append starts on a fresh line so it never swallows a turn, and the next rotation sets it aside.
 An append never rotates. Reading is paginated across the archives (`conversation_archive.py`); rotation is
-crash-safe (`conversation_rotation.py`). File work runs on worker threads, never on the core loop.
+crash-safe (`conversation_rotation.py`). File work runs on worker threads, never on the core loop, but for
+appends while the disk is quick (`append_placement.py`).
 """
 
 from __future__ import annotations
@@ -23,31 +24,42 @@ from idea.domain.errors import AppError, ErrorCode
 from idea.domain.log_rotation import ACTIVE_SEGMENT, RotationReport, RotationThresholds
 from idea.domain.project import IDEAI_DIR
 from idea.infrastructure.file_lock import exclusive_lock
+from idea.infrastructure.stores.append_placement import AppendPlacement
 from idea.infrastructure.stores.conversation_archive import FolderReader, ReadCache
 from idea.infrastructure.stores.conversation_rotation import Fault, rotate_folder
 from idea.infrastructure.stores.conversation_segments import lines_backward, turn_of
 
 CONVERSATIONS_DIR = "conversations"
 LOG_NAME = ACTIVE_SEGMENT
+FOLDERS_KEPT = 4096
 T = TypeVar("T")
 
 
 class JsonlConversationLog:
     """One project's conversation logs: the `ConversationLog` and `ConversationArchive` ports."""
 
-    def __init__(self, project_root: str, *, fault: Fault | None = None) -> None:
+    def __init__(
+        self, project_root: str, *, fault: Fault | None = None, placement: AppendPlacement | None = None
+    ) -> None:
         self._root = Path(project_root) / IDEAI_DIR / CONVERSATIONS_DIR
         self._locks: dict[str, asyncio.Lock] = {}
+        self._folders: dict[str, Path] = {}  # conversation id as given -> its folder (ids are checked once)
         self._cache = ReadCache()
         self._fault = fault
+        self._placement = placement or AppendPlacement()
 
     def folder(self, conversation: str) -> Path:
         """A conversation's folder; its id must be a UUID, so it can never name a path outside."""
-        try:
-            name = str(uuid.UUID(conversation))
-        except ValueError:
-            raise AppError(ErrorCode.INVALID, f"conversation id {conversation!r} is not a UUID") from None
-        return self._root / name
+        folder = self._folders.get(conversation)
+        if folder is None:
+            try:
+                name = str(uuid.UUID(conversation))
+            except ValueError:
+                raise AppError(ErrorCode.INVALID, f"conversation id {conversation!r} is not a UUID") from None
+            if len(self._folders) >= FOLDERS_KEPT:
+                self._folders.clear()
+            folder = self._folders[conversation] = self._root / name
+        return folder
 
     def path(self, conversation: str) -> Path:
         """The active segment, the file a person opens as "the raw log"."""
@@ -55,12 +67,22 @@ class JsonlConversationLog:
 
     def lock(self, conversation: str) -> asyncio.Lock:
         """The in-process lock of a conversation: appends and rotations of it never interleave."""
-        return self._locks.setdefault(str(self.folder(conversation)), asyncio.Lock())
+        return self._locks.setdefault(self.folder(conversation).name, asyncio.Lock())
 
     async def append(self, turn: ConversationTurn) -> None:
         path = self.path(turn.conversation)
+        line = turn.to_line().encode("utf-8")
         async with self.lock(turn.conversation):
-            await asyncio.to_thread(append_line, path, turn.to_line().encode("utf-8"))
+            if self._placement.inline():
+                self._timed_append(path, line)
+            else:
+                await asyncio.to_thread(self._timed_append, path, line)
+
+    def _timed_append(self, path: Path, line: bytes) -> None:
+        clock = self._placement.clock
+        started = clock()
+        append_line(path, line)
+        self._placement.took(clock() - started)
 
     async def page(self, conversation: str, cursor: PageCursor, limit: int | None) -> TurnSlice:
         folder = self.folder(conversation)
@@ -103,9 +125,8 @@ class JsonlConversationLog:
 def append_line(path: Path, line: bytes) -> None:
     """Append one whole line, fsynced. When a rotation replaced the file while this waited for its lock, the
     line goes to the new file; after a torn last line, it starts on a line of its own."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o600)
+        fd = _open_for_append(path)
         try:
             with exclusive_lock(fd, str(path)):
                 if _append_locked(fd, path, line):
@@ -114,6 +135,15 @@ def append_line(path: Path, line: bytes) -> None:
             raise AppError(ErrorCode.STORE, f"{path}: {exc.strerror or exc}") from exc
         finally:
             os.close(fd)
+
+
+def _open_for_append(path: Path) -> int:
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0)
+    try:
+        return os.open(path, flags, 0o600)
+    except FileNotFoundError:  # the conversation's first turn: its folder is made then
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return os.open(path, flags, 0o600)
 
 
 def _append_locked(fd: int, path: Path, line: bytes) -> bool:
