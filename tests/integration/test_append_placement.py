@@ -52,9 +52,9 @@ async def test_the_log_appends_on_the_loop_while_the_disk_is_quick(
     threads: list[bool] = []
     append_line = conversation_log.append_line
 
-    def timed(path: Path, line: bytes) -> None:
+    def timed(path: Path, line: bytes, *, wait: bool = True) -> None:
         threads.append(threading.current_thread() is threading.main_thread())
-        append_line(path, line)
+        append_line(path, line, wait=wait)
         clock.now += clock.append_s
 
     monkeypatch.setattr(conversation_log, "append_line", timed)
