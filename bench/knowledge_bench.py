@@ -131,9 +131,11 @@ def bench_record(base: Path, turns: int) -> list[tuple[str, float, float, float]
         return knowledge, board
 
     async def measure() -> dict[str, list[float]]:
+        placement = AppendPlacement()
         before = recorder("before", AppendPlacement(inline_at_most_s=0), save_delay_ms=0)
-        after = recorder("after", AppendPlacement(), save_delay_ms=LIVE_STATE_SAVE_DELAY_MS)
+        after = recorder("after", placement, save_delay_ms=LIVE_STATE_SAVE_DELAY_MS)
         samples: dict[str, list[float]] = {key: [] for key in ("bare", "before", "before+", "after", "after+")}
+        inline = 0
         for index in range(turns):
             line = turn(index).to_line().encode()
             started = time.perf_counter()
@@ -142,6 +144,7 @@ def bench_record(base: Path, turns: int) -> list[tuple[str, float, float, float]
             os.fsync(fd)
             os.close(fd)
             samples["bare"].append(time.perf_counter() - started)
+            inline += placement.inline()
             for key, (knowledge, board) in (("before", before), ("after", after)):
                 started = time.perf_counter()
                 await knowledge.append(turn(index))
@@ -153,6 +156,7 @@ def bench_record(base: Path, turns: int) -> list[tuple[str, float, float, float]
         for knowledge, board in (before, after):
             board.close()
             await knowledge.close()
+        print(f"appends on the loop (the disk quick): {inline} of {turns}")
         return samples
 
     samples = asyncio.run(measure())
