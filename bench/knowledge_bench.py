@@ -2,8 +2,9 @@
 
 1. Recording one turn as the orchestration core does: `ProjectKnowledge.append` (append + fsync, fold, bound,
    handoff save behind, a reply's memory harvest started) followed by the live-state update a recorded turn
-   brings (`LiveBoard.write`), against a bare `write` + `fsync` of the same line to an O_APPEND file. On the
-   project's disk and, when present, on a tmpfs (`/dev/shm`).
+   brings (`LiveBoard.write`), against a bare `write` + `fsync` of the same line to an O_APPEND file; both as
+   before the live-state was written behind (file replaced on each update, appends on a worker thread) and as
+   now, interleaved. On the project's disk and, when present, on a tmpfs (`/dev/shm`).
 2. A page of 50 turns from conversations of 10k, 100k and 1M turns, rotated (19 archives + an active segment
    of 500 turns): the newest page, the page before a served one (the viewer scrolling up), the first page,
    and the page before an anchor this reader never served (found by searching the segments).

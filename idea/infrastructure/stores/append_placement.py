@@ -41,4 +41,3 @@ class AppendPlacement:
     def took(self, seconds: float) -> None:
         """How long one append took (its own work, wherever it ran)."""
         self._quick = self._quick + 1 if seconds <= self._limit else 0
-

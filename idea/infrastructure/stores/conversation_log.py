@@ -148,11 +148,9 @@ def append_line(path: Path, line: bytes, *, wait: bool = True) -> None:
                 _append_open(fd, path, line)
             finally:
                 os.close(fd)
-    except FileLockedError:
-        if not wait:
-            raise
-        raise AppError(ErrorCode.STORE, f"{path.with_name(LOCK_FILE)} is locked by another program") from None
     except OSError as exc:
+        if not wait and isinstance(exc, FileLockedError):
+            raise
         raise AppError(ErrorCode.STORE, f"{path}: {exc.strerror or exc}") from exc
 
 

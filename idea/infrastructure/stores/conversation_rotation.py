@@ -1,12 +1,12 @@
 """Rotation of a conversation's active segment into numbered archives (spec 04 §7), crash-safe.
 
 Order, under the conversation's lock file (`log.lock`; never the active segment itself, which is replaced
-here, and Windows refuses to replace a file any handle holds open): (1) the archive `log.<n+1>.jsonl` is written (temporary
-file, fsync, rename); (2) the active segment is rewritten with the turns it keeps — last; (3) archives beyond
-the backstop are deleted, oldest first. A crash after (1) leaves the archived turns in two segments: readers
-skip the copy, and the next rotation finishes the interrupted one before anything else. Lines are copied
-byte for byte, so keys this version does not know survive. Lines that are not turns (a torn last line) are
-set aside in `log.jsonl.corrupt-<ms>`, never silently dropped.
+here, and Windows refuses to replace a file any handle holds open): (1) the archive `log.<n+1>.jsonl` is
+written (temporary file, fsync, rename); (2) the active segment is rewritten with the turns it keeps — last;
+(3) archives beyond the backstop are deleted, oldest first. A crash after (1) leaves the archived turns in two
+segments: readers skip the copy, and the next rotation finishes the interrupted one before anything else.
+Lines are copied byte for byte, so keys this version does not know survive. Lines that are not turns (a torn
+last line) are set aside in `log.jsonl.corrupt-<ms>`, never silently dropped.
 """
 
 from __future__ import annotations
