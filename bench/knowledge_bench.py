@@ -2,8 +2,9 @@
 
 1. Recording one turn as the orchestration core does: `ProjectKnowledge.append` (append + fsync, fold, bound,
    handoff save behind, a reply's memory harvest started) followed by the live-state update a recorded turn
-   brings (`LiveBoard.write`), against a bare `write` + `fsync` of the same line to an O_APPEND file. On the
-   project's disk and, when present, on a tmpfs (`/dev/shm`).
+   brings (`LiveBoard.write`), against a bare `write` + `fsync` of the same line to an O_APPEND file; both as
+   before the live-state was written behind (file replaced on each update, appends on a worker thread) and as
+   now, interleaved. On the project's disk and, when present, on a tmpfs (`/dev/shm`).
 2. A page of 50 turns from conversations of 10k, 100k and 1M turns, rotated (19 archives + an active segment
    of 500 turns): the newest page, the page before a served one (the viewer scrolling up), the first page,
    and the page before an anchor this reader never served (found by searching the segments).
@@ -25,12 +26,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from idea.application.knowledge.runtime import ProjectKnowledge  # noqa: E402
+from idea.application.orchestrator.board import SAVE_DELAY_MS as LIVE_STATE_SAVE_DELAY_MS  # noqa: E402
 from idea.application.orchestrator.board import LiveBoard  # noqa: E402
 from idea.domain.agent import AgentEntry, AgentManifest  # noqa: E402
 from idea.domain.conversation_log import ConversationTurn, TurnRole  # noqa: E402
@@ -40,9 +43,11 @@ from idea.domain.orchestration import WorkStatus  # noqa: E402
 from idea.domain.tickets import AgentSource, HumanSource  # noqa: E402
 from idea.infrastructure.clock import SystemClock, Uuid4Generator  # noqa: E402
 from idea.infrastructure.knowledge_adapters import LocalKnowledgeAdapters  # noqa: E402
+from idea.infrastructure.stores.append_placement import AppendPlacement  # noqa: E402
 from idea.infrastructure.stores.conversation_archive import FolderReader, ReadCache  # noqa: E402
 from idea.infrastructure.stores.conversation_log import JsonlConversationLog  # noqa: E402
 from idea.infrastructure.stores.live_state import JsonLiveStateStore  # noqa: E402
+from idea.infrastructure.timer import MonotonicTimer  # noqa: E402
 
 CONVERSATION = "6ffc1f69-77a5-0da1-1965-ef26d1df72f5"
 AGENT = "c932c770-cf36-4fb2-a966-71bb1644e4b4"
@@ -104,23 +109,34 @@ def turn(index: int, conversation: str = CONVERSATION) -> ConversationTurn:
 
 
 def bench_record(base: Path, turns: int) -> list[tuple[str, float, float, float]]:
-    """Interleaved: each iteration times a bare append+fsync, then one recorded turn, so both see the same
-    disk (a shared machine's fsync time moves by an order of magnitude within seconds)."""
+    """Interleaved: each iteration times a bare append+fsync, then one turn recorded as before the write-behind
+    live-state (the board's file replaced on every update, every append on a worker thread), then one turn
+    recorded as now, so all three see the same disk (a shared machine's fsync time moves by an order of
+    magnitude within seconds)."""
     root = Path(tempfile.mkdtemp(prefix="record-", dir=base))
     bare_path = root / ".ideai" / "conversations" / "bare.jsonl"
     bare_path.parent.mkdir(parents=True)
 
-    async def measure() -> tuple[list[float], list[float], list[float]]:
+    def recorder(name: str, placement: AppendPlacement, save_delay_ms: int) -> tuple[ProjectKnowledge, LiveBoard]:
+        project = root / name
         team = BenchTeam()
+        stores = LocalKnowledgeAdapters(root / "user-data").for_project(str(project))
+        stores = replace(stores, conversations=JsonlConversationLog(str(project), placement=placement))
         knowledge = ProjectKnowledge(
-            LocalKnowledgeAdapters(root / "user-data").for_project(str(root)),
-            team=team, team_view=team, queues=team, clock=SystemClock(), ids=Uuid4Generator(), events=Quiet(),
-            diagnostics=Quiet(),
+            stores, team=team, team_view=team, queues=team, clock=SystemClock(), timer=MonotonicTimer(),
+            ids=Uuid4Generator(), events=Quiet(), diagnostics=Quiet(),
         )
-        board = LiveBoard(JsonLiveStateStore(str(root)), SystemClock(), Quiet(), Quiet())
-        bare: list[float] = []
-        record_only: list[float] = []
-        whole: list[float] = []
+        board = LiveBoard(
+            JsonLiveStateStore(str(project)), SystemClock(), Quiet(), Quiet(), MonotonicTimer(), save_delay_ms
+        )
+        return knowledge, board
+
+    async def measure() -> dict[str, list[float]]:
+        placement = AppendPlacement()
+        before = recorder("before", AppendPlacement(inline_at_most_s=0), save_delay_ms=0)
+        after = recorder("after", placement, save_delay_ms=LIVE_STATE_SAVE_DELAY_MS)
+        samples: dict[str, list[float]] = {key: [] for key in ("bare", "before", "before+", "after", "after+")}
+        inline = 0
         for index in range(turns):
             line = turn(index).to_line().encode()
             started = time.perf_counter()
@@ -128,22 +144,29 @@ def bench_record(base: Path, turns: int) -> list[tuple[str, float, float, float]
             os.write(fd, line)
             os.fsync(fd)
             os.close(fd)
-            bare.append(time.perf_counter() - started)
-            started = time.perf_counter()
-            await knowledge.append(turn(index))
-            middle = time.perf_counter()
-            board.write(AGENT, RowChange(status=WorkStatus.WORKING, intent=f"task #{index}"))
-            ended = time.perf_counter()
-            record_only.append(middle - started)
-            whole.append(ended - started)
-        await knowledge.close()
-        return bare, record_only, whole
+            samples["bare"].append(time.perf_counter() - started)
+            inline += placement.inline()
+            for key, (knowledge, board) in (("before", before), ("after", after)):
+                started = time.perf_counter()
+                await knowledge.append(turn(index))
+                middle = time.perf_counter()
+                board.write(AGENT, RowChange(status=WorkStatus.WORKING, intent=f"task #{index}"))
+                ended = time.perf_counter()
+                samples[key].append(middle - started)
+                samples[key + "+"].append(ended - started)
+        for knowledge, board in (before, after):
+            board.close()
+            await knowledge.close()
+        print(f"appends on the loop (the disk quick): {inline} of {turns}")
+        return samples
 
-    bare, record_only, whole = asyncio.run(measure())
+    samples = asyncio.run(measure())
     return [
-        row("bare open + write + fsync of the same line (baseline)", bare),
-        row("ProjectKnowledge.append: append + fsync, fold, bound, handoff save behind", record_only),
-        row("… + live-state update (one recorded turn)", whole),
+        row("bare open + write + fsync of the same line (baseline)", samples["bare"]),
+        row("before: ProjectKnowledge.append (append on a worker thread, fold, bound, handoff behind)", samples["before"]),
+        row("before: … + live-state update (file replaced at once): one recorded turn", samples["before+"]),
+        row("after: ProjectKnowledge.append (append inline while the disk is quick, fold, bound)", samples["after"]),
+        row("after: … + live-state update (file written behind): one recorded turn", samples["after+"]),
     ]
 
 
@@ -265,6 +288,14 @@ def table(rows: list[tuple[str, float, float, float]]) -> str:
     return "\n".join(lines)
 
 
+def ratios(rows: list[tuple[str, float, float, float]]) -> str:
+    """Each variant against the baseline of the same run, at p50 and p99."""
+    bare = rows[0]
+    lines = ["", "| Ratio to the baseline | p50 | p99 |", "|---|---:|---:|"]
+    lines += [f"| {label} | {p50 / bare[1]:.2f} | {p99 / bare[2]:.2f} |" for label, p50, p99, _ in rows[1:]]
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--turns", type=int, default=2000)
@@ -278,14 +309,16 @@ def main() -> None:
     print(f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs")
 
     print(f"\n## Recording one turn ({args.turns} turns, project disk: {args.dir})\n")
+    print(f"load average before: {os.getloadavg()[0]:.2f}")
     disk = bench_record(args.dir, args.turns)
     print(table(disk))
-    print(f"\nratio p99 / baseline p99: {disk[2][2] / disk[0][2]:.2f}; p50: {disk[2][1] / disk[0][1]:.2f}")
+    print(ratios(disk))
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
     if Path("/dev/shm").is_dir():
         print(f"\n## Recording one turn ({args.turns} turns, tmpfs /dev/shm)\n")
         shm = bench_record(Path("/dev/shm"), args.turns)
         print(table(shm))
-        print(f"\nratio p99 / baseline p99: {shm[2][2] / shm[0][2]:.2f}; p50: {shm[2][1] / shm[0][1]:.2f}")
+        print(ratios(shm))
 
     print(f"\n## A page of 50 turns ({args.pages} reads each)\n")
     page_rows = bench_pages(args.dir, sizes, args.pages)

@@ -14,6 +14,7 @@ from idea.domain.orchestration_events import AgentQueueSnapshot
 from idea.domain.work_state import LiveSession
 from idea.infrastructure.knowledge_adapters import LocalKnowledgeAdapters
 from tests.fakes import FakeClock, RecordingDiagnostics, RecordingEvents, SequentialIds
+from tests.fakes_orchestration import VirtualTime
 
 MAIN = "a6ced819-b893-4213-b003-9e9dc79b9641"
 ARCHITECT = "dce19c75-9669-4e45-b8de-9950025157da"
@@ -69,6 +70,7 @@ class KnowledgeWorld:
         self.data_dir = data_dir
         self.team = FakeTeam()
         self.clock = FakeClock()
+        self.time = VirtualTime()
         self.events = RecordingEvents()
         self.diagnostics = RecordingDiagnostics()
         self.stores = LocalKnowledgeAdapters(data_dir).for_project(str(root))
@@ -78,6 +80,7 @@ class KnowledgeWorld:
             team_view=self.team,
             queues=self.team,
             clock=self.clock,
+            timer=self.time,
             ids=SequentialIds(),
             events=self.events,
             diagnostics=self.diagnostics,

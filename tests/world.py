@@ -17,12 +17,14 @@ from idea.application.agents.launch_deps import AgentLaunchDeps
 from idea.application.agents.templates import TemplateCatalogue
 from idea.application.permissions.service import PermissionService
 from idea.application.preferences import Preferences
+from idea.application.orchestrator.board import SAVE_DELAY_MS as LIVE_STATE_SAVE_DELAY_MS
 from idea.application.orchestrator.dispatch import CommandFamily
 from idea.application.orchestrator.service import OrchestratorService
 from idea.application.sign_in import SignInCheck
 from idea.application.orchestrator.timing import OrchestratorTimings
 from idea.application.project_service import ProjectService
 from idea.application.projects import OrchestrationDeps, ProjectDeps
+from idea.domain.live_state import LiveState
 from idea.domain.orchestration import AgentCaller, Human, Outcome, Requester, Source
 from idea.domain.profile import Profile, ProfileBook
 from idea.domain.workspace import NewCellContent, Settings
@@ -83,6 +85,7 @@ SOCKET = "/run/user/1000/idea-mcp/demo.sock"
 class World:
     def __init__(self, new_cells: NewCellContent = NewCellContent.SHELL) -> None:
         self.clock = FakeClock()
+        self.time = VirtualTime()  # the orchestration core's timer: delays happen when a test advances it
         self.ids = SequentialIds()
         self.terminals = FakeTerminalFactory()
         self.layouts = MemoryLayoutStore()
@@ -138,7 +141,7 @@ class World:
             orchestration=OrchestrationDeps(
                 adapters=self.orchestration,
                 portals=FakePortals(),
-                timer=VirtualTime(),
+                timer=self.time,
                 timings=OrchestratorTimings(),
             ),
             knowledge=self.knowledge,
@@ -230,6 +233,11 @@ class Harness:
     def id(self, name: str) -> str:
         return self.lifecycle.id_of(name)
 
+    async def saved(self) -> LiveState:
+        """What `live-state.json` holds once the board's write behind is due."""
+        await self.time.advance(LIVE_STATE_SAVE_DELAY_MS)
+        return self.store.state
+
     def agent(self, name: str) -> AgentCaller:
         return AgentCaller(self.id(name))
 
@@ -253,7 +261,7 @@ class Harness:
         return ticket
 
     def row(self, name: str) -> Any:
-        return self.store.state.row(self.id(name))
+        return self.service.live_entry(self.id(name))
 
     def start(self, requester: Requester, command: Any, source: Source = Source.MCP) -> asyncio.Task[Outcome]:
         """Dispatch in the background, as a door would, and return the awaiting task."""

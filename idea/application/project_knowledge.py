@@ -15,6 +15,7 @@ from idea.application.knowledge.runtime import KnowledgeStores, ProjectKnowledge
 from idea.application.orchestrator.handlers.knowledge import KnowledgeCommands
 from idea.application.ports import Clock, Diagnostics, EventPublisher, IdGenerator
 from idea.application.sessions import SessionRegistry
+from idea.application.write_behind import Sleeper
 from idea.domain import layout as lay
 from idea.domain.agent import AgentManifest
 from idea.domain.ids import AgentId
@@ -77,6 +78,7 @@ def compose_project_knowledge(
     stores: KnowledgeStores,
     *,
     clock: Clock,
+    timer: Sleeper,
     ids: IdGenerator,
     events: EventPublisher,
     diagnostics: Diagnostics,
@@ -84,7 +86,15 @@ def compose_project_knowledge(
     """The project's knowledge services and the command family that serves them to agents."""
     team = ProjectTeam(host)
     knowledge = ProjectKnowledge(
-        stores, team=team, team_view=team, queues=team, clock=clock, ids=ids, events=events, diagnostics=diagnostics
+        stores,
+        team=team,
+        team_view=team,
+        queues=team,
+        clock=clock,
+        timer=timer,
+        ids=ids,
+        events=events,
+        diagnostics=diagnostics,
     )
     knowledge.work.add_contributor(AgentStateEntries())  # liveness, attention, usage limits (spec 05)
     family = KnowledgeCommands(knowledge.memory, knowledge.skills, knowledge.context, team, knowledge.guard)

@@ -113,6 +113,7 @@ class ProjectRuntime:
             self,
             deps.knowledge.for_project(record.root),
             clock=deps.clock,
+            timer=deps.orchestration.timer,
             ids=deps.ids,
             events=_ProjectNews(record.id, deps.events),
             diagnostics=deps.diagnostics,

@@ -81,21 +81,15 @@ def bound_summary(summary: str, max_chars: int = HANDOFF_SUMMARY_MAX_CHARS) -> s
     if len(summary) <= max_chars:
         return summary
     header, rest = _split_summary(summary)
-    lines = rest.split("\n")
     head = f"{header}\n\n" if header else ""
     if len(head) > max_chars:
         return header[:max_chars].rstrip()
-    budget = max_chars - len(head)
-    kept: list[str] = []
-    used = 0
-    for line in reversed(lines):
-        cost = len(line) + (1 if kept else 0)
-        if used + cost > budget:
-            break
-        kept.append(line)
-        used += cost
-    kept.reverse()
-    return (head + "\n".join(kept)).rstrip()
+    # The newest whole lines that fit: the suffix of `rest` starting at the first line start at or after
+    # `len(rest) - budget` (found without splitting the lines: the fold bounds on every turn).
+    earliest = len(rest) - (max_chars - len(head))
+    start = 0 if earliest <= 0 else rest.find("\n", earliest - 1) + 1
+    kept = rest[start:] if start > 0 or earliest <= 0 else ""
+    return (head + kept).rstrip()
 
 
 def bound_handoff_summary(handoff: Handoff, max_chars: int = HANDOFF_SUMMARY_MAX_CHARS) -> Handoff:

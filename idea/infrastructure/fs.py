@@ -56,7 +56,7 @@ def atomic_write_bytes(
             pass
         raise
     if durable:
-        _fsync_dir(target.parent)
+        fsync_dir(target.parent)
 
 
 def atomic_write_text(
@@ -157,7 +157,8 @@ def _describe(exc: Exception) -> str:
     return str(exc)
 
 
-def _fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: Path) -> None:
+    """Make a rename in `directory` durable; where a folder cannot be opened (Windows) there is nothing to do."""
     try:
         fd = os.open(directory, os.O_RDONLY)
     except OSError:

@@ -269,6 +269,7 @@ class Scenario:
     # -- what the files say --
 
     def live_state(self) -> dict[str, dict[str, Any]]:
+        """The rows `live-state.json` holds (the board's, written behind them within a fraction of a second)."""
         path = self.project_dir / ".ideai" / "live-state.json"
         try:
             document = json.loads(path.read_text(encoding="utf-8"))
@@ -277,7 +278,16 @@ class Scenario:
         return {entry["agentId"]: entry for entry in document.get("entries", [])}
 
     def row(self, name: str) -> dict[str, Any]:
-        return self.live_state().get(self.id_of(name), {})
+        """The agent's live-state row as the board holds it now, in the file's form."""
+        entry = self.sync(lambda: self.runtime.orchestrator.live_entry(self.id_of(name)))
+        return entry.to_json() if entry is not None else {}
+
+    def live_state_written(self) -> None:
+        """Wait until `live-state.json` holds the board's rows of the team (it is written behind them)."""
+        eventually(
+            lambda: all(self.live_state().get(self.id_of(name), {}) == self.row(name) for name in self.agents),
+            "live-state.json to hold the board's rows",
+        )
 
     def statuses(self, name: str) -> list[str]:
         """The successive statuses of an agent's live-state row, as written."""
@@ -338,11 +348,13 @@ class Scenario:
         if not isinstance(event, OrchestrationNews) or not isinstance(event.event, LiveStateChanged):
             return
         agent_id = event.event.agent_id
-        entry = self.live_state().get(agent_id, {})  # published right after the file was written
+        entry = self.runtime.orchestrator.live_entry(agent_id)  # published on the core loop, as the board changes
         name = next((n for n, a in self.agents.items() if a.agent_id == agent_id), agent_id)
         with self._lock:
             self.history.append(
-                RowChange(name, entry.get("status", ""), entry.get("progress"), entry.get("ticket"))
+                RowChange(name, entry.status.value, entry.progress, entry.ticket)
+                if entry is not None
+                else RowChange(name, "", None, None)
             )
 
 
@@ -477,7 +489,10 @@ def run_then_crash(tmp: str, directive: str, until: str) -> None:
 
 
 def main_waits_while_qa_works(scenario: Scenario) -> bool:
-    return scenario.row("Main").get("status") == "waiting" and scenario.row("QA").get("status") == "working"
+    """What `live-state.json` says (the crash must come once the file holds it, not only the board)."""
+    rows = scenario.live_state()
+    main, qa = rows.get(scenario.id_of("Main"), {}), rows.get(scenario.id_of("QA"), {})
+    return main.get("status") == "waiting" and qa.get("status") == "working"
 
 
 def _cmdline(process: psutil.Process) -> list[str]:

@@ -22,6 +22,7 @@ from idea.infrastructure.stores.conversation_archive import FolderReader, ReadCa
 from idea.infrastructure.stores.conversation_log import JsonlConversationLog, append_line
 from idea.infrastructure.stores.conversation_rotation import rotate_folder
 from idea.infrastructure.stores.conversation_segments import lines_backward, lines_forward, turn_of
+from tests.windows_sharing import windows_sharing
 
 CONVERSATION = "6ffc1f69-77a5-0da1-1965-ef26d1df72f5"
 AGENT = "c932c770-cf36-4fb2-a966-71bb1644e4b4"
@@ -101,8 +102,9 @@ operation = st.one_of(
 def test_inv_ls6_a_crash_at_any_step_never_loses_or_duplicates_a_turn(
     operations: list[tuple[str, object]], limit: int
 ) -> None:
+    """Under Windows' sharing rule too: no step renames or deletes a file IdeA holds open."""
     thresholds = RotationThresholds(after_turns=4, after_bytes=10**9, max_archives=10**6)
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, windows_sharing() as sharing:
         root = Path(tmp)
         folder = folder_of(root)
         appended: list[ConversationTurn] = []
@@ -136,6 +138,7 @@ def test_inv_ls6_a_crash_at_any_step_never_loses_or_duplicates_a_turn(
         expected = [turn.id for turn in appended]
         assert read_everything(folder, limit, cache) == (expected, expected)  # served positions remembered
         assert read_everything(folder, limit, ReadCache()) == (expected, expected)  # found by searching
+        assert sharing.refused == []
 
 
 def test_kn2_a_torn_last_line_is_skipped_then_set_aside_by_the_next_rotation(tmp_path: Path) -> None:
@@ -187,7 +190,8 @@ def test_kn5_the_21st_archive_drops_the_oldest(tmp_path: Path) -> None:
     for round_ in range(21):
         turns = write_turns(tmp_path, round_ * 2, 2)
         rotate_folder(folder, turns[1].id, thresholds)
-    archives = sorted(name for name in os.listdir(folder) if name.startswith("log.") and name != "log.jsonl")
+    archives = sorted(name for name in os.listdir(folder) if name.startswith("log.") and name.endswith(".jsonl"))
+    archives.remove("log.jsonl")
 
     assert len(archives) == 20
     assert "log.1.jsonl" not in archives and archive_name(21) in archives
@@ -211,7 +215,7 @@ def test_kn6_a_crash_between_the_archive_and_the_active_rewrite_reads_each_turn_
 
     report = rotate_folder(folder, written[8].id, RotationThresholds(after_turns=10))
     assert report.finished_interrupted and active_ids(folder) == [turn.id for turn in written[8:]]
-    assert sorted(os.listdir(folder)) == ["log.1.jsonl", "log.jsonl"]  # no leftover temporary file
+    assert sorted(os.listdir(folder)) == ["log.1.jsonl", "log.jsonl", "log.lock"]  # no leftover temporary file
 
 
 async def test_kn7_pages_through_the_log_adapter(tmp_path: Path) -> None:
@@ -249,24 +253,34 @@ async def test_read_since_gives_the_turns_after_the_cursor(tmp_path: Path) -> No
 
 
 def test_an_append_waiting_for_a_rotation_lands_in_the_new_active_segment(tmp_path: Path) -> None:
-    import fcntl
     import threading
+
+    from idea.infrastructure.file_lock import locked_file
 
     folder = folder_of(tmp_path)
     written = write_turns(tmp_path, 0, 6)
     active = folder / "log.jsonl"
-    fd = os.open(active, os.O_RDONLY)
-    fcntl.flock(fd, fcntl.LOCK_EX)  # a rotation holds the lock...
     late = make_turn(6)
     appender = threading.Thread(target=append_line, args=(active, late.to_line().encode()))
-    appender.start()
-    replacement = folder / ".replacement"
-    replacement.write_bytes(b"".join(turn.to_line().encode() for turn in written[3:]))
-    os.replace(replacement, active)  # ...and replaces the active segment
-    os.close(fd)
+    with locked_file(folder / "log.lock"):  # a rotation holds the conversation's lock...
+        appender.start()
+        replacement = folder / ".replacement"
+        replacement.write_bytes(b"".join(turn.to_line().encode() for turn in written[3:]))
+        os.replace(replacement, active)  # ...and replaces the active segment, which nobody holds open
+        assert active_ids(folder) == [turn.id for turn in written[3:]]  # the append waits
     appender.join(5)
 
     assert active_ids(folder) == [turn.id for turn in written[3:]] + [late.id]
+
+
+def test_an_append_that_must_not_wait_is_refused_while_the_lock_is_held(tmp_path: Path) -> None:
+    from idea.infrastructure.file_lock import FileLockedError, locked_file
+
+    folder = folder_of(tmp_path)
+    written = write_turns(tmp_path, 0, 2)
+    with locked_file(folder / "log.lock"), pytest.raises(FileLockedError):
+        append_line(folder / "log.jsonl", make_turn(2).to_line().encode(), wait=False)
+    assert active_ids(folder) == [turn.id for turn in written]  # nothing written
 
 
 @given(st.lists(st.binary(max_size=30).map(lambda b: b.replace(b"\n", b"")), max_size=12), st.booleans(), st.integers(1, 17))

@@ -275,6 +275,7 @@ def test_file_door_fuzz(world: ScenarioFactory) -> None:
         f"answers {dict(fuzzer.verdicts)}"
     )
     assert tracebacks(scenario) == []
+    scenario.live_state_written()
     assert control_characters_stored(scenario.project_dir) == []
     request_id = scenario.write_request("Main", {"type": "agent.list"})  # the door still serves
     deadline = time.monotonic() + ANSWER_BOUND_S

@@ -176,6 +176,7 @@ def test_mcp_fuzz(world: ScenarioFactory) -> None:
     elapsed = time.monotonic() - started
     print(f"mcp fuzz: {fuzzer.sent} lines in {elapsed:.1f} s; answers {dict(fuzzer.answers)}")
     assert tracebacks(scenario) == []
+    scenario.live_state_written()
     assert control_characters_stored(scenario.project_dir) == []
     fuzzer.check(b'{"jsonrpc": "2.0", "id": "good", "method": "tools/call", "params": {"name": "idea_list_agents"}}')
     second = LineClient(scenario)  # the server still accepts connections

@@ -9,7 +9,7 @@ import pytest
 
 from idea.application.conversation.handoff import HandoffService
 from idea.application.conversation.pages import ConversationPages
-from idea.application.conversation.record import RecordTurn
+from idea.application.conversation.record import SAVE_DELAY_MS, RecordTurn
 from idea.application.conversation.rotate import RotateConversationLog
 from idea.domain.conversation_log import ConversationTurn, TurnRole
 from idea.domain.errors import AppError, ErrorCode
@@ -19,6 +19,7 @@ from idea.domain.tickets import AgentSource, HumanSource
 from idea.infrastructure.stores.conversation_log import JsonlConversationLog
 from idea.infrastructure.stores.handoffs import MarkdownHandoffStore
 from tests.fakes import RecordingDiagnostics
+from tests.fakes_orchestration import VirtualTime
 
 CONVERSATION = "6ffc1f69-77a5-0da1-1965-ef26d1df72f5"
 AGENT = "c932c770-cf36-4fb2-a966-71bb1644e4b4"
@@ -39,9 +40,10 @@ class Files:
         self.log = JsonlConversationLog(str(root))
         self.handoffs = MarkdownHandoffStore(str(root))
         self.diagnostics = RecordingDiagnostics()
+        self.time = VirtualTime()
 
-    def recorder(self, save_delay_s: float = 0) -> RecordTurn:
-        return RecordTurn(self.log, self.handoffs, self.diagnostics, save_delay_s=save_delay_s)
+    def recorder(self, save_delay_ms: int = 0) -> RecordTurn:
+        return RecordTurn(self.log, self.handoffs, self.diagnostics, self.time, save_delay_ms=save_delay_ms)
 
     def handoff_file(self) -> Path:
         return self.handoffs.path(CONVERSATION)
@@ -224,22 +226,30 @@ async def test_the_handoff_is_written_behind_once_per_burst_and_flushed_on_deman
         save(conversation, handoff)
 
     monkeypatch.setattr(files.handoffs, "save", counted)
-    recorder = files.recorder(save_delay_s=0.05)
+    recorder = files.recorder(save_delay_ms=SAVE_DELAY_MS)
     for index in range(1, 6):
         await recorder.append(make_turn(index))
+        await files.time.advance(SAVE_DELAY_MS // 10)
     assert saves == [] and recorder.current(CONVERSATION).up_to == make_turn(5).id
     service = HandoffService(files.handoffs, files.log, files.diagnostics, current=recorder.current)
     assert (await service.resume_text(CONVERSATION)).endswith(turn_line(make_turn(5)))  # fresher than the file
 
-    await asyncio.sleep(0.15)
-    assert saves == [make_turn(5).id]  # one write for the burst
+    await files.time.advance(SAVE_DELAY_MS // 2)
+    assert saves == [make_turn(5).id]  # one write for the burst, at most the delay after its first turn
     await recorder.append(make_turn(6))
     recorder.flush()
     assert saves[-1] == make_turn(6).id and files.stored().up_to == make_turn(6).id
+    await files.time.advance(SAVE_DELAY_MS)
+    assert len(saves) == 2  # the flush disarmed the write behind
+
+    await recorder.append(make_turn(7))
+    recorder.close()
+    await recorder.append(make_turn(8))
+    assert saves[-2:] == [make_turn(7).id, make_turn(8).id]  # after close, each fold is written at once
 
 
 async def test_turns_whose_handoff_was_never_written_are_caught_up_after_a_crash(files: Files) -> None:
-    before = files.recorder(save_delay_s=60)
+    before = files.recorder(save_delay_ms=60_000)
     for index in range(1, 4):
         await before.append(make_turn(index))  # the process dies before the delayed save
 

@@ -5,10 +5,11 @@ handoff; (2) the previous handoff (kept in memory after the first use of a conve
 turn; (4) bound; (5) save `handoff.md`. Only a failed append is an error for the caller; the handoff part is
 best-effort and logged, and a lost or stale handoff is caught up from the log the next time.
 
-The save is written behind, at most `save_delay_s` after the turn (a burst of turns is one write): replacing
-a file costs the disk about as much as the fsync of the log line itself, and the handoff is derived data. The
-folded handoff is current in memory at once (`current`); `flush` writes what is pending (before a launch
-injects it, at close). A crash before the save loses nothing: the next record catches up from the log.
+The save is written behind (`WriteBehind`), at most `save_delay_ms` after the turn (a burst of turns is one
+write): replacing a file costs the disk about as much as the fsync of the log line itself, and the handoff is
+derived data. The folded handoff is current in memory at once (`current`); `flush` writes what is pending
+(before a launch injects it, at close). A crash before the save loses nothing: the next record catches up
+from the log.
 
 It implements the orchestration core's `ConversationLog` port (`append`), so the core records turns through
 it unchanged. Everything here is hot path: no network, no language model.
@@ -22,13 +23,14 @@ from collections import OrderedDict
 from idea.application.conversation.ports import HandoffStore, HandoffSummarizer, TurnLog
 from idea.application.conversation.summarizer import HeuristicSummarizer
 from idea.application.ports import Diagnostics
+from idea.application.write_behind import Sleeper, WriteBehind
 from idea.domain.conversation_log import ConversationTurn
 from idea.domain.errors import AppError
 from idea.domain.handoff import Handoff, bound_handoff_summary, rebuilt_handoff
 from idea.domain.ids import ConversationId
 
 CACHED_CONVERSATIONS = 256
-SAVE_DELAY_S = 0.2
+SAVE_DELAY_MS = 200
 REBUILD_OPENING_TURNS = 8  # where the objective (the first prompt) is looked for
 REBUILD_RECENT_TURNS = 40  # more bullets than the bound keeps
 
@@ -39,18 +41,18 @@ class RecordTurn:
         log: TurnLog,
         handoffs: HandoffStore,
         diagnostics: Diagnostics,
+        timer: Sleeper,
         summarizer: HandoffSummarizer | None = None,
-        save_delay_s: float = SAVE_DELAY_S,
+        save_delay_ms: int = SAVE_DELAY_MS,
     ) -> None:
         self._log = log
         self._handoffs = handoffs
         self._diagnostics = diagnostics
         self._summarizer = summarizer or HeuristicSummarizer()
-        self._save_delay_s = save_delay_s
         self._locks: dict[ConversationId, asyncio.Lock] = {}
         self._current: OrderedDict[ConversationId, Handoff | None] = OrderedDict()
         self._unsaved: dict[ConversationId, Handoff] = {}
-        self._save_timer: asyncio.TimerHandle | None = None
+        self._behind = WriteBehind(self._save_unsaved, timer, save_delay_ms)
 
     async def append(self, turn: ConversationTurn) -> None:
         """Record `turn`; raises AppError only when the log could not be appended."""
@@ -63,7 +65,7 @@ class RecordTurn:
                 if folded is not None:
                     self._remember(conversation, folded)
                     self._unsaved[conversation] = folded
-                    self._schedule_save()
+                    self._behind.changed()
             except (AppError, OSError) as exc:
                 self._forget(conversation)  # caught up from the log next time
                 self._diagnostics.beacon(f"[handoff] checkpoint failed conversation={conversation}: {exc}")
@@ -74,29 +76,28 @@ class RecordTurn:
 
     def flush(self, conversation: ConversationId | None = None) -> None:
         """Write the pending handoff of `conversation` (all of them by default) now."""
-        pending = list(self._unsaved) if conversation is None else [conversation]
-        for key in pending:
-            handoff = self._unsaved.pop(key, None)
-            if handoff is None:
-                continue
-            try:
-                self._handoffs.save(key, handoff)  # small and not fsynced: written on the loop
-            except (AppError, OSError) as exc:
-                self._forget(key)  # caught up from the log next time
-                self._diagnostics.beacon(f"[handoff] checkpoint failed conversation={key}: {exc}")
-        if not self._unsaved and self._save_timer is not None:
-            self._save_timer.cancel()
-            self._save_timer = None
+        if conversation is None:
+            self._behind.flush()
+        else:
+            self._save(conversation)
 
-    def _schedule_save(self) -> None:
-        if self._save_delay_s <= 0:
-            self.flush()
-        elif self._save_timer is None:
-            self._save_timer = asyncio.get_running_loop().call_later(self._save_delay_s, self._saved_later)
+    def close(self) -> None:
+        """Write every pending handoff; from now on each fold is written at once."""
+        self._behind.close()
 
-    def _saved_later(self) -> None:
-        self._save_timer = None
-        self.flush()
+    def _save_unsaved(self) -> None:
+        for conversation in list(self._unsaved):
+            self._save(conversation)
+
+    def _save(self, conversation: ConversationId) -> None:
+        handoff = self._unsaved.pop(conversation, None)
+        if handoff is None:
+            return
+        try:
+            self._handoffs.save(conversation, handoff)  # small and not fsynced: written on the loop
+        except (AppError, OSError) as exc:
+            self._forget(conversation)  # caught up from the log next time
+            self._diagnostics.beacon(f"[handoff] checkpoint failed conversation={conversation}: {exc}")
 
     def _fold(self, previous: Handoff | None, turns: list[ConversationTurn]) -> Handoff | None:
         handoff = previous

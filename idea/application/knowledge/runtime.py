@@ -35,6 +35,7 @@ from idea.application.knowledge.work_state import (
     WorkStateReader,
 )
 from idea.application.ports import Clock, Diagnostics, EventPublisher, IdGenerator
+from idea.application.write_behind import Sleeper
 from idea.domain.conversation_log import ConversationTurn, TurnRole
 from idea.domain.ids import AgentId, ConversationId
 from idea.domain.memory import MemoryPointerLine
@@ -87,6 +88,7 @@ class ProjectKnowledge:
         team_view: TeamView,
         queues: QueueView,
         clock: Clock,
+        timer: Sleeper,
         ids: IdGenerator,
         events: EventPublisher,
         diagnostics: Diagnostics,
@@ -97,7 +99,7 @@ class ProjectKnowledge:
         self._diagnostics = diagnostics
         self._tasks: set[asyncio.Task[Any]] = set()
         self.guard = FileGuard()
-        self.record = RecordTurn(stores.conversations, stores.handoffs, diagnostics, summarizer)
+        self.record = RecordTurn(stores.conversations, stores.handoffs, diagnostics, timer, summarizer)
         self.handoffs = HandoffService(
             stores.handoffs, stores.conversations, diagnostics, resume_summarizer, current=self.record.current
         )
@@ -132,7 +134,7 @@ class ProjectKnowledge:
         """At project close: the harvests and rotations under way end, the handoffs folded but not yet
         written are written."""
         await self.settle()
-        self.record.flush()
+        self.record.close()
 
     async def settle(self) -> None:
         """Wait for the background work started so far (harvests, rotations)."""

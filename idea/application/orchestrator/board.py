@@ -1,4 +1,10 @@
-"""The live-state board of one project (spec 03 §10): rows kept in memory, persisted after every write.
+"""The live-state board of one project (spec 03 §10): rows kept in memory, the file written behind them.
+
+The board is the truth: every reader in IdeA (the tools, the convention files, the panels) reads it, and each
+write publishes `LiveStateChanged` at once. `live-state.json` follows within `SAVE_DELAY_MS`, one write per
+burst (`WriteBehind`): a delegation changes several rows in a row, and the file is volatile (reconciled at the
+next open, §10.4), so a crash loses at most the last fraction of a second of rows, which the reconciliation
+treats as stale anyway. `close` writes what is pending and makes every later write immediate.
 
 System acts (the automatic updates of §10.3, reboot reconciliation) write here with `write_system`, which
 never fails the delegation that caused it; the self-only rule of idea_workstate_set belongs to the tool
@@ -13,20 +19,32 @@ from typing import Any
 
 from idea.application.orchestrator.ports import LiveStateStore
 from idea.application.ports import Clock, Diagnostics, EventPublisher
+from idea.application.write_behind import Sleeper, WriteBehind
 from idea.domain.errors import AppError
 from idea.domain.ids import AgentId
 from idea.domain.live_state import LiveEntry, LiveState, RowChange
 from idea.domain.orchestration_events import LiveStateChanged
 
+SAVE_DELAY_MS = 200
+
 
 class LiveBoard:
-    def __init__(self, store: LiveStateStore, clock: Clock, events: EventPublisher, diagnostics: Diagnostics) -> None:
+    def __init__(
+        self,
+        store: LiveStateStore,
+        clock: Clock,
+        events: EventPublisher,
+        diagnostics: Diagnostics,
+        timer: Sleeper,
+        save_delay_ms: int = SAVE_DELAY_MS,
+    ) -> None:
         self._store = store
         self._clock = clock
         self._events = events
         self._diagnostics = diagnostics
         self._state: LiveState | None = None
         self._declared_intents: dict[AgentId, tuple[str, int]] = {}  # intent, epoch ms it was declared
+        self._behind = WriteBehind(self._save, timer, save_delay_ms)
 
     def row(self, agent_id: str) -> LiveEntry | None:
         return self._loaded().row(agent_id)
@@ -108,7 +126,18 @@ class LiveBoard:
                 self._state = LiveState()
         return self._state
 
+    def flush(self) -> None:
+        """Write the rows now if the file is behind them."""
+        self._behind.flush()
+
+    def close(self) -> None:
+        """The project closes: the file gets the rows now, and every later write at once."""
+        self._behind.close()
+
     def _persist(self) -> None:
+        self._behind.changed()
+
+    def _save(self) -> None:
         try:
             self._store.save(self._loaded())
         except (AppError, OSError) as exc:

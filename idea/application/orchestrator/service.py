@@ -50,7 +50,7 @@ from idea.application.orchestrator.watch_ports import AgentWatchAdapters, HookSe
 from idea.application.ports import Clock, Diagnostics, EventPublisher, IdGenerator
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import AgentId, ProjectId, TicketId
-from idea.domain.live_state import LiveStateRow
+from idea.domain.live_state import LiveEntry, LiveStateRow
 from idea.domain.orchestration import AgentCaller, Command, Human, Outcome, Requester, Source, SubmitHumanInput
 from idea.domain.orchestration_events import AgentQueueSnapshot, OrchestratorRequestProcessed, command_action
 from idea.domain.tickets import CancelSource, TicketEnd, TicketEndKind
@@ -103,7 +103,7 @@ class OrchestratorService:
             diagnostics=diagnostics,
             timings=timings,
             lanes=Lanes(events),
-            board=LiveBoard(live_state, clock, events, diagnostics),
+            board=LiveBoard(live_state, clock, events, diagnostics, timer),
             graph=graph,
             activity=ActivityTracker(activity, graph, lifecycle, cpu, diagnostics),
         )
@@ -215,6 +215,10 @@ class OrchestratorService:
             LiveStateRow(e.agent_id, names[e.agent_id], e.status.value, e.intent or "", e.ticket) for e in entries
         )
 
+    def live_entry(self, agent_id: AgentId) -> LiveEntry | None:
+        """The agent's live-state row as the board holds it now (`live-state.json` follows it shortly)."""
+        return self._ctx.board.row(agent_id)
+
     def force_delivery(self, ticket_id: TicketId) -> None:
         """ "Deliver now (clears your line)": the waiting delivery stops waiting for the person's line."""
         record = self._book.open_ticket(ticket_id)
@@ -229,6 +233,7 @@ class OrchestratorService:
         """End every ticket (CANCELLED) and stop every watcher. Agents and their launches belong to the
         launch service, which stops them with the project."""
         self._ctx.closing = True
+        self._ctx.board.close()  # rows written while the project closes go to the file at once
         self._stop_listening_exits()
         for record in self._book.open_records():
             self._book.end(record, TicketEnd(TicketEndKind.CANCELLED, cancel_source=CancelSource.PROJECT_CLOSED))

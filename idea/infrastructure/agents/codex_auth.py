@@ -9,11 +9,10 @@ symbolic links are unavailable (Windows without the privilege) the file is copie
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import Path
 
-from idea.infrastructure.file_lock import exclusive_lock
+from idea.infrastructure.file_lock import locked_file
 from idea.infrastructure.fs import atomic_write_bytes
 
 AUTH_FILE = "auth.json"
@@ -44,7 +43,7 @@ def link_codex_auth(agent_home: Path, user_home: Path, *, use_symlinks: bool | N
         if agent_auth.is_symlink():
             agent_auth.unlink()  # the user signed out: a dangling link would only confuse
         return
-    with _exclusive_lock(user_home / LOCK_FILE):
+    with locked_file(user_home / LOCK_FILE, folder_mode=0o700):
         if agent_holds_file and _is_newer(agent_auth, user_auth):
             _copy_with_mtime(agent_auth, user_auth)
         if not user_auth.exists():
@@ -80,15 +79,3 @@ def _try_symlink(link: Path, target: Path) -> bool:
         return False
     os.replace(temporary, link)
     return True
-
-
-@contextmanager
-def _exclusive_lock(path: Path) -> Iterator[None]:
-    """An advisory lock shared with every IdeA process that touches this Codex home."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        with exclusive_lock(fd, str(path)):
-            yield
-    finally:
-        os.close(fd)

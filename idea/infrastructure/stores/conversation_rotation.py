@@ -1,11 +1,12 @@
 """Rotation of a conversation's active segment into numbered archives (spec 04 §7), crash-safe.
 
-Order, under the file lock of the active segment: (1) the archive `log.<n+1>.jsonl` is written (temporary
-file, fsync, rename); (2) the active segment is rewritten with the turns it keeps — last; (3) archives beyond
-the backstop are deleted, oldest first. A crash after (1) leaves the archived turns in two segments: readers
-skip the copy, and the next rotation finishes the interrupted one before anything else. Lines are copied
-byte for byte, so keys this version does not know survive. Lines that are not turns (a torn last line) are
-set aside in `log.jsonl.corrupt-<ms>`, never silently dropped.
+Order, under the conversation's lock file (`log.lock`; never the active segment itself, which is replaced
+here, and Windows refuses to replace a file any handle holds open): (1) the archive `log.<n+1>.jsonl` is
+written (temporary file, fsync, rename); (2) the active segment is rewritten with the turns it keeps — last;
+(3) archives beyond the backstop are deleted, oldest first. A crash after (1) leaves the archived turns in two
+segments: readers skip the copy, and the next rotation finishes the interrupted one before anything else.
+Lines are copied byte for byte, so keys this version does not know survive. Lines that are not turns (a torn
+last line) are set aside in `log.jsonl.corrupt-<ms>`, never silently dropped.
 """
 
 from __future__ import annotations
@@ -27,8 +28,16 @@ from idea.domain.log_rotation import (
     next_archive_number,
     rotation_plan,
 )
-from idea.infrastructure.file_lock import exclusive_lock
-from idea.infrastructure.stores.conversation_segments import Line, lines_backward, lines_forward, segments, turn_of
+from idea.infrastructure import fs
+from idea.infrastructure.file_lock import locked_file
+from idea.infrastructure.stores.conversation_segments import (
+    LOCK_FILE,
+    Line,
+    lines_backward,
+    lines_forward,
+    segments,
+    turn_of,
+)
 
 Fault = Callable[[str], None]  # called at each step; tests raise from it to simulate a crash there
 
@@ -44,14 +53,10 @@ def rotate_folder(
     active = folder / ACTIVE_SEGMENT
     if not active.exists():
         return report
-    _remove_leftover_temporaries(folder)
-    fd = os.open(active, os.O_RDONLY)
-    try:
-        with exclusive_lock(fd, str(active)):
-            report.finished_interrupted = _finish_interrupted(folder, fault)
-            _rotate_locked(folder, up_to, thresholds, fault, report)
-    finally:
-        os.close(fd)
+    with locked_file(folder / LOCK_FILE):  # every file below is opened and closed again before it is replaced
+        _remove_leftover_temporaries(folder)
+        report.finished_interrupted = _finish_interrupted(folder, fault)
+        _rotate_locked(folder, up_to, thresholds, fault, report)
     return report
 
 
@@ -132,20 +137,12 @@ def _write_durably(target: Path, data: bytes, fault: Fault, step: str) -> None:
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o600)
         fault(f"{step}-written")
-        os.replace(tmp, target)
+        fs.replace_file(tmp, target)  # retried on Windows while a scanner or an editor holds the target
     except OSError:  # a real failure cleans up; a crash leaves the temporary file, as a real one would
         Path(tmp).unlink(missing_ok=True)
         raise
-    _fsync_dir(target.parent)
+    fs.fsync_dir(target.parent)
     fault(f"{step}-renamed")
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _remove_leftover_temporaries(folder: Path) -> None:

@@ -15,6 +15,7 @@ from idea.domain.log_rotation import ACTIVE_SEGMENT, archive_number
 
 BLOCK_BYTES = 64 * 1024
 TURN_ID_KEY = b'"id":"'
+LOCK_FILE = "log.lock"  # what appends and rotations lock, beside the segments (never one of them: they are replaced)
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,10 @@
 """`.ideai/live-state.json` (spec 03 §10.1): written atomically, optional fields as explicit nulls, a broken
 file moved aside (`live-state.json.corrupt-<ms>`) rather than overwritten.
 
-Rewritten several times per delegation on the core loop, so without fsync (still atomic: the old or the new
-document, never a mix): a power cut may lose the last rows, which the reconciliation at the next open
-treats as stale anyway (§10.4), while an fsync pair would hold the loop about 10 ms per write."""
+Written on the core loop behind the board's rows (at most one write per burst, `LiveBoard`), without fsync
+(still atomic: the old or the new document, never a mix): a crash or a power cut may lose the last rows,
+which the reconciliation at the next open treats as stale anyway (§10.4), while an fsync pair would hold the
+loop about 10 ms per write."""
 
 from __future__ import annotations
 

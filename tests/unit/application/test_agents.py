@@ -9,6 +9,7 @@ import pytest
 from idea.application.agents.placement_rules import InBackground, InCell, InFirstEmptyCell
 from idea.application.agents.templates import TemplateLink
 from idea.application.projects import ProjectRuntime
+from idea.application.orchestrator.board import SAVE_DELAY_MS as LIVE_STATE_SAVE_DELAY_MS
 from idea.domain import layout as lay
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.agent import AgentEntry, AgentManifest
@@ -385,6 +386,7 @@ async def test_deleting_an_agent_clears_its_cells_in_every_layout_and_its_live_s
     assert world.layouts.saves == saves + 1  # one gesture, one save
     assert world.layouts.documents[ROOT] == runtime.document
     assert [row.agent_id for row in runtime.orchestrator.work_state_rows(excluding="")] == [other.agent_id]
+    await world.time.advance(LIVE_STATE_SAVE_DELAY_MS)  # the file follows the board
     assert [e.agent_id for e in world.orchestration.live_states[ROOT].load().entries] == [other.agent_id]
 
 
@@ -400,6 +402,7 @@ async def test_cells_and_rows_of_an_agent_deleted_just_before_a_crash_are_cleare
 
     assert all(leaf.agent is None for leaf in lay.leaves(runtime.active.root))
     assert world.layouts.documents[ROOT] == runtime.document
+    await world.time.advance(LIVE_STATE_SAVE_DELAY_MS)  # the file follows the board
     assert world.orchestration.live_states[ROOT].load().entries == ()
     assert world.events.of_type(ProjectProblem) == []  # a repair of IdeA's own half-finished change: nothing to tell
 async def test_a_cli_without_credentials_started_by_the_person_starts_and_says_what_to_do(world: World) -> None:

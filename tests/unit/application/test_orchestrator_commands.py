@@ -247,7 +247,7 @@ async def test_reading_the_work_state_is_lean_named_and_pruned() -> None:
         ]
     }
     assert "secret detail" not in outcome.text
-    assert h.store.state.row("ghost") is None  # the prune is persisted
+    assert (await h.saved()).row("ghost") is None  # the prune is persisted
     await h.close()
 
 
@@ -264,7 +264,7 @@ async def test_an_agent_s_convention_file_lists_the_others_rows_in_manifest_orde
         LiveStateRow(h.id("Architect"), "Architect", "working", "", None),
         LiveStateRow(h.id("QA"), "QA", "blocked", "waiting for review", None),
     )
-    assert h.store.state.row("ghost") is None  # pruned on read, as for the agents' own reads
+    assert (await h.saved()).row("ghost") is None  # pruned on read, as for the agents' own reads
     await h.close()
 
 
@@ -404,7 +404,7 @@ async def test_a_corrupt_live_state_file_starts_an_empty_board() -> None:
     store.corrupt = True
     h = team(store)
     await run(h, h.agent("QA"), SetWorkState(WorkStatus.WORKING))
-    assert h.store.state.row(h.id("QA")) is not None
+    assert (await h.saved()).row(h.id("QA")) is not None
     assert any("[live-state]" in line and "starting empty" in line for line in h.diagnostics.lines)
     await h.close()
 

@@ -9,6 +9,7 @@ from idea.domain.conversation_log import ConversationTurn, TurnRole
 from idea.domain.handoff import (
     HANDOFF_SUMMARY_MAX_CHARS,
     OBJECTIVE_MAX_CHARS,
+    OBJECTIVE_PREFIXES,
     TURN_LINE_MAX_CHARS,
     Handoff,
     bound_handoff_summary,
@@ -111,6 +112,37 @@ def test_kn4_the_bound_is_idempotent_never_longer_and_cuts_only_between_lines(li
         kept = bounded.split("\n")[2:] if "\n" in bounded else []
         original = summary.rstrip().split("\n")
         assert all(line in original for line in kept)
+
+
+def bound_line_by_line(summary: str, max_chars: int) -> str:
+    """The bound as spec 04 §6 states it, one line at a time from the newest: the reference of the fast one."""
+    summary = summary.rstrip()
+    if len(summary) <= max_chars:
+        return summary
+    header, rest = (summary.partition("\n")[0], summary.partition("\n")[2].lstrip("\n")) if summary.startswith(
+        OBJECTIVE_PREFIXES) else ("", summary)
+    head = f"{header}\n\n" if header else ""
+    if len(head) > max_chars:
+        return header[:max_chars].rstrip()
+    kept: list[str] = []
+    used = 0
+    for line in reversed(rest.split("\n")):
+        cost = len(line) + (1 if kept else 0)
+        if used + cost > max_chars - len(head):
+            break
+        kept.append(line)
+        used += cost
+    return (head + "\n".join(reversed(kept))).rstrip()
+
+
+@given(
+    st.sampled_from(["**Objective:** goal", "**Objectif :** but", "", "no header"]),
+    st.lists(st.text(alphabet="ab \n", max_size=60), max_size=30),
+    st.integers(0, 400),
+)
+def test_the_bound_equals_the_line_by_line_rule(header: str, lines: list[str], limit: int) -> None:
+    summary = (f"{header}\n\n" if header else "") + "\n".join(lines)
+    assert bound_summary(summary, limit) == bound_line_by_line(summary, limit)
 
 
 def test_the_file_round_trips_and_the_original_french_sample_is_read() -> None:

@@ -65,6 +65,21 @@ def test_a_busy_lock_is_retried_then_named_with_a_clear_message(tmp_path: Path) 
         os.close(fd)
 
 
+def test_a_lock_that_must_not_wait_is_tried_once(tmp_path: Path) -> None:
+    clock = Clock()
+    msvcrt = FakeMsvcrt(busy_attempts=1)
+    fd = os.open(tmp_path / "log.lock", os.O_RDWR | os.O_CREAT)
+    try:
+        with pytest.raises(FileLockedError, match="log.lock is locked by another program"):
+            with exclusive_lock(fd, "log.lock", wait=False, windows=msvcrt, clock=clock, sleep=clock.sleep):
+                pass
+        assert msvcrt.calls == [(FakeMsvcrt.LK_NBLCK, LOCK_OFFSET, 1)] and clock.now == 0  # no retry, no wait
+        with exclusive_lock(fd, "log.lock", wait=False, windows=msvcrt, clock=clock, sleep=clock.sleep):
+            assert msvcrt.calls[-1] == (FakeMsvcrt.LK_NBLCK, LOCK_OFFSET, 1)
+    finally:
+        os.close(fd)
+
+
 def sharing_violation(code: int = 32) -> PermissionError:
     error = PermissionError(errno.EACCES, "The process cannot access the file")
     error.winerror = code  # type: ignore[attr-defined]
