@@ -166,7 +166,7 @@ def main() -> None:
     print(f"Python {platform.python_version()}, {os.cpu_count()} CPUs, load {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     print(f"events taken by IdeA: {relayed} of {expected}")
     base = statistics.median(walls["bare python -I -S -c pass"])
-    print("| Process (through `sh -c`, as Claude runs hooks) | median wall (ms) | p90 (ms) | CPU (ms) | / bare |")
+    print("| Hook event (a process through `sh -c`, as Claude runs command hooks; or a POST) | median wall (ms) | p90 (ms) | CPU (ms) | / bare |")
     print("|---|---:|---:|---:|---:|")
     for name in (*commands, *POSTS):
         ordered = sorted(walls[name])
