@@ -17,17 +17,19 @@ Three runs, each after a warm-up per pair:
 - N pairs (8 by default): N requesters each ask their own target, ask after ask, all at once.
 
 The targets' profile submits after `--submit-delay-ms` (0 by default, the minimum a profile allows); the
-configured delay is subtracted from every sample. The clients run on this process's main thread, IdeA's
-core on its own thread, as in the integration tests; the scenario's live-state observer, which rereads
-`live-state.json` on each change, runs on the core thread too and is counted with it.
+configured delay is subtracted from every sample. IdeA's core runs on its own thread of this process; the
+scenario's live-state observer, which rereads `live-state.json` on each change, runs on the core thread too
+and is counted with it.
 A breakdown of the median ask into stages comes from the diagnostics log's beacons (epoch milliseconds),
 and the CPU time each kind of process spent per ask from their CPU counters over the measured asks.
 
+The requesters' clients run in a process of their own (`ask_clients.py`), as agent CLIs do; `--clients
+thread` runs them on this process's main thread instead, sharing the interpreter with IdeA's core.
 The targets' Claude hooks go to the project's HTTP hook door, as IdeA declares them; `--hooks relay`
 declares the command relay instead (a process per event), as for a project whose door could not open.
 
     python bench/ask_roundtrip.py [--asks 200] [--pair-asks 50] [--pairs 8] [--warmup 10] [--gap-ms 100]
-                                  [--submit-delay-ms 0] [--hooks http|relay]
+                                  [--submit-delay-ms 0] [--hooks http|relay] [--clients process|thread]
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import argparse
 import asyncio
 import contextlib
 import io
+import json
 import os
 import platform
 import re
@@ -79,7 +82,7 @@ STAGES = (
 
 CPU_KINDS = (
     "IdeA core and the rest of its process",
-    "SDK clients (main thread)",
+    "SDK clients (their own process, or this process's main thread)",
     "bridges (requesters' and targets')",
     "target CLIs (fake agent)",
     "hook relays (`sh` + the relay on `python -I -S`; none with the HTTP hook door)",
@@ -117,8 +120,14 @@ async def ask_loop(client: ClientSession, pair: int, count: int, gap_s: float, i
             await asyncio.sleep(gap_s)
 
 
-async def measure(scenario: Scenario, label: str, pairs: int, count: int, warmup: int, gap_s: float = 0) -> Run:
-    """Each pair's requester client opened, a warm-up, then `count` measured asks per pair, pairs at once."""
+async def measure(
+    scenario: Scenario, label: str, pairs: int, count: int, warmup: int, gap_s: float = 0, *, clients: str = "process"
+) -> Run:
+    """Each pair's requester client opened, a warm-up, then `count` measured asks per pair, pairs at once:
+    the clients in a process of their own (`ask_clients.py`, as agent CLIs are), or on this process's main
+    thread (`clients="thread"`, sharing the interpreter with IdeA's core)."""
+    if clients == "process":
+        return await measure_in_process(scenario, label, pairs, count, warmup, gap_s)
     run = Run(label, pairs)
     async with contextlib.AsyncExitStack() as stack:
         clients = [await stack.enter_async_context(requester_client(scenario, f"Asker{p}")) for p in range(pairs)]
@@ -127,6 +136,50 @@ async def measure(scenario: Scenario, label: str, pairs: int, count: int, warmup
         await asyncio.gather(*(ask_loop(client, p, count, gap_s, run.asks) for p, client in enumerate(clients)))
         run.wall_s, cpu_after = time.perf_counter() - started, cpu_seconds()
         run.cpu_s = {kind: cpu_after.get(kind, 0.0) - cpu_before.get(kind, 0.0) for kind in CPU_KINDS}
+    return run
+
+
+async def measure_in_process(
+    scenario: Scenario, label: str, pairs: int, count: int, warmup: int, gap_s: float
+) -> Run:
+    run = Run(label, pairs)
+    spec = {"count": count, "warmup": warmup, "gapS": gap_s, "pairs": []}
+    for pair in range(pairs):
+        declared = scenario.mcp_declaration(f"Asker{pair}")
+        spec["pairs"].append({
+            "command": declared["command"],
+            "args": list(declared.get("args", [])),
+            "env": {**os.environ, **declared.get("env", {})},
+            "cwd": str(scenario.run_dir(f"Asker{pair}")),
+            "target": f"Target{pair}",
+        })  # fmt: skip
+    with (scenario.app.data_dir / "logs" / "sdk-client-bridge.log").open("a", encoding="utf-8") as errlog:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, str(REPO / "bench" / "ask_clients.py"),
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=errlog,
+        )  # fmt: skip
+        assert process.stdin is not None and process.stdout is not None
+        try:
+            process.stdin.write(json.dumps(spec).encode() + b"\n")
+            await process.stdin.drain()
+            if (await process.stdout.readline()).strip() != b"ready":
+                raise RuntimeError("the requesters' process did not get ready (sdk-client-bridge.log says why)")
+            cpu_before, started = cpu_seconds(), time.perf_counter()
+            process.stdin.write(b"go\n")
+            await process.stdin.drain()
+            while (line := (await process.stdout.readline()).strip()) != b"done":
+                if not line:
+                    raise RuntimeError("the requesters' process ended early (sdk-client-bridge.log says why)")
+                ask = json.loads(line)
+                run.asks.append(Ask(ask["ticket"], ask["startMs"], ask["endMs"], ask["seconds"]))
+            run.wall_s, cpu_after = time.perf_counter() - started, cpu_seconds()
+            run.cpu_s = {kind: cpu_after.get(kind, 0.0) - cpu_before.get(kind, 0.0) for kind in CPU_KINDS}
+            process.stdin.close()
+            await asyncio.wait_for(process.wait(), 30)
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
     return run
 
 
@@ -143,7 +196,9 @@ def cpu_seconds() -> dict[str, float]:
         with contextlib.suppress(psutil.Error):
             command = " ".join(process.cmdline())
             times = process.cpu_times()
-            if "mcp-server" in command:
+            if "ask_clients.py" in command:
+                totals[CPU_KINDS[1]] += times.user + times.system
+            elif "mcp-server" in command:
                 totals[CPU_KINDS[2]] += times.user + times.system
             elif "fake_agent_cli.py" in command:
                 totals[CPU_KINDS[3]] += times.user + times.system
@@ -230,6 +285,25 @@ def report(args: argparse.Namespace, runs: list[Run], beacons: dict[str, dict[st
     for index, (name, _, _, covers) in enumerate(STAGES):
         cells = " | ".join("–" if column[index] is None else f"{column[index]:.0f}" for column in columns)
         print(f"| {name} | {cells} | {covers} |")
+    print(
+        "\nWhat IdeA adds beyond the target CLI's own work, per ask: its own stages (client → submitted, "
+        "replied → client); the two stages between hold the CLI reading the task, working and calling "
+        "`idea_reply` (whose bridge hop and dispatch, about a millisecond, are IdeA's but counted there).\n"
+    )
+    print("| Run | IdeA's stages p50 (ms) | p99 (ms) | max (ms) | the CLI's stages p50 (ms) | p99 (ms) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for run in runs:
+        own, cli = [], []
+        for ask in run.asks:
+            at = {**beacons.get(ask.ticket, {}), "start": ask.start_ms, "end": ask.end_ms}
+            if all(name in at for name in ("submit", "ended")):
+                own.append((at["submit"] - at["start"]) + (at["end"] - at["ended"]) - args.submit_delay_ms)
+                cli.append(at["ended"] - at["submit"])
+        if own:
+            print(
+                f"| {run.label} | {percentile(own, 0.5):.0f} | {percentile(own, 0.99):.0f} | {max(own):.0f} | "
+                f"{percentile(cli, 0.5):.0f} | {percentile(cli, 0.99):.0f} |"
+            )
     print("\nThe three slowest asks of each run, ms per stage (a tail's stage says where it waited):\n")
     print(f"| Run | total | {' | '.join(name for name, _, _, _ in STAGES)} |")
     print(f"|---|---:|{'---:|' * len(STAGES)}")
@@ -261,6 +335,10 @@ def main() -> None:
     parser.add_argument("--gap-ms", type=int, default=100, help="pause after each answer in the paced run")
     parser.add_argument("--submit-delay-ms", type=int, default=0, help="the targets' submitDelayMs (>= 0)")
     parser.add_argument("--hooks", choices=("http", "relay"), default="http", help="how Claude's hooks reach IdeA")
+    parser.add_argument(
+        "--clients", choices=("process", "thread"), default="process",
+        help="the requesters' SDK clients in a process of their own (as agent CLIs are) or on this main thread",
+    )  # fmt: skip
     args = parser.parse_args()
     args.load_before = ", ".join(f"{value:.2f}" for value in os.getloadavg())
 
@@ -272,14 +350,19 @@ def main() -> None:
             scenario = factory.open(warm=(), cold=(), launch=False)
             build_team(scenario, max(1, args.pairs), args.submit_delay_ms)
             runs = [
-                asyncio.run(measure(scenario, "1 pair, back to back", 1, args.asks, args.warmup)),
+                asyncio.run(measure(scenario, "1 pair, back to back", 1, args.asks, args.warmup, clients=args.clients)),
                 asyncio.run(
-                    measure(scenario, f"1 pair, {args.gap_ms} ms apart", 1, args.asks, args.warmup, args.gap_ms / 1000)
+                    measure(
+                        scenario, f"1 pair, {args.gap_ms} ms apart", 1, args.asks, args.warmup, args.gap_ms / 1000,
+                        clients=args.clients,
+                    )
                 ),
             ]
             if args.pairs > 1:
                 label = f"{args.pairs} pairs at once, back to back"
-                runs.append(asyncio.run(measure(scenario, label, args.pairs, args.pair_asks, args.warmup)))
+                runs.append(
+                    asyncio.run(measure(scenario, label, args.pairs, args.pair_asks, args.warmup, clients=args.clients))
+                )
             beacons = beacon_times(scenario.app.data_dir / "logs")
         finally:
             with contextlib.redirect_stdout(io.StringIO()):  # the factory prints the log tail for pytest
