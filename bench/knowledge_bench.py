@@ -3,7 +3,7 @@
 1. Recording one turn as the orchestration core does: `ProjectKnowledge.append` (append + fsync, fold, bound,
    handoff save behind, a reply's memory harvest started) followed by the live-state update a recorded turn
    brings (`LiveBoard.write`), against a bare `write` + `fsync` of the same line to an O_APPEND file; both as
-   before the live-state was written behind (file replaced on each update, appends on a worker thread) and as
+   before the live-state was written behind (file replaced on each update) and as
    now, interleaved. On the project's disk and, when present, on a tmpfs (`/dev/shm`).
 2. A page of 50 turns from conversations of 10k, 100k and 1M turns, rotated (19 archives + an active segment
    of 500 turns): the newest page, the page before a served one (the viewer scrolling up), the first page,
@@ -43,7 +43,6 @@ from idea.domain.orchestration import WorkStatus  # noqa: E402
 from idea.domain.tickets import AgentSource, HumanSource  # noqa: E402
 from idea.infrastructure.clock import SystemClock, Uuid4Generator  # noqa: E402
 from idea.infrastructure.knowledge_adapters import LocalKnowledgeAdapters  # noqa: E402
-from idea.infrastructure.stores.append_placement import AppendPlacement  # noqa: E402
 from idea.infrastructure.stores.conversation_archive import FolderReader, ReadCache  # noqa: E402
 from idea.infrastructure.stores.conversation_log import JsonlConversationLog  # noqa: E402
 from idea.infrastructure.stores.live_state import JsonLiveStateStore  # noqa: E402
@@ -110,18 +109,18 @@ def turn(index: int, conversation: str = CONVERSATION) -> ConversationTurn:
 
 def bench_record(base: Path, turns: int) -> list[tuple[str, float, float, float]]:
     """Interleaved: each iteration times a bare append+fsync, then one turn recorded as before the write-behind
-    live-state (the board's file replaced on every update, every append on a worker thread), then one turn
-    recorded as now, so all three see the same disk (a shared machine's fsync time moves by an order of
-    magnitude within seconds)."""
+    live-state (the board's file replaced on every update), then one turn recorded as now, so all three see
+    the same disk (a shared machine's fsync time moves by an order of magnitude within seconds). Both append on
+    a worker thread, as IdeA does."""
     root = Path(tempfile.mkdtemp(prefix="record-", dir=base))
     bare_path = root / ".ideai" / "conversations" / "bare.jsonl"
     bare_path.parent.mkdir(parents=True)
 
-    def recorder(name: str, placement: AppendPlacement, save_delay_ms: int) -> tuple[ProjectKnowledge, LiveBoard]:
+    def recorder(name: str, save_delay_ms: int) -> tuple[ProjectKnowledge, LiveBoard]:
         project = root / name
         team = BenchTeam()
         stores = LocalKnowledgeAdapters(root / "user-data").for_project(str(project))
-        stores = replace(stores, conversations=JsonlConversationLog(str(project), placement=placement))
+        stores = replace(stores, conversations=JsonlConversationLog(str(project)))
         knowledge = ProjectKnowledge(
             stores, team=team, team_view=team, queues=team, clock=SystemClock(), timer=MonotonicTimer(),
             ids=Uuid4Generator(), events=Quiet(), diagnostics=Quiet(),
@@ -132,11 +131,9 @@ def bench_record(base: Path, turns: int) -> list[tuple[str, float, float, float]
         return knowledge, board
 
     async def measure() -> dict[str, list[float]]:
-        placement = AppendPlacement()
-        before = recorder("before", AppendPlacement(inline_at_most_s=0), save_delay_ms=0)
-        after = recorder("after", placement, save_delay_ms=LIVE_STATE_SAVE_DELAY_MS)
+        before = recorder("before", save_delay_ms=0)
+        after = recorder("after", save_delay_ms=LIVE_STATE_SAVE_DELAY_MS)
         samples: dict[str, list[float]] = {key: [] for key in ("bare", "before", "before+", "after", "after+")}
-        inline = 0
         for index in range(turns):
             line = turn(index).to_line().encode()
             started = time.perf_counter()
@@ -145,7 +142,6 @@ def bench_record(base: Path, turns: int) -> list[tuple[str, float, float, float]
             os.fsync(fd)
             os.close(fd)
             samples["bare"].append(time.perf_counter() - started)
-            inline += placement.inline()
             for key, (knowledge, board) in (("before", before), ("after", after)):
                 started = time.perf_counter()
                 await knowledge.append(turn(index))
@@ -157,15 +153,14 @@ def bench_record(base: Path, turns: int) -> list[tuple[str, float, float, float]
         for knowledge, board in (before, after):
             board.close()
             await knowledge.close()
-        print(f"appends on the loop (the disk quick): {inline} of {turns}")
         return samples
 
     samples = asyncio.run(measure())
     return [
         row("bare open + write + fsync of the same line (baseline)", samples["bare"]),
-        row("before: ProjectKnowledge.append (append on a worker thread, fold, bound, handoff behind)", samples["before"]),
+        row("before: ProjectKnowledge.append (append, fold, bound, handoff behind)", samples["before"]),
         row("before: … + live-state update (file replaced at once): one recorded turn", samples["before+"]),
-        row("after: ProjectKnowledge.append (append inline while the disk is quick, fold, bound)", samples["after"]),
+        row("after: ProjectKnowledge.append (append, fold, bound, handoff behind)", samples["after"]),
         row("after: … + live-state update (file written behind): one recorded turn", samples["after+"]),
     ]
 

@@ -273,16 +273,6 @@ def test_an_append_waiting_for_a_rotation_lands_in_the_new_active_segment(tmp_pa
     assert active_ids(folder) == [turn.id for turn in written[3:]] + [late.id]
 
 
-def test_an_append_that_must_not_wait_is_refused_while_the_lock_is_held(tmp_path: Path) -> None:
-    from idea.infrastructure.file_lock import FileLockedError, locked_file
-
-    folder = folder_of(tmp_path)
-    written = write_turns(tmp_path, 0, 2)
-    with locked_file(folder / "log.lock"), pytest.raises(FileLockedError):
-        append_line(folder / "log.jsonl", make_turn(2).to_line().encode(), wait=False)
-    assert active_ids(folder) == [turn.id for turn in written]  # nothing written
-
-
 @given(st.lists(st.binary(max_size=30).map(lambda b: b.replace(b"\n", b"")), max_size=12), st.booleans(), st.integers(1, 17))
 def test_lines_read_forwards_and_backwards_agree_from_any_boundary(parts: list[bytes], final: bool, block: int) -> None:
     data = b"\n".join(parts) + (b"\n" if final else b"")

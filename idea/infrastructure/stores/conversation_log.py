@@ -8,8 +8,8 @@ closes it before letting go. A crash leaves at most one partial last line: reade
 starts on a fresh line so it never swallows a turn, and the next rotation sets it aside. An append never
 rotates. Reading is paginated across the archives (`conversation_archive.py`); rotation is crash-safe
 (`conversation_rotation.py`); reads and rotations of a conversation never have its files open at the same
-time (`segment_gate.py`). File work runs on worker threads, never on the core loop, but for appends while
-the disk is quick (`append_placement.py`).
+time (`segment_gate.py`). File work runs on worker threads, never on the core loop: one slow fsync (a busy
+or network disk) must not hold every agent's requests.
 """
 
 from __future__ import annotations
@@ -27,8 +27,7 @@ from idea.domain.conversation_pages import PageCursor, TurnSlice
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.log_rotation import ACTIVE_SEGMENT, RotationReport, RotationThresholds
 from idea.domain.project import IDEAI_DIR
-from idea.infrastructure.file_lock import FileLockedError, locked_file
-from idea.infrastructure.stores.append_placement import AppendPlacement
+from idea.infrastructure.file_lock import locked_file
 from idea.infrastructure.stores.conversation_archive import FolderReader, ReadCache
 from idea.infrastructure.stores.conversation_rotation import Fault, rotate_folder
 from idea.infrastructure.stores.conversation_segments import LOCK_FILE, lines_backward, turn_of
@@ -43,16 +42,13 @@ T = TypeVar("T")
 class JsonlConversationLog:
     """One project's conversation logs: the `ConversationLog` and `ConversationArchive` ports."""
 
-    def __init__(
-        self, project_root: str, *, fault: Fault | None = None, placement: AppendPlacement | None = None
-    ) -> None:
+    def __init__(self, project_root: str, *, fault: Fault | None = None) -> None:
         self._root = Path(project_root) / IDEAI_DIR / CONVERSATIONS_DIR
         self._locks: dict[str, asyncio.Lock] = {}
         self._gates: dict[str, SegmentGate] = {}
         self._folders: dict[str, Path] = {}  # conversation id as given -> its folder (ids are checked once)
         self._cache = ReadCache()
         self._fault = fault
-        self._placement = placement or AppendPlacement()
 
     def folder(self, conversation: str) -> Path:
         """A conversation's folder; its id must be a UUID, so it can never name a path outside."""
@@ -79,19 +75,7 @@ class JsonlConversationLog:
         path = self.path(turn.conversation)
         line = turn.to_line().encode("utf-8")
         async with self.lock(turn.conversation):
-            if self._placement.inline():
-                try:
-                    self._timed_append(path, line, wait=False)
-                    return
-                except FileLockedError:  # a rotation holds the lock file: wait for it off the loop
-                    pass
-            await asyncio.to_thread(self._timed_append, path, line)
-
-    def _timed_append(self, path: Path, line: bytes, *, wait: bool = True) -> None:
-        clock = self._placement.clock
-        started = clock()
-        append_line(path, line, wait=wait)
-        self._placement.took(clock() - started)
+            await asyncio.to_thread(append_line, path, line)
 
     def gate(self, conversation: str) -> SegmentGate:
         """What keeps this process's reads of a conversation's files apart from its rotations."""
@@ -138,19 +122,17 @@ class JsonlConversationLog:
             raise AppError(ErrorCode.STORE, f"{folder}: {exc.strerror or exc}") from exc
 
 
-def append_line(path: Path, line: bytes, *, wait: bool = True) -> None:
+def append_line(path: Path, line: bytes) -> None:
     """Append one whole line, fsynced, to the active segment `path`; after a torn last line it starts on a
-    line of its own. `wait=False`: FileLockedError at once, nothing written, when another holds the lock."""
+    line of its own."""
     try:
-        with locked_file(path.with_name(LOCK_FILE), wait=wait):  # rotations replace `path` only under it
+        with locked_file(path.with_name(LOCK_FILE)):  # rotations replace `path` only under it
             fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o600)
             try:
                 _append_open(fd, path, line)
             finally:
                 os.close(fd)
     except OSError as exc:
-        if not wait and isinstance(exc, FileLockedError):
-            raise
         raise AppError(ErrorCode.STORE, f"{path}: {exc.strerror or exc}") from exc
 
 
