@@ -201,6 +201,52 @@ def round_trip() -> None:
     assert not Path(endpoint).exists(), "the endpoint file outlived the server"
 
 
+@check("Claude's HTTP hooks reach the project's hook door on the Proactor loop, the peer's owner checked")
+def hook_door() -> None:
+    import http.client
+
+    from idea.infrastructure.hooks.http_door import HookHttpDoor, HookUrls, hook_url
+    from idea.infrastructure.mcp.transport import LoopbackTransport
+
+    gateway, urls = Gateway(), HookUrls()
+    ready = threading.Event()
+    loops: list[asyncio.AbstractEventLoop] = []
+
+    async def serve() -> None:
+        door = HookHttpDoor(PROJECT, gateway, _Log(), urls, admit=LoopbackTransport().admit)
+        await door.start()
+        loops.append(asyncio.get_running_loop())
+        ready.set()
+        try:
+            await asyncio.Event().wait()
+        finally:
+            await door.close()
+
+    thread = threading.Thread(target=lambda: _run_until_cancelled(serve), daemon=True)
+    thread.start()
+    assert ready.wait(30), "the hook door did not start"
+    try:
+        prefix = urls.url_for(PROJECT)
+        assert prefix is not None and prefix.startswith("http://127.0.0.1:"), prefix
+        port = int(prefix.split(":")[2].split("/")[0])
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        path = "/" + hook_url(prefix, AGENT, "Stop").split("/", 3)[3]
+        body = json.dumps({"hook_event_name": "Stop", "session_id": "s"}).encode()
+        statuses = []
+        for token in (TOKEN, "wrong"):
+            connection.request("POST", path, body=body, headers={"Authorization": f"Bearer {token}"})
+            answer = connection.getresponse()
+            answer.read()
+            statuses.append(answer.status)
+        connection.close()
+        assert statuses == [200, 401], statuses
+        assert gateway.events == [(AGENT, "claude", "Stop")], gateway.events
+    finally:
+        loop = loops[0]
+        for task in asyncio.all_tasks(loop):
+            loop.call_soon_threadsafe(task.cancel)
+        thread.join(10)
+
 
 @check("Job objects end a program and the process it started")
 def job_objects() -> None:
