@@ -303,3 +303,20 @@ async def test_a_refused_peer_is_closed_before_its_request_is_read() -> None:
 
     assert answer == b""
     assert "[hook] refused a connection from user mallory" in diagnostics.lines
+
+
+async def test_an_unauthenticated_request_is_refused_before_its_body_is_read(door: Door) -> None:
+    """Its announced 16 MiB are never read: the answer comes while the body is still unsent."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", door.port)
+    try:
+        writer.write(
+            f"POST {door.path()} HTTP/1.1\r\nHost: 127.0.0.1:{door.port}\r\nAuthorization: Bearer nope\r\n"
+            f"Content-Length: {BODY_LIMIT}\r\n\r\n".encode()
+        )
+        await writer.drain()
+        answer = await asyncio.wait_for(reader.read(), 5)
+    finally:
+        writer.close()
+
+    assert answer.startswith(b"HTTP/1.1 401 ")
+    assert door.gateway.hook_events == []

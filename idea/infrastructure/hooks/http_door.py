@@ -143,8 +143,9 @@ class HookHttpDoor:
             return False
         try:
             request = parse_head(head)
+            agent_id, event = self._admitted(request)  # before the body: nobody else makes IdeA read 16 MiB
             body = await asyncio.wait_for(reader.readexactly(request.content_length), HEAD_TIMEOUT_S)
-            self._take(request, body)
+            self._take(agent_id, event, body)
         except BadRequest as refused:
             self._diagnostics.beacon(f"[hook] refused a request: {refused.status.value} {refused.reason}")
             extra = ("WWW-Authenticate: Bearer",) if refused.status == HTTPStatus.UNAUTHORIZED else ()
@@ -156,12 +157,15 @@ class HookHttpDoor:
         await writer.drain()
         return request.keep_alive
 
-    def _take(self, request: RequestHead, body: bytes) -> None:
+    def _admitted(self, request: RequestHead) -> tuple[str, str]:
+        """(agent id, event) of a request for this project carrying the agent's launch secret."""
         agent_id, event = self._route(request)
-        token = request.headers.get("authorization", "")
-        scheme, _, token = token.partition(" ")
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not token.strip() or not self._gateway.authenticate(agent_id, token.strip()):
             raise BadRequest(HTTPStatus.UNAUTHORIZED, f"unauthenticated caller agent={agent_id!r}")
+        return agent_id, event
+
+    def _take(self, agent_id: str, event: str, body: bytes) -> None:
         payload = _payload(body)
         name = event or payload.get("hook_event_name") or "unknown"
         name = name if isinstance(name, str) else "unknown"
