@@ -2,7 +2,8 @@
 
 Every connection opens with one handshake line naming the caller and carrying its launch secret. A `mcp`
 connection (the bridge an agent CLI spawned) is then served by the official MCP SDK's low-level `Server`,
-fed by a line reader through in-memory streams and drained by a single writer. A `hook` connection carries
+which reads the connection's lines and writes its answers straight through `wire.py`'s line reader and
+writer. A `hook` connection carries
 one lifecycle event of an agent's CLI and closes.
 
 The SDK's JSON-RPC dispatcher runs every request in a task of its own (only `initialize` is handled
@@ -27,10 +28,10 @@ from typing import Any
 
 import anyio
 from mcp import types
+from mcp.server._otel import OpenTelemetryMiddleware
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
-from mcp.shared.message import SessionMessage
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS, is_version_at_least
 from pydantic import ValidationError
 
@@ -45,9 +46,10 @@ from idea.infrastructure.mcp.wire import (
     EOF_DRAIN_S,
     LINE_LIMIT,
     AnswerLedger,
+    LineReader,
+    LineSink,
+    LineWriter,
     describe_validation,
-    read_lines,
-    write_lines,
 )
 
 HANDSHAKE_TIMEOUT_S = 5.0
@@ -249,27 +251,23 @@ class McpSocketServer:
         self._gateway.hook_event(agent_id, source, name, payload)
 
     async def _serve_mcp(
-        self, agent_id: AgentId, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+        self, agent_id: AgentId, reader: asyncio.StreamReader, writer: LineSink
     ) -> None:
         connection = _McpConnection(agent_id)
         server = self._mcp_server(connection)
-        incoming_send, incoming = anyio.create_memory_object_stream[SessionMessage | Exception]()
-        outgoing, outgoing_receive = anyio.create_memory_object_stream[SessionMessage]()
+        answers = LineWriter(writer, connection.ledger)
+        lines = LineReader(
+            reader,
+            answers,
+            connection.ledger,
+            on_input_end=connection.input_ended,
+            cancel_calls=connection.cancel_calls,
+            eof_drain_s=self._eof_drain_s,
+        )
         self._gateway.bridge_connected(agent_id)
         self._diagnostics.beacon(f"[mcp] connected requester={agent_id}")
         try:
-            async with anyio.create_task_group() as tasks:
-                tasks.start_soon(server.run, incoming, outgoing, server.create_initialization_options())
-                tasks.start_soon(write_lines, outgoing_receive, writer, connection.ledger)
-                await read_lines(
-                    reader,
-                    incoming_send,
-                    outgoing.clone(),
-                    connection.ledger,
-                    on_input_end=connection.input_ended,
-                    cancel_calls=connection.cancel_calls,
-                    eof_drain_s=self._eof_drain_s,
-                )
+            await server.run(lines, answers, server.create_initialization_options())
         finally:
             self._gateway.bridge_disconnected(agent_id)
             self._diagnostics.beacon(
@@ -284,6 +282,9 @@ class McpSocketServer:
             on_list_tools=_list_tools,
             on_call_tool=partial(self._call_tool, connection),
         )
+        # IdeA exports no OpenTelemetry traces: the SDK's span middleware (its only default, "drop it from
+        # this list to opt out") would cost every request a no-op span.
+        server.middleware[:] = [m for m in server.middleware if not isinstance(m, OpenTelemetryMiddleware)]
         server.middleware.append(partial(self._observe_request, connection))
         return server
 
