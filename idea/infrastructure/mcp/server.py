@@ -40,6 +40,8 @@ from idea.application.ports import Diagnostics
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import AgentId, ProjectId, simple_hex
 from idea.domain.orchestration import AgentCaller, Outcome, Source
+from idea.infrastructure.mcp.handed_stdio import HandoffFailed, can_take_stdio, decline, take_stdio
+from idea.infrastructure.mcp.stdio_handoff import HANDOFF_FIELD, HANDOFF_STDIO
 from idea.infrastructure.mcp.transport import Listening, McpTransport, transport_for
 from idea.infrastructure.mcp.tools import TOOL_DEFINITIONS, TOOL_NAMES, parse_tool_call
 from idea.infrastructure.mcp.wire import (
@@ -68,6 +70,7 @@ _TOOLS = [types.Tool.model_validate(definition, by_name=False) for definition in
 class _Caller:
     kind: str  # "mcp" or "hook"
     agent_id: AgentId
+    offers_stdio: bool = False  # a bridge that can hand its stdio over (`stdio_handoff.py`)
 
 
 @dataclass
@@ -168,6 +171,8 @@ class McpSocketServer:
                 return
             if caller.kind == "hook":
                 await self._serve_hook(caller.agent_id, reader)
+            elif caller.offers_stdio:
+                await self._serve_handed_stdio(caller.agent_id, reader, writer)
             else:
                 await self._serve_mcp(caller.agent_id, reader, writer)
         except asyncio.CancelledError:
@@ -231,7 +236,8 @@ class McpSocketServer:
             self._diagnostics.beacon(f"[{tag}] refused handshake {identity_key}={_printable(agent_id)}")
             await _refuse(writer, ErrorCode.PERMISSION_DENIED, UNAUTHENTICATED)
             return None
-        return _Caller(kind=kind, agent_id=agent_id)
+        offers_stdio = kind == "mcp" and fields.get(HANDOFF_FIELD) == HANDOFF_STDIO
+        return _Caller(kind=kind, agent_id=agent_id, offers_stdio=offers_stdio)
 
     def _serves_project(self, project: object) -> bool:
         if not isinstance(project, str):
@@ -250,8 +256,23 @@ class McpSocketServer:
         self._diagnostics.beacon(f"[hook] {source} {name} agent={agent_id}")
         self._gateway.hook_event(agent_id, source, name, payload)
 
+    async def _serve_handed_stdio(
+        self, agent_id: AgentId, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        """Serve the CLI on the stdio its bridge hands over; over this connection when it cannot be taken."""
+        if not can_take_stdio(writer):
+            await decline(writer)
+            await self._serve_mcp(agent_id, reader, writer)
+            return
+        try:
+            async with take_stdio(reader, writer, LINE_LIMIT) as stdio:
+                await self._serve_mcp(agent_id, stdio.reader, stdio.writer, how=" (stdio handed over)")
+        except HandoffFailed as failed:
+            self._diagnostics.beacon(f"[mcp] stdio handoff failed requester={agent_id}: {failed}")
+            await _refuse(writer, ErrorCode.INVALID, f"the stdio handoff failed: {failed}")
+
     async def _serve_mcp(
-        self, agent_id: AgentId, reader: asyncio.StreamReader, writer: LineSink
+        self, agent_id: AgentId, reader: asyncio.StreamReader, writer: LineSink, *, how: str = ""
     ) -> None:
         connection = _McpConnection(agent_id)
         server = self._mcp_server(connection)
@@ -265,7 +286,7 @@ class McpSocketServer:
             eof_drain_s=self._eof_drain_s,
         )
         self._gateway.bridge_connected(agent_id)
-        self._diagnostics.beacon(f"[mcp] connected requester={agent_id}")
+        self._diagnostics.beacon(f"[mcp] connected requester={agent_id}{how}")
         try:
             await server.run(lines, answers, server.create_initialization_options())
         finally:
