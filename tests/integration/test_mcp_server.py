@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import select
 import socket
 import stat
 from collections.abc import AsyncIterator
@@ -446,7 +447,35 @@ async def test_calls_other_than_asks_are_bounded(endpoint: str) -> None:
         assert result["structuredContent"]["error"]["code"] == "PROCESS"
         assert "IdeA internal timeout" in result["content"][0]["text"]
         assert served.gateway.calls_of(ListAgents)[0].cancelled
+        assert served.beacons("[mcp] call ") == [f"[mcp] call idea_list_agents requester={MAIN} -> PROCESS"]
         await client.close()
+
+
+async def test_a_call_is_logged_once_its_answer_is_on_the_wire(endpoint: str) -> None:
+    """The log line of a call is written right after its answer: the log never delays the answer."""
+    answered_first: list[bool] = []
+
+    class Diagnostics(RecordingDiagnostics):
+        def beacon(self, message: str) -> None:
+            if message.startswith("[mcp] call "):
+                readable, _, _ = select.select([client_socket], [], [], 0)
+                answered_first.append(bool(readable))
+            super().beacon(message)
+
+    server = McpSocketServer(
+        PROJECT_ID, endpoint, FakeGateway(), version=APP_VERSION, diagnostics=Diagnostics(), ask_safety_net_s=30
+    )
+    await server.start()
+    try:
+        client = await RawClient.connect(endpoint)
+        await client.initialize()
+        client_socket = client.writer.get_extra_info("socket")
+
+        assert (await client.call("idea_list_agents", {}))["result"]["isError"] is False
+        assert answered_first == [True]
+        await client.close()
+    finally:
+        await server.close()
 
 
 async def test_asks_are_bounded_by_their_safety_net(endpoint: str) -> None:
