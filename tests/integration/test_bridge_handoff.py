@@ -26,6 +26,7 @@ from idea.infrastructure.mcp.stdio_handoff import (
     RELAY,
     verdict_line,
 )
+from idea.infrastructure.sandbox.enforcer import LandlockSandbox
 from tests.fakes_gateway import MAIN, TOKENS
 from tests.integration.mcp_support import (
     PROJECT_HEX,
@@ -39,6 +40,7 @@ from tests.integration.mcp_support import (
     project_endpoint,
     serving,
 )
+from tests.integration.test_sandbox_exec import WRITE_SRC_ONLY, write_plan
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -169,6 +171,38 @@ async def test_socket_pairs_as_a_node_cli_gives_them_are_handed_over(served: Ser
         assert await asyncio.wait_for(answers.read(), 5) == b""
         requests.close()
         answers_writer.close()
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+async def test_a_bridge_in_a_landlock_sandbox_hands_its_stdio_over(served: Served, tmp_path: Path) -> None:
+    """Agents run under `sandbox-exec`, and so do the bridges their CLIs start: passing descriptors is not
+    something Landlock restricts."""
+    sandbox = LandlockSandbox()
+    if not sandbox.status(None).enforced:
+        pytest.skip("no Landlock on this kernel")
+    _root, plan_file, _ = write_plan(tmp_path, WRITE_SRC_ONLY)
+    declaration = bridge_declaration(served.endpoint)
+    process = await asyncio.create_subprocess_exec(
+        *sandbox.wrap((declaration["command"], *declaration["args"]), str(plan_file)),
+        cwd=REPO_ROOT,
+        env=bridge_env(TOKENS[MAIN]),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(line(INITIALIZE) + line(INITIALIZED) + line(TOOLS_LIST))
+        await process.stdin.drain()
+
+        assert (await read_message(process.stdout))["id"] == 1
+        assert (await read_message(process.stdout))["id"] == 2
+        assert served.beacons("[mcp] connected") == [HANDED_OVER]
+        process.stdin.close()
+        assert await exit_status(process) == 0
     finally:
         if process.returncode is None:
             process.kill()
