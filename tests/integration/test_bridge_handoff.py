@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from idea.domain.orchestration import AskAgent
+from idea.infrastructure.mcp import handed_stdio
 from idea.infrastructure.mcp.stdio_handoff import (
     BRIDGE_MODE_ENV,
     HANDOFF_FIELD,
@@ -341,6 +342,20 @@ async def test_descriptors_idea_cannot_serve_are_refused_and_closed(
     plain.close()
     os.close(out_read)
     os.close(out_write)
+
+
+async def test_a_bridge_that_never_sends_its_descriptors_is_refused_in_bounded_time(
+    served: Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(handed_stdio, "DESCRIPTORS_TIMEOUT_S", 0.1)
+    client = await offer(served)
+
+    refusal = await client.receive()  # nothing sent after `ready`
+
+    assert "no descriptors within 0.1 s of the handoff" in refusal["error"]["message"]
+    assert await client.at_end()
+    assert served.gateway.connected == []
+    await client.close()
 
 
 async def test_a_connection_that_cannot_carry_descriptors_is_told_to_relay() -> None:

@@ -57,18 +57,18 @@ async def take_stdio(
     writer.transport.pause_reading()  # type: ignore[attr-defined]  # the descriptors come with the next byte
     writer.write(verdict_line(READY))
     await writer.drain()
-    stdin_fd, stdout_fd = await _receive_descriptors(writer)
+    stdin_file, stdout_file = (_Descriptor(fd) for fd in await _receive_descriptors(writer))
     try:
         requests = asyncio.StreamReader(limit=limit)
-        stdin, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(requests), _Descriptor(stdin_fd))
+        stdin, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(requests), stdin_file)
     except BaseException:
-        os.close(stdin_fd)
-        os.close(stdout_fd)
+        stdin_file.close()
+        stdout_file.close()
         raise
     try:
-        stdout, sink = await loop.connect_write_pipe(PipeSink, _Descriptor(stdout_fd))
+        stdout, sink = await loop.connect_write_pipe(PipeSink, stdout_file)
     except BaseException:
-        os.close(stdout_fd)
+        stdout_file.close()
         stdin.close()
         raise
     writer.transport.resume_reading()  # type: ignore[attr-defined]
@@ -80,10 +80,12 @@ async def take_stdio(
     finally:
         lifeline.cancel()
         stdin.close()
-        if finished:
-            await sink.flushed(stdout, flush_s)
-        if not sink.lost:
-            stdout.abort()  # the CLI stopped reading, or the session was cancelled: nothing more is written
+        try:
+            if finished:
+                await sink.flushed(stdout, flush_s)
+        finally:
+            if not sink.lost:
+                stdout.abort()  # the CLI stopped reading, or the session was cancelled: nothing more is written
         await asyncio.gather(lifeline, return_exceptions=True)
 
 
