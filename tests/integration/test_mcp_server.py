@@ -372,6 +372,22 @@ async def test_end_of_stream_cancels_the_calls_in_flight(served: Served, raw: Ra
     assert served.beacons("[mcp] disconnected") == [f"[mcp] disconnected requester={MAIN} inflight=1"]
 
 
+async def test_idea_closing_says_what_each_connection_had_in_flight(endpoint: str) -> None:
+    async with serving(endpoint) as served:
+        served.gateway.hold(AskAgent)
+        client = await RawClient.connect(endpoint)
+        await client.initialize()
+        await client.send(
+            {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "idea_ask_agent", "arguments": ASK}}
+        )
+        await served.gateway.until(lambda: len(served.gateway.waiting(AskAgent)) == 1)
+
+        await served.server.close()
+
+        assert served.beacons("[mcp] disconnected") == [f"[mcp] disconnected requester={MAIN} inflight=1"]
+        await client.close()
+
+
 async def test_a_wrong_token_is_refused_and_logged_without_the_token(served: Served) -> None:
     intruder = await RawClient.connect(
         served.endpoint,

@@ -98,6 +98,7 @@ class McpSocketServer:
         self._endpoint: Listening | None = None
         self._listener: asyncio.AbstractServer | None = None
         self._connections: set[asyncio.Task[Any]] = set()
+        self._sessions: set[McpConnection] = set()
         self._closed = False
 
     @property
@@ -124,6 +125,8 @@ class McpSocketServer:
         if self._listener is not None:
             await _stop_accepting(self._listener)
             self._listener.close()
+        for session in self._sessions:
+            session.input_ended()  # what each had in flight when IdeA ended it
         connections = list(self._connections)
         for task in connections:
             task.cancel()
@@ -266,9 +269,12 @@ class McpSocketServer:
         )
         self._gateway.bridge_connected(agent_id)
         self._diagnostics.beacon(f"[mcp] connected requester={agent_id}{how}")
+        self._sessions.add(connection)
         try:
             await server.run(lines, answers, server.create_initialization_options())
         finally:
+            self._sessions.discard(connection)
+            connection.input_ended()
             self._gateway.bridge_disconnected(agent_id)
             self._diagnostics.beacon(
                 f"[mcp] disconnected requester={agent_id} inflight={connection.inflight_at_end}"

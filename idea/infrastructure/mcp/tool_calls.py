@@ -34,20 +34,22 @@ STRUCTURED_CONTENT_SINCE = "2025-06-18"
 ASK_TOOL = "idea_ask_agent"
 
 
-@dataclass
+@dataclass(eq=False)
 class McpConnection:
     """One MCP connection's state: its agent, what it owes, and the calls it has in flight."""
 
     agent_id: AgentId
     calls_in_flight: int = 0
-    inflight_at_end: int = 0
+    inflight_at_end: int | None = None  # the calls in flight when its input ended (or IdeA ended it)
     initialized: bool = False
     input_over: bool = False  # the client's input ended and its calls were cancelled
     calls: set[anyio.CancelScope] = field(default_factory=set)
     ledger: AnswerLedger = field(default_factory=AnswerLedger)
 
     def input_ended(self) -> None:
-        self.inflight_at_end = self.calls_in_flight
+        """The end of the connection's input, or of the connection: the first one counts."""
+        if self.inflight_at_end is None:
+            self.inflight_at_end = self.calls_in_flight
 
     def cancel_calls(self) -> None:
         self.input_over = True
