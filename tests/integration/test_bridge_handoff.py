@@ -41,28 +41,17 @@ from tests.integration.mcp_support import (
     project_endpoint,
     serving,
 )
+from tests.integration.test_bridge import INITIALIZE, INITIALIZED, TOOLS_LIST, line
 from tests.integration.test_sandbox_exec import WRITE_SRC_ONLY, write_plan
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "cli", "version": "1"}},
-}
-INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-TOOLS_LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
-ASK = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "idea_ask_agent", "arguments": {}}}
 HANDED_OVER = f"[mcp] connected requester={MAIN} (stdio handed over)"
 RELAYED = f"[mcp] connected requester={MAIN}"
 
 
-def line(message: dict[str, object]) -> bytes:
-    return json.dumps(message).encode() + b"\n"
-
-
 def ask(request_id: int = 3) -> bytes:
     arguments = {"target": "Architect", "task": "Reply pong via idea_reply."}
-    return line({**ASK, "id": request_id, "params": {"name": "idea_ask_agent", "arguments": arguments}})
+    call = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call"}
+    return line({**call, "params": {"name": "idea_ask_agent", "arguments": arguments}})
 
 
 @pytest.fixture
@@ -78,14 +67,28 @@ async def read_message(stream: asyncio.StreamReader) -> dict[str, Any]:
     return json.loads(raw)
 
 
+async def held_ask(served: Served, process: asyncio.subprocess.Process) -> None:
+    """The CLI initialized, then asked: the ask (id 3) is held by the core."""
+    assert process.stdin is not None and process.stdout is not None
+    served.gateway.hold(AskAgent)
+    process.stdin.write(line(INITIALIZE) + line(INITIALIZED) + ask())
+    await process.stdin.drain()
+    await read_message(process.stdout)
+    await served.gateway.until(lambda: bool(served.gateway.waiting(AskAgent)))
+
+
+async def initialized_and_listed(stdin: asyncio.StreamWriter, stdout: asyncio.StreamReader) -> None:
+    """The CLI's first exchange: initialize, the notification, tools/list; two answers."""
+    stdin.write(line(INITIALIZE) + line(INITIALIZED) + line(TOOLS_LIST))
+    await stdin.drain()
+    assert (await read_message(stdout))["id"] == 1
+    assert "tools" in (await read_message(stdout))["result"]
+
+
 async def test_idea_serves_the_cli_on_its_own_pipes(served: Served) -> None:
     async with bridge(served.endpoint) as process:
         assert process.stdin is not None and process.stdout is not None
-        process.stdin.write(line(INITIALIZE) + line(INITIALIZED) + line(TOOLS_LIST))
-        await process.stdin.drain()
-
-        assert (await read_message(process.stdout))["id"] == 1
-        assert "tools" in (await read_message(process.stdout))["result"]
+        await initialized_and_listed(process.stdin, process.stdout)
         assert served.beacons("[mcp] connected") == [HANDED_OVER]
         process.stdin.close()
 
@@ -95,13 +98,9 @@ async def test_idea_serves_the_cli_on_its_own_pipes(served: Served) -> None:
 
 
 async def test_a_cli_closing_stdin_still_gets_the_answer_of_a_call_cut_short(served: Served) -> None:
-    served.gateway.hold(AskAgent)
     async with bridge(served.endpoint) as process:
         assert process.stdin is not None and process.stdout is not None
-        process.stdin.write(line(INITIALIZE) + line(INITIALIZED) + ask())
-        await process.stdin.drain()
-        await read_message(process.stdout)
-        await served.gateway.until(lambda: bool(served.gateway.waiting(AskAgent)))
+        await held_ask(served, process)
         process.stdin.close()
 
         answer = await read_message(process.stdout)
@@ -111,13 +110,9 @@ async def test_a_cli_closing_stdin_still_gets_the_answer_of_a_call_cut_short(ser
 
 
 async def test_a_killed_bridge_ends_its_session_and_idea_lets_go_of_the_pipes(served: Served) -> None:
-    served.gateway.hold(AskAgent)
     async with bridge(served.endpoint) as process:
-        assert process.stdin is not None and process.stdout is not None
-        process.stdin.write(line(INITIALIZE) + line(INITIALIZED) + ask())
-        await process.stdin.drain()
-        await read_message(process.stdout)
-        await served.gateway.until(lambda: bool(served.gateway.waiting(AskAgent)))
+        assert process.stdout is not None
+        await held_ask(served, process)
 
         process.kill()  # the CLI keeps its end of stdin open: only the bridge's connection tells IdeA
         await process.wait()
@@ -145,26 +140,12 @@ async def test_socket_pairs_as_a_node_cli_gives_them_are_handed_over(served: Ser
     """libuv (Claude Code, Gemini CLI) gives a child a socket pair per stdio stream, not a pipe."""
     stdin_ours, stdin_theirs = socket.socketpair()
     stdout_ours, stdout_theirs = socket.socketpair()
-    declaration = bridge_declaration(served.endpoint)
-    process = await asyncio.create_subprocess_exec(
-        declaration["command"],
-        *declaration["args"],
-        cwd=REPO_ROOT,
-        env=bridge_env(TOKENS[MAIN]),
-        stdin=stdin_theirs.fileno(),
-        stdout=stdout_theirs.fileno(),
-        stderr=subprocess.PIPE,
-    )
-    stdin_theirs.close()
-    stdout_theirs.close()
-    try:
+    async with bridge(served.endpoint, stdin=stdin_theirs.fileno(), stdout=stdout_theirs.fileno()) as process:
+        stdin_theirs.close()
+        stdout_theirs.close()
         _, requests = await asyncio.open_connection(sock=stdin_ours)
         answers, answers_writer = await asyncio.open_connection(sock=stdout_ours)
-        requests.write(line(INITIALIZE) + line(INITIALIZED) + line(TOOLS_LIST))
-        await requests.drain()
-
-        assert (await read_message(answers))["id"] == 1
-        assert (await read_message(answers))["id"] == 2
+        await initialized_and_listed(requests, answers)
         assert served.beacons("[mcp] connected") == [HANDED_OVER]
         requests.write_eof()  # what Node's `child.stdin.end()` does
 
@@ -172,10 +153,6 @@ async def test_socket_pairs_as_a_node_cli_gives_them_are_handed_over(served: Ser
         assert await asyncio.wait_for(answers.read(), 5) == b""
         requests.close()
         answers_writer.close()
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
 
 
 async def test_a_bridge_in_a_landlock_sandbox_hands_its_stdio_over(served: Served, tmp_path: Path) -> None:
@@ -185,29 +162,12 @@ async def test_a_bridge_in_a_landlock_sandbox_hands_its_stdio_over(served: Serve
     if not sandbox.status(None).enforced:
         pytest.skip("no Landlock on this kernel")
     _root, plan_file, _ = write_plan(tmp_path, WRITE_SRC_ONLY)
-    declaration = bridge_declaration(served.endpoint)
-    process = await asyncio.create_subprocess_exec(
-        *sandbox.wrap((declaration["command"], *declaration["args"]), str(plan_file)),
-        cwd=REPO_ROOT,
-        env=bridge_env(TOKENS[MAIN]),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    try:
+    async with bridge(served.endpoint, wrap=lambda argv: sandbox.wrap(argv, str(plan_file))) as process:
         assert process.stdin is not None and process.stdout is not None
-        process.stdin.write(line(INITIALIZE) + line(INITIALIZED) + line(TOOLS_LIST))
-        await process.stdin.drain()
-
-        assert (await read_message(process.stdout))["id"] == 1
-        assert (await read_message(process.stdout))["id"] == 2
+        await initialized_and_listed(process.stdin, process.stdout)
         assert served.beacons("[mcp] connected") == [HANDED_OVER]
         process.stdin.close()
         assert await exit_status(process) == 0
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
 
 
 async def test_a_file_as_stdin_is_relayed(served: Served, tmp_path: Path) -> None:
@@ -259,37 +219,28 @@ async def test_an_idea_that_does_not_answer_the_offer_is_relayed_to(tmp_path: Pa
             writer.close()
 
         listener = await asyncio.start_unix_server(older_idea, path=endpoint)
-        args = bridge_declaration(endpoint)["args"]
         program = (
             "import sys; from idea.infrastructure.mcp import stdio_handoff; stdio_handoff.VERDICT_TIMEOUT_S = 0.2; "
             "from idea.infrastructure.mcp.bridge import run_bridge; sys.exit(run_bridge(sys.argv[1:]))"
         )
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-c",
-            program,
-            *args[args.index("mcp-server") + 1 :],
-            cwd=REPO_ROOT,
-            env=bridge_env(TOKENS[MAIN]),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        try:
-            assert process.stdin is not None and process.stdout is not None and process.stderr is not None
-            process.stdin.write(line(INITIALIZE))
-            await process.stdin.drain()
 
-            assert json.loads(await asyncio.wait_for(first_request, 10)) == INITIALIZE
-            assert (await read_message(process.stdout))["id"] == 1
-            process.stdin.close()
-            assert await exit_status(process) == 0
-            assert "did not take this bridge's stdio within 0.2 s; relaying" in (await process.stderr.read()).decode()
-            assert json.loads(handshakes[0])[HANDOFF_FIELD] == HANDOFF_STDIO
+        def entry_point(argv: list[str]) -> list[str]:  # the bridge with a short wait for the verdict
+            return [sys.executable, "-c", program, *argv[argv.index("mcp-server") + 1 :]]
+
+        try:
+            async with bridge(endpoint, wrap=entry_point) as process:
+                assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+                process.stdin.write(line(INITIALIZE))
+                await process.stdin.drain()
+
+                assert json.loads(await asyncio.wait_for(first_request, 10)) == INITIALIZE
+                assert (await read_message(process.stdout))["id"] == 1
+                process.stdin.close()
+                assert await exit_status(process) == 0
+                stderr = (await process.stderr.read()).decode()
+                assert "did not take this bridge's stdio within 0.2 s; relaying" in stderr
+                assert json.loads(handshakes[0])[HANDOFF_FIELD] == HANDOFF_STDIO
         finally:
-            if process.returncode is None:
-                process.kill()
-                await process.wait()
             listener.close()
             await listener.wait_closed()
 

@@ -26,8 +26,8 @@ from idea.infrastructure.mcp.stdio_handoff import (
 GRACE_S = 0.05
 
 
-@pytest.fixture
-def pipe() -> Iterator[tuple[int, int]]:
+def a_pipe() -> Iterator[tuple[int, int]]:
+    """A pipe's read and write ends, closed after the test (those a test closed itself are skipped)."""
     read_end, write_end = os.pipe()
     yield read_end, write_end
     for fd in (read_end, write_end):
@@ -37,15 +37,8 @@ def pipe() -> Iterator[tuple[int, int]]:
             pass
 
 
-@pytest.fixture
-def pipe2() -> Iterator[tuple[int, int]]:
-    read_end, write_end = os.pipe()
-    yield read_end, write_end
-    for fd in (read_end, write_end):
-        try:
-            os.close(fd)
-        except OSError:
-            pass
+pipe = pytest.fixture(name="pipe")(a_pipe)
+pipe2 = pytest.fixture(name="pipe2")(a_pipe)
 
 
 def test_pipes_and_socket_pairs_can_be_handed_over(pipe: tuple[int, int], pipe2: tuple[int, int]) -> None:
