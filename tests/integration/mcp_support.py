@@ -10,7 +10,7 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -173,22 +173,24 @@ async def bridge(
     token: str | None = TOKENS[MAIN],
     extra_args: tuple[str, ...] = (),
     without: tuple[str, ...] = (),
+    wrap: Callable[[list[str]], Sequence[str]] = list,
+    stdin: int = subprocess.PIPE,
+    stdout: int = subprocess.PIPE,
 ) -> AsyncIterator[asyncio.subprocess.Process]:
     """The bridge started with the arguments of the agent's `.mcp.json` (but the options named in
-    `without`); killed if a case leaves it running."""
+    `without`), its command line passed through `wrap` (a sandbox, another entry point); killed if a case
+    leaves it running. `stdin` and `stdout` are pipes unless a case gives descriptors of its own."""
     declaration = bridge_declaration(endpoint)
     args = list(declaration["args"])
     for option in without:
         at = args.index(option)
         del args[at : at + 2]
     process = await asyncio.create_subprocess_exec(
-        declaration["command"],
-        *args,
-        *extra_args,
+        *wrap([declaration["command"], *args, *extra_args]),
         cwd=REPO_ROOT,
         env=bridge_env(token),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
+        stdin=stdin,
+        stdout=stdout,
         stderr=subprocess.PIPE,
     )
     try:

@@ -18,6 +18,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from idea.infrastructure.mcp.bridge import CONNECT_TIMEOUT_S
+from idea.infrastructure.mcp.connect import is_loopback_endpoint
+from idea.infrastructure.mcp.stdio_handoff import HANDOFF_FIELD, HANDOFF_STDIO, RELAY, verdict_line
 from idea.infrastructure.mcp.transport import McpTransport, transport_for
 from tests.fakes import RecordingDiagnostics
 from tests.fakes_gateway import MAIN, TOKENS
@@ -65,6 +67,8 @@ class ScriptedEndpoint:
         handshake = await reader.readline()
         self.handshake_at = time.monotonic()
         self.received += handshake
+        if json.loads(handshake).get(HANDOFF_FIELD) == HANDOFF_STDIO:
+            writer.write(verdict_line(RELAY))  # these cases are the relay's: keep the bytes on this connection
         self.connected.set()
 
     async def read_line(self) -> bytes:
@@ -128,12 +132,14 @@ async def test_the_handshake_is_one_json_object_ending_with_a_newline(endpoint: 
         await asyncio.wait_for(scripted.connected.wait(), 5)
 
         assert scripted.received.endswith(b"\n") and scripted.received.count(b"\n") == 1
+        handoff = {} if is_loopback_endpoint(endpoint) else {HANDOFF_FIELD: HANDOFF_STDIO}  # pipes: offered
         assert json.loads(scripted.received) == {
             "v": 1,
             "kind": "mcp",
             "project": PROJECT_HEX,
             "requester": MAIN,
             "token": TOKENS[MAIN],
+            **handoff,
         }
         assert process.stdin is not None
         process.stdin.close()

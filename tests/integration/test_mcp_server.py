@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import select
 import socket
 import stat
 from collections.abc import AsyncIterator
@@ -75,7 +76,9 @@ async def test_initialize_announces_idea_and_reports_the_bridge(served: Served, 
             await served.gateway.until(lambda: served.gateway.initialized == [MAIN])
             assert served.gateway.connected == [MAIN]
     await served.gateway.until(lambda: served.gateway.disconnected == [MAIN])
-    assert served.beacons("[mcp] connected") == [f"[mcp] connected requester={MAIN}"]
+    # On a Unix socket the bridge hands the client's pipes over; loopback TCP (Windows) relays.
+    how = "" if is_loopback_endpoint(served.endpoint) else " (stdio handed over)"
+    assert served.beacons("[mcp] connected") == [f"[mcp] connected requester={MAIN}{how}"]
 
 
 async def test_tools_list_is_the_catalogue(served: Served, tmp_path: Path) -> None:
@@ -369,6 +372,22 @@ async def test_end_of_stream_cancels_the_calls_in_flight(served: Served, raw: Ra
     assert served.beacons("[mcp] disconnected") == [f"[mcp] disconnected requester={MAIN} inflight=1"]
 
 
+async def test_idea_closing_says_what_each_connection_had_in_flight(endpoint: str) -> None:
+    async with serving(endpoint) as served:
+        served.gateway.hold(AskAgent)
+        client = await RawClient.connect(endpoint)
+        await client.initialize()
+        await client.send(
+            {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "idea_ask_agent", "arguments": ASK}}
+        )
+        await served.gateway.until(lambda: len(served.gateway.waiting(AskAgent)) == 1)
+
+        await served.server.close()
+
+        assert served.beacons("[mcp] disconnected") == [f"[mcp] disconnected requester={MAIN} inflight=1"]
+        await client.close()
+
+
 async def test_a_wrong_token_is_refused_and_logged_without_the_token(served: Served) -> None:
     intruder = await RawClient.connect(
         served.endpoint,
@@ -444,7 +463,35 @@ async def test_calls_other_than_asks_are_bounded(endpoint: str) -> None:
         assert result["structuredContent"]["error"]["code"] == "PROCESS"
         assert "IdeA internal timeout" in result["content"][0]["text"]
         assert served.gateway.calls_of(ListAgents)[0].cancelled
+        assert served.beacons("[mcp] call ") == [f"[mcp] call idea_list_agents requester={MAIN} -> PROCESS"]
         await client.close()
+
+
+async def test_a_call_is_logged_once_its_answer_is_on_the_wire(endpoint: str) -> None:
+    """The log line of a call is written right after its answer: the log never delays the answer."""
+    answered_first: list[bool] = []
+
+    class Diagnostics(RecordingDiagnostics):
+        def beacon(self, message: str) -> None:
+            if message.startswith("[mcp] call "):
+                readable, _, _ = select.select([client_socket], [], [], 0)
+                answered_first.append(bool(readable))
+            super().beacon(message)
+
+    server = McpSocketServer(
+        PROJECT_ID, endpoint, FakeGateway(), version=APP_VERSION, diagnostics=Diagnostics(), ask_safety_net_s=30
+    )
+    await server.start()
+    try:
+        client = await RawClient.connect(endpoint)
+        await client.initialize()
+        client_socket = client.writer.get_extra_info("socket")
+
+        assert (await client.call("idea_list_agents", {}))["result"]["isError"] is False
+        assert answered_first == [True]
+        await client.close()
+    finally:
+        await server.close()
 
 
 async def test_asks_are_bounded_by_their_safety_net(endpoint: str) -> None:

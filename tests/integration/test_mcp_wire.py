@@ -12,6 +12,7 @@ import pytest
 
 from idea.domain.orchestration import AskAgent, LaunchAgent, SetWorkState, Visibility
 from idea.infrastructure.mcp import server as server_module
+from idea.infrastructure.mcp import tool_calls
 from idea.infrastructure.mcp.wire import LINE_LIMIT
 from tests.fakes_gateway import MAIN, TOKENS
 from tests.integration.mcp_support import RawClient, Served
@@ -76,7 +77,7 @@ async def test_a_failing_parse_is_an_internal_tool_result_logged_with_its_traceb
     def broken(*args: object, **kwargs: object) -> None:
         raise KeyError("visibility")
 
-    monkeypatch.setattr(server_module, "parse_tool_call", broken)
+    monkeypatch.setattr(tool_calls, "parse_tool_call", broken)
 
     result = (await raw.call("idea_launch_agent", {"target": "QA"}))["result"]
 

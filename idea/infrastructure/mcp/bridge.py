@@ -1,8 +1,10 @@
 """`idea mcp-server`: the stdio MCP server an agent CLI starts, relaying to its project's endpoint (spec 03 §4).
 
-The bridge is a byte relay. It connects to the project's endpoint (a Unix socket, or loopback TCP on
-Windows: `connect.py`), introduces its agent with one
-handshake line, then runs two independent pumps: the CLI's stdin to the socket and the socket to the CLI's
+The bridge connects to the project's endpoint (a Unix socket, or loopback TCP on Windows: `connect.py`) and
+introduces its agent with one handshake line. On a Unix socket it then hands its stdin and stdout (the CLI's
+pipes) to IdeA, which serves the CLI on them directly, and waits for the session to end
+(`stdio_handoff.py`). Otherwise (Windows, a terminal or a file for stdio, an IdeA that declines) it is a
+byte relay with two independent pumps: the CLI's stdin to the socket and the socket to the CLI's
 stdout. Neither pump waits for the other, because MCP is not one answer per line: notifications have no
 answer, and a pending `idea_ask_agent` must not hold back the next request. Bytes are forwarded as soon as
 they arrive, so every line is flushed the moment it is complete.
@@ -24,6 +26,18 @@ import time
 
 from idea.domain.launch_secret import TOKEN_ENV_VAR
 from idea.infrastructure.mcp.connect import NotIdeaError, connect_endpoint, is_loopback_endpoint
+from idea.infrastructure.mcp.stdio_handoff import (
+    HANDOFF_FIELD,
+    HANDOFF_STDIO,
+    READY,
+    VERDICT_TIMEOUT_S,
+    HandoffRefused,
+    hand_over,
+    offers_stdio,
+    read_verdict,
+    refusal_of,
+    wait_for_session_end,
+)
 
 CONNECT_TIMEOUT_S = 5.0
 CONNECT_RETRY_S = 0.2
@@ -84,10 +98,11 @@ def run_bridge(argv: list[str]) -> int:
             "is the project open in IdeA?"
         )
         return 1
+    offer = offers_stdio(endpoint, os.environ)
     try:
-        sock.sendall(_handshake_line(options.get("--project", ""), options.get("--requester", ""), token))
-        return _relay(sock)
-    except _Refused as exc:
+        sock.sendall(_handshake_line(options.get("--project", ""), options.get("--requester", ""), token, offer))
+        return _hand_over(sock) if offer else _relay(sock)
+    except (_Refused, HandoffRefused) as exc:
         _say(f"IdeA refused the connection: {exc}")
         return 1
     except OSError as exc:
@@ -114,8 +129,10 @@ def _parse(argv: list[str]) -> dict[str, str]:
     return options
 
 
-def _handshake_line(project: str, requester: str, token: str) -> bytes:
+def _handshake_line(project: str, requester: str, token: str, offer: bool) -> bytes:
     handshake = {"v": 1, "kind": "mcp", "project": project, "requester": requester, "token": token}
+    if offer:
+        handshake[HANDOFF_FIELD] = HANDOFF_STDIO
     return json.dumps(handshake, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
@@ -150,6 +167,20 @@ def _check_endpoint_file(endpoint: str) -> None:
         raise _Unreachable(exc.strerror or str(exc)) from exc
     if not stat.S_ISSOCK(mode):
         raise _Unreachable("it is not a socket")
+
+
+def _hand_over(sock: socket.socket) -> int:
+    """IdeA serves the CLI's stdio itself once it has it; the bridge then only waits for the session's end."""
+    verdict = read_verdict(sock)
+    if verdict == READY:
+        hand_over(sock)
+        wait_for_session_end(sock, DRAIN_GRACE_S)
+        return 0
+    if verdict == "":
+        return 0  # IdeA hung up before answering (the project closed)
+    if verdict is None:
+        _say(f"IdeA did not take this bridge's stdio within {VERDICT_TIMEOUT_S:g} s; relaying")
+    return _relay(sock)
 
 
 def _relay(sock: socket.socket) -> int:
@@ -213,18 +244,10 @@ def _first_line(sock: socket.socket) -> bytes:
         if not chunk:
             break
         received += chunk
-    line = received.split(b"\n", 1)[0]
-    if line.startswith(b'{"error"'):
-        raise _Refused(_refusal_message(line))
+    refusal = refusal_of(received.split(b"\n", 1)[0])
+    if refusal is not None:
+        raise _Refused(refusal)
     return received
-
-
-def _refusal_message(line: bytes) -> str:
-    try:
-        error = json.loads(line)["error"]
-        return f"{error['code']}: {error['message']}"
-    except (ValueError, KeyError, TypeError):
-        return line.decode("utf-8", "replace")
 
 
 def _write_stdout(data: bytes) -> None:

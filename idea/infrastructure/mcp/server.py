@@ -2,8 +2,10 @@
 
 Every connection opens with one handshake line naming the caller and carrying its launch secret. A `mcp`
 connection (the bridge an agent CLI spawned) is then served by the official MCP SDK's low-level `Server`,
-fed by a line reader through in-memory streams and drained by a single writer. A `hook` connection carries
-one lifecycle event of an agent's CLI and closes.
+which reads the connection's lines and writes its answers straight through `wire.py`'s line reader and
+writer; on a Unix socket the bridge may hand the CLI's own stdio over first, and the session then runs on
+those pipes (`handed_stdio.py`). A `hook` connection carries one lifecycle event of an agent's CLI and
+closes.
 
 The SDK's JSON-RPC dispatcher runs every request in a task of its own (only `initialize` is handled
 inline), so a pending `idea_ask_agent` never delays another call; `notifications/cancelled` and the end of
@@ -11,51 +13,48 @@ the connection cancel the tasks of the calls concerned, and the gateway sees `as
 What the SDK leaves to the transport is done here and in `wire.py`: the handshake, answering unreadable
 lines (-32700, -32600) instead of dropping them, one answer for every request even when the input ends
 early, IdeA's protocol-version fallback, and turning every outcome of a tool, failures included, into a
-tool result rather than a JSON-RPC error. Every call is logged with the agent that made it.
+tool result rather than a JSON-RPC error (`tool_calls.py`). Every call is logged with the agent that made it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import time
 import traceback
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-import anyio
 from mcp import types
+from mcp.server._otel import OpenTelemetryMiddleware
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
-from mcp.shared.message import SessionMessage
-from mcp.types.version import MODERN_PROTOCOL_VERSIONS, is_version_at_least
+from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from idea.application.orchestrator.gateway import OrchestrationGateway
 from idea.application.ports import Diagnostics
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import AgentId, ProjectId, simple_hex
-from idea.domain.orchestration import AgentCaller, Outcome, Source
+from idea.infrastructure.mcp.handed_stdio import HandoffFailed, can_take_stdio, decline, take_stdio
+from idea.infrastructure.mcp.stdio_handoff import HANDOFF_FIELD, HANDOFF_STDIO
 from idea.infrastructure.mcp.transport import Listening, McpTransport, transport_for
-from idea.infrastructure.mcp.tools import TOOL_DEFINITIONS, TOOL_NAMES, parse_tool_call
+from idea.infrastructure.mcp.tool_calls import McpConnection, ToolCalls
+from idea.infrastructure.mcp.tools import TOOL_DEFINITIONS
 from idea.infrastructure.mcp.wire import (
     EOF_DRAIN_S,
     LINE_LIMIT,
-    AnswerLedger,
+    LineReader,
+    LineSink,
+    LineWriter,
     describe_validation,
-    read_lines,
-    write_lines,
 )
 
 HANDSHAKE_TIMEOUT_S = 5.0
 CALL_TIMEOUT_S = 60.0
-STRUCTURED_CONTENT_SINCE = "2025-06-18"
 SERVER_NAME = "idea"
 INSTRUCTIONS = "IdeA team tools. Delegate with idea_ask_agent; answer delegated tasks with idea_reply."
-ASK_TOOL = "idea_ask_agent"
 UNAUTHENTICATED = "unauthenticated caller"
 NO_PROJECT = "the handshake names no project; the bridge needs --project <project id>"
 
@@ -66,23 +65,7 @@ _TOOLS = [types.Tool.model_validate(definition, by_name=False) for definition in
 class _Caller:
     kind: str  # "mcp" or "hook"
     agent_id: AgentId
-
-
-@dataclass
-class _McpConnection:
-    agent_id: AgentId
-    calls_in_flight: int = 0
-    inflight_at_end: int = 0
-    initialized: bool = False
-    calls: set[anyio.CancelScope] = field(default_factory=set)
-    ledger: AnswerLedger = field(default_factory=AnswerLedger)
-
-    def input_ended(self) -> None:
-        self.inflight_at_end = self.calls_in_flight
-
-    def cancel_calls(self) -> None:
-        for scope in self.calls:
-            scope.cancel()
+    offers_stdio: bool = False  # a bridge that can hand its stdio over (`stdio_handoff.py`)
 
 
 class McpSocketServer:
@@ -106,14 +89,16 @@ class McpSocketServer:
         self._gateway = gateway
         self._version = version
         self._diagnostics = diagnostics
-        self._ask_safety_net_s = ask_safety_net_s
-        self._call_timeout_s = call_timeout_s
+        self._tool_calls = ToolCalls(
+            gateway, diagnostics, ask_safety_net_s=ask_safety_net_s, call_timeout_s=call_timeout_s
+        )
         self._eof_drain_s = eof_drain_s
         # The endpoint's form chooses the transport (`.endpoint`: loopback TCP, else a Unix socket).
         self._transport = transport or transport_for(socket_path)
         self._endpoint: Listening | None = None
         self._listener: asyncio.AbstractServer | None = None
         self._connections: set[asyncio.Task[Any]] = set()
+        self._sessions: set[McpConnection] = set()
         self._closed = False
 
     @property
@@ -140,6 +125,8 @@ class McpSocketServer:
         if self._listener is not None:
             await _stop_accepting(self._listener)
             self._listener.close()
+        for session in self._sessions:
+            session.input_ended()  # what each had in flight when IdeA ended it
         connections = list(self._connections)
         for task in connections:
             task.cancel()
@@ -166,6 +153,8 @@ class McpSocketServer:
                 return
             if caller.kind == "hook":
                 await self._serve_hook(caller.agent_id, reader)
+            elif caller.offers_stdio:
+                await self._serve_handed_stdio(caller.agent_id, reader, writer)
             else:
                 await self._serve_mcp(caller.agent_id, reader, writer)
         except asyncio.CancelledError:
@@ -229,7 +218,8 @@ class McpSocketServer:
             self._diagnostics.beacon(f"[{tag}] refused handshake {identity_key}={_printable(agent_id)}")
             await _refuse(writer, ErrorCode.PERMISSION_DENIED, UNAUTHENTICATED)
             return None
-        return _Caller(kind=kind, agent_id=agent_id)
+        offers_stdio = kind == "mcp" and fields.get(HANDOFF_FIELD) == HANDOFF_STDIO
+        return _Caller(kind=kind, agent_id=agent_id, offers_stdio=offers_stdio)
 
     def _serves_project(self, project: object) -> bool:
         if not isinstance(project, str):
@@ -248,47 +238,64 @@ class McpSocketServer:
         self._diagnostics.beacon(f"[hook] {source} {name} agent={agent_id}")
         self._gateway.hook_event(agent_id, source, name, payload)
 
-    async def _serve_mcp(
+    async def _serve_handed_stdio(
         self, agent_id: AgentId, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
-        connection = _McpConnection(agent_id)
-        server = self._mcp_server(connection)
-        incoming_send, incoming = anyio.create_memory_object_stream[SessionMessage | Exception]()
-        outgoing, outgoing_receive = anyio.create_memory_object_stream[SessionMessage]()
-        self._gateway.bridge_connected(agent_id)
-        self._diagnostics.beacon(f"[mcp] connected requester={agent_id}")
+        """Serve the CLI on the stdio its bridge hands over; over this connection when it cannot be taken."""
+        if not can_take_stdio(writer):
+            await decline(writer)
+            await self._serve_mcp(agent_id, reader, writer)
+            return
         try:
-            async with anyio.create_task_group() as tasks:
-                tasks.start_soon(server.run, incoming, outgoing, server.create_initialization_options())
-                tasks.start_soon(write_lines, outgoing_receive, writer, connection.ledger)
-                await read_lines(
-                    reader,
-                    incoming_send,
-                    outgoing.clone(),
-                    connection.ledger,
-                    on_input_end=connection.input_ended,
-                    cancel_calls=connection.cancel_calls,
-                    eof_drain_s=self._eof_drain_s,
-                )
+            async with take_stdio(reader, writer, LINE_LIMIT) as stdio:
+                await self._serve_mcp(agent_id, stdio.reader, stdio.writer, how=" (stdio handed over)")
+        except HandoffFailed as failed:
+            self._diagnostics.beacon(f"[mcp] stdio handoff failed requester={agent_id}: {failed}")
+            await _refuse(writer, ErrorCode.INVALID, f"the stdio handoff failed: {failed}")
+
+    async def _serve_mcp(
+        self, agent_id: AgentId, reader: asyncio.StreamReader, writer: LineSink, *, how: str = ""
+    ) -> None:
+        connection = McpConnection(agent_id)
+        server = self._mcp_server(connection)
+        answers = LineWriter(writer, connection.ledger)
+        lines = LineReader(
+            reader,
+            answers,
+            connection.ledger,
+            on_input_end=connection.input_ended,
+            cancel_calls=connection.cancel_calls,
+            eof_drain_s=self._eof_drain_s,
+        )
+        self._gateway.bridge_connected(agent_id)
+        self._diagnostics.beacon(f"[mcp] connected requester={agent_id}{how}")
+        self._sessions.add(connection)
+        try:
+            await server.run(lines, answers, server.create_initialization_options())
         finally:
+            self._sessions.discard(connection)
+            connection.input_ended()
             self._gateway.bridge_disconnected(agent_id)
             self._diagnostics.beacon(
                 f"[mcp] disconnected requester={agent_id} inflight={connection.inflight_at_end}"
             )
 
-    def _mcp_server(self, connection: _McpConnection) -> Server[Any]:
+    def _mcp_server(self, connection: McpConnection) -> Server[Any]:
         server: Server[Any] = Server(
             SERVER_NAME,
             version=self._version,
             instructions=INSTRUCTIONS,
             on_list_tools=_list_tools,
-            on_call_tool=partial(self._call_tool, connection),
+            on_call_tool=partial(self._tool_calls.call, connection),
         )
+        # IdeA exports no OpenTelemetry traces: the SDK's span middleware (its only default, "drop it from
+        # this list to opt out") would cost every request a no-op span.
+        server.middleware[:] = [m for m in server.middleware if not isinstance(m, OpenTelemetryMiddleware)]
         server.middleware.append(partial(self._observe_request, connection))
         return server
 
     async def _observe_request(
-        self, connection: _McpConnection, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+        self, connection: McpConnection, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
         if ctx.method == "tools/call" and not isinstance((ctx.params or {}).get("name"), str):
             raise MCPError(code=types.INVALID_PARAMS, message="missing tool `name`")
@@ -316,56 +323,6 @@ class McpSocketServer:
             self._gateway.bridge_initialized(connection.agent_id)
         return result
 
-    async def _call_tool(
-        self, connection: _McpConnection, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
-        name = params.name
-        if name not in TOOL_NAMES:
-            raise MCPError(code=types.INVALID_PARAMS, message=f"unknown tool {name}")
-        structured = is_version_at_least(ctx.protocol_version, STRUCTURED_CONTENT_SINCE)
-        outcome: Outcome | AppError | None = None
-        connection.calls_in_flight += 1
-        with anyio.CancelScope() as call:  # cancelled when the client's input ended before the call did
-            connection.calls.add(call)
-            try:
-                outcome = await self._run_tool(connection.agent_id, name, params.arguments)
-            except AppError as error:
-                outcome = error
-            except anyio.get_cancelled_exc_class():
-                self._diagnostics.beacon(f"[mcp] call cancelled requester={connection.agent_id} tool={name}")
-                raise
-            finally:
-                connection.calls.discard(call)
-                connection.calls_in_flight -= 1
-        if outcome is None:
-            outcome = AppError(ErrorCode.CANCELLED, f"the client closed its input before {name} finished")
-        verdict = outcome.code.value if isinstance(outcome, AppError) else "ok"
-        self._diagnostics.beacon(f"[mcp] call {name} requester={connection.agent_id} -> {verdict}")
-        if isinstance(outcome, AppError):
-            return _error_result(outcome, structured)
-        return _success_result(outcome, structured)
-
-    async def _run_tool(self, agent_id: AgentId, name: str, arguments: Mapping[str, Any] | None) -> Outcome:
-        limit = self._ask_safety_net_s if name == ASK_TOOL else self._call_timeout_s
-        try:
-            command = parse_tool_call(name, arguments)
-            with anyio.move_on_after(limit) as bound:
-                return await self._gateway.dispatch(AgentCaller(agent_id), command, Source.MCP)
-        except AppError:
-            raise
-        except Exception as exc:
-            self._diagnostics.beacon(f"[mcp] {name} failed for requester={agent_id}: {_traceback(exc)}")
-            raise AppError(
-                ErrorCode.INTERNAL, f"IdeA failed while running {name}; the details are in IdeA's diagnostics log"
-            ) from exc
-        assert bound.cancelled_caught
-        self._diagnostics.beacon(f"[mcp] {name} for requester={agent_id} exceeded {limit:g} s")
-        raise AppError(
-            ErrorCode.PROCESS,
-            f"IdeA internal timeout: {name} did not finish within {limit:g} s",
-            retryable=True,
-        )
-
 
 async def _list_tools(
     ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -380,41 +337,6 @@ async def _refuse(writer: asyncio.StreamWriter, code: ErrorCode, message: str) -
         await asyncio.wait_for(writer.drain(), HANDSHAKE_TIMEOUT_S)
     except (ConnectionError, TimeoutError):
         pass
-
-
-def _success_result(outcome: Outcome, structured: bool) -> types.CallToolResult:
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=outcome.text)],
-        is_error=False,
-        structured_content=outcome.data if structured else None,
-    )
-
-
-def _error_result(error: AppError, structured: bool) -> types.CallToolResult:
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=error_text(error))],
-        is_error=True,
-        structured_content={"error": error_payload(error)} if structured else None,
-    )
-
-
-def error_text(error: AppError) -> str:
-    """`IdeA error <CODE> (retryable|not retryable|retry after HH:MM): <message>`: the verdict for a model
-    that reads only text."""
-    return f"IdeA error {error.code.value} ({_retry_advice(error)}): {error.message}"
-
-
-def error_payload(error: AppError) -> dict[str, Any]:
-    payload: dict[str, Any] = {"code": error.code.value, "retryable": error.retryable, "message": error.message}
-    payload.update((key, value) for key, value in error.data.items() if key not in payload)
-    return payload
-
-
-def _retry_advice(error: AppError) -> str:
-    resets_at_ms = error.data.get("resetsAtMs")
-    if error.code is ErrorCode.TARGET_RATE_LIMITED and isinstance(resets_at_ms, int):
-        return "retry after " + time.strftime("%H:%M", time.localtime(resets_at_ms / 1000))
-    return "retryable" if error.retryable else "not retryable"
 
 
 def _printable(value: object) -> str:

@@ -9,6 +9,11 @@
   itself, so that no request is ever dropped in silence. A request the client cancelled itself
   (`notifications/cancelled`) owes nothing: the protocol forbids answering it.
 - One writer writes every outgoing message, one per line, and never a second answer to one request.
+
+The SDK reads and writes through `LineReader` and `LineWriter` directly: a line read becomes the SDK's
+message in the task that reads it, and an answer is on the wire when the handler's send returns. No
+queue and no task of the transport's own stands between the socket and the SDK (each would cost a turn
+of the event loop per message).
 """
 
 from __future__ import annotations
@@ -17,10 +22,9 @@ import asyncio
 import json
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
-from anyio.abc import ObjectReceiveStream, ObjectSendStream
 from mcp import types
 from mcp.shared.dispatcher import as_request_id, coerce_request_id
 from mcp.shared.message import SessionMessage
@@ -166,73 +170,120 @@ class AnswerLedger:
             self._settled.set()
 
 
-async def read_lines(
-    reader: asyncio.StreamReader,
-    incoming: ObjectSendStream[SessionMessage | Exception],
-    answers: ObjectSendStream[SessionMessage],
-    ledger: AnswerLedger,
-    *,
-    on_input_end: Callable[[], None],
-    cancel_calls: Callable[[], None],
-    eof_drain_s: float = EOF_DRAIN_S,
-) -> None:
-    """Feed each line to the SDK; answer unreadable ones directly. At the end of the input, settle what is
-    still owed (see the module's docstring), then close `incoming`, which ends the SDK's session."""
-    async with incoming, answers:
-        try:
-            await _feed(reader, incoming, answers, ledger)
-        finally:
-            on_input_end()
-        with anyio.move_on_after(eof_drain_s):
-            await ledger.settled()
-        if ledger.owed():
-            cancel_calls()
-            with anyio.move_on_after(CANCEL_GRACE_S):
-                await ledger.settled()
-        for request_id in ledger.owed():
-            await answers.send(SessionMessage(ledger.answer_here(request_id)))
+class LineWriter:
+    """The connection's only writer, and the SDK's write stream: each message is written as one line the
+    moment it is sent (no queue, no writer task between the handler and the socket), in the order sent,
+    and never as a second answer to one request. Once the peer is gone, sends return at once, so that no
+    handler blocks on a dead connection."""
 
+    def __init__(self, writer: LineSink, ledger: AnswerLedger) -> None:
+        self._writer = writer
+        self._ledger = ledger
+        self._broken = False
+        self._closed = False
 
-async def _feed(
-    reader: asyncio.StreamReader,
-    incoming: ObjectSendStream[SessionMessage | Exception],
-    answers: ObjectSendStream[SessionMessage],
-    ledger: AnswerLedger,
-) -> None:
-    while True:
+    async def send(self, message: SessionMessage, /) -> None:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        if not self._ledger.may_write(message) or self._broken:
+            return
+        line = message.message.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8") + b"\n"
         try:
-            line = await read_line(reader)
+            self._writer.write(line)
+            await self._writer.drain()
         except ConnectionError:
-            break
-        if isinstance(line, _TooLong):
-            error = error_response(None, types.PARSE_ERROR, f"message longer than {LINE_LIMIT} bytes")
-            await answers.send(SessionMessage(error))
-            continue
-        if not line:
-            break
-        if not line.strip():
-            continue
-        decoded = decode(line)
-        if isinstance(decoded, SessionMessage):
-            ledger.read(decoded)
-            await incoming.send(decoded)
-        else:
-            await answers.send(SessionMessage(decoded))
+            self._broken = True
+
+    async def aclose(self) -> None:
+        self._closed = True
+
+    async def __aenter__(self) -> LineWriter:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
 
 
-async def write_lines(
-    outgoing: ObjectReceiveStream[SessionMessage], writer: asyncio.StreamWriter, ledger: AnswerLedger
-) -> None:
-    """The connection's only writer: one JSON-RPC message per line, in the order they were produced."""
-    broken = False
-    async with outgoing:
-        async for message in outgoing:
-            allowed = ledger.may_write(message)
-            if broken or not allowed:
-                continue  # keep draining so that no handler blocks on a dead connection
-            line = message.message.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8") + b"\n"
+class LineSink(Protocol):
+    """Where the lines go: an asyncio stream writer (a socket, or the pipe a handed-over stdout is)."""
+
+    def write(self, data: bytes) -> None: ...
+
+    async def drain(self) -> None: ...
+
+
+class LineReader:
+    """The SDK's read stream: each `receive` reads the connection's next line and returns its message;
+    unreadable lines are answered here and skipped. At the end of the input it settles what is still
+    owed (see the module's docstring) before it says the stream ended, which ends the SDK's session."""
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        answers: LineWriter,
+        ledger: AnswerLedger,
+        *,
+        on_input_end: Callable[[], None],
+        cancel_calls: Callable[[], None],
+        eof_drain_s: float = EOF_DRAIN_S,
+    ) -> None:
+        self._reader = reader
+        self._answers = answers
+        self._ledger = ledger
+        self._on_input_end = on_input_end
+        self._cancel_calls = cancel_calls
+        self._eof_drain_s = eof_drain_s
+        self._ended = False
+
+    async def receive(self) -> SessionMessage:
+        if self._ended:
+            raise anyio.EndOfStream
+        while True:
             try:
-                writer.write(line)
-                await writer.drain()
+                line = await read_line(self._reader)
             except ConnectionError:
-                broken = True
+                line = b""
+            if isinstance(line, _TooLong):
+                error = error_response(None, types.PARSE_ERROR, f"message longer than {LINE_LIMIT} bytes")
+                await self._answers.send(SessionMessage(error))
+                continue
+            if not line:
+                self._ended = True
+                await self._settle_owed()
+                raise anyio.EndOfStream
+            if not line.strip():
+                continue
+            decoded = decode(line)
+            if isinstance(decoded, SessionMessage):
+                self._ledger.read(decoded)
+                return decoded
+            await self._answers.send(SessionMessage(decoded))
+
+    async def _settle_owed(self) -> None:
+        self._on_input_end()
+        with anyio.move_on_after(self._eof_drain_s):
+            await self._ledger.settled()
+        if self._ledger.owed():
+            self._cancel_calls()
+            with anyio.move_on_after(CANCEL_GRACE_S):
+                await self._ledger.settled()
+        for request_id in self._ledger.owed():
+            await self._answers.send(SessionMessage(self._ledger.answer_here(request_id)))
+
+    def __aiter__(self) -> LineReader:
+        return self
+
+    async def __anext__(self) -> SessionMessage:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        self._ended = True
+
+    async def __aenter__(self) -> LineReader:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()

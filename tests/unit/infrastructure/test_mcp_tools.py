@@ -21,7 +21,7 @@ from idea.domain.orchestration import (
     Visibility,
     WorkStatus,
 )
-from idea.infrastructure.mcp.server import error_payload, error_text
+from idea.infrastructure.mcp.tool_calls import error_payload, error_text
 from tests.unit.infrastructure.test_knowledge_tools import VALID_CALLS as KNOWLEDGE_CALLS
 from idea.infrastructure.mcp.tools import (
     MAX_ARGUMENTS_BYTES,

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 
-import anyio
 from mcp import types
 from mcp.shared.message import SessionMessage
 
@@ -21,53 +20,49 @@ def request(request_id: object, method: str = "ping") -> dict[str, object]:
     return {"jsonrpc": "2.0", "id": request_id, "method": method}
 
 
-async def run_transport(data: bytes, answer: set[object], *, drain_s: float = 0.05) -> list[SessionMessage]:
-    """Feed `data` then the end of input to `read_lines`; a stand-in SDK answers the ids in `answer`.
-    Returns what the writer would have written."""
+class Sink:
+    """What the line writer writes to: the lines, kept."""
+
+    def __init__(self) -> None:
+        self.lines: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.lines.append(data)
+
+    async def drain(self) -> None:
+        return None
+
+
+async def run_transport(data: bytes, answer: set[object], *, drain_s: float = 0.05) -> list[dict[str, object]]:
+    """Feed `data` then the end of input to the line reader; a stand-in SDK reads it and answers the ids in
+    `answer` through the line writer. Returns what was written, one message per line."""
     reader = asyncio.StreamReader(limit=wire.LINE_LIMIT)
     reader.feed_data(data)
     reader.feed_eof()
-    incoming_send, incoming = anyio.create_memory_object_stream[SessionMessage | Exception](100)
-    outgoing, outgoing_receive = anyio.create_memory_object_stream[SessionMessage](100)
     ledger = wire.AnswerLedger()
-    written: list[SessionMessage] = []
+    sink = Sink()
+    answers = wire.LineWriter(sink, ledger)
     cancelled = []
-
-    async def sdk() -> None:
-        async with incoming, outgoing:
-            async for message in incoming:
-                inner = message.message
-                if isinstance(inner, types.JSONRPCRequest) and inner.id in answer:
-                    await outgoing.send(SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id=inner.id, result={})))
-
-    async def writer() -> None:
-        async with outgoing_receive:
-            async for message in outgoing_receive:
-                if ledger.may_write(message):
-                    written.append(message)
-
-    async with anyio.create_task_group() as tasks:
-        tasks.start_soon(sdk)
-        tasks.start_soon(writer)
-        await wire.read_lines(
-            reader,
-            incoming_send,
-            outgoing.clone(),
-            ledger,
-            on_input_end=lambda: None,
-            cancel_calls=lambda: cancelled.append(True),
-            eof_drain_s=drain_s,
-        )
-    return written
+    lines = wire.LineReader(
+        reader,
+        answers,
+        ledger,
+        on_input_end=lambda: None,
+        cancel_calls=lambda: cancelled.append(True),
+        eof_drain_s=drain_s,
+    )
+    async with lines, answers:
+        async for message in lines:
+            inner = message.message
+            if isinstance(inner, types.JSONRPCRequest) and inner.id in answer:
+                await answers.send(SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id=inner.id, result={})))
+    assert all(line.endswith(b"\n") and line.count(b"\n") == 1 for line in sink.lines)
+    return [json.loads(line) for line in sink.lines]
 
 
-def ids_and_codes(written: list[SessionMessage]) -> list[tuple[object, int | None]]:
-    out = []
-    for message in written:
-        inner = message.message
-        code = inner.error.code if isinstance(inner, types.JSONRPCError) else None
-        out.append((inner.id, code))  # type: ignore[union-attr]
-    return out
+def ids_and_codes(written: list[dict[str, object]]) -> list[tuple[object, int | None]]:
+    codes = [message["error"]["code"] if "error" in message else None for message in written]  # type: ignore[index]
+    return [(message["id"], code) for message, code in zip(written, codes, strict=True)]
 
 
 async def test_what_nothing_answers_is_answered_once_by_the_transport() -> None:
