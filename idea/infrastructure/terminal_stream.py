@@ -148,13 +148,12 @@ def _partial_prefix(buffer: bytes, marker: bytes) -> bytes:
     return b""
 
 
-def may_matter_to_scanners(text: str) -> bool:
-    """Whether output (decoded as Latin-1, as the terminal widget hands it over) holds anything the scanners
-    above look for, or ends inside an escape sequence. Each sequence is looked for only when its rarest byte
-    (`?`, `]`) occurs, which a single memchr tells: coloured text, full of ESC and `[`, is passed over at
-    memory speed, neither copied nor walked in Python."""
+def may_matter_to_scanners(data: bytes) -> bool:
+    """Whether output holds anything the scanners above look for, or ends inside an escape sequence. Each
+    sequence is looked for only when its rarest byte (`?`, `]`) occurs, which a single memchr tells: coloured
+    text, full of ESC and `[`, is passed over at memory speed, neither copied nor walked in Python."""
     return (
-        ("?" in text and "\x1b[?" in text)
-        or ("]" in text and "\x1b]" in text)
-        or text.endswith(("\x1b", "\x1b["))
+        (b"?" in data and _CSI_PRIVATE in data)
+        or (b"]" in data and _OSC in data)
+        or data.endswith((b"\x1b", b"\x1b["))
     )

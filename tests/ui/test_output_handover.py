@@ -54,35 +54,48 @@ class ScriptedLoop:
 
 
 @pytest.fixture
-def rig() -> Iterator[tuple[ScriptedLoop, OutputHandover, list[str]]]:
+def rig() -> Iterator[tuple[ScriptedLoop, OutputHandover, list[bytes]]]:
     loop = ScriptedLoop()
-    delivered: list[str] = []
+    delivered: list[bytes] = []
     yield loop, OutputHandover(loop, delivered.append), delivered  # type: ignore[arg-type]
 
 
-def test_output_after_a_quiet_moment_goes_at_once(rig: tuple[ScriptedLoop, OutputHandover, list[str]]) -> None:
+def test_output_after_a_quiet_moment_goes_at_once(rig: tuple[ScriptedLoop, OutputHandover, list[bytes]]) -> None:
     loop, handover, delivered = rig
     for chunk in ("$ ", "ls\r\n", "a  b\r\n$ "):
         handover.give(chunk)
         assert len(loop.soon) == 1
         loop.run_soon()
-        assert delivered[-1] == chunk
+        assert delivered[-1] == chunk.encode()
         (window,) = loop.pending_timers()
         assert window.delay == HANDOVER_FIRST_MS / 1000  # a short window after a lone chunk...
         loop.fire_timer()  # ...that closes on nothing: the next chunk goes at once too
         assert loop.pending_timers() == []
-    assert delivered == ["$ ", "ls\r\n", "a  b\r\n$ "]
+    assert delivered == [b"$ ", b"ls\r\n", b"a  b\r\n$ "]
+
+
+def test_the_widgets_latin_1_text_is_handed_over_as_the_ptys_bytes(
+    rig: tuple[ScriptedLoop, OutputHandover, list[bytes]],
+) -> None:
+    loop, handover, delivered = rig
+    utf8 = "中 é\x1b[0m".encode()
+    handover.give(utf8[:2].decode("latin-1"))  # the widget cuts where the PTY read ended
+    loop.run_soon()
+    handover.give(utf8[2:5].decode("latin-1"))
+    handover.give(utf8[5:].decode("latin-1"))
+    loop.fire_timer()
+    assert b"".join(delivered) == utf8 and len(delivered) == 2
 
 
 def test_output_that_keeps_coming_goes_in_windows_growing_to_the_cadence(
-    rig: tuple[ScriptedLoop, OutputHandover, list[str]],
+    rig: tuple[ScriptedLoop, OutputHandover, list[bytes]],
 ) -> None:
     loop, handover, delivered = rig
     for index in range(3):  # faster than the core takes them
         handover.give(f"chunk{index} ")
     assert len(loop.soon) == 1  # one wake-up for all three
     loop.run_soon()
-    assert delivered == ["chunk0 chunk1 chunk2 "]
+    assert delivered == [b"chunk0 chunk1 chunk2 "]
     windows = []
     for batch in range(1, 8):
         for index in range(batch * 100, batch * 100 + 50):
@@ -90,7 +103,7 @@ def test_output_that_keeps_coming_goes_in_windows_growing_to_the_cadence(
         assert loop.soon == []  # while output keeps coming, the GUI thread only appends
         windows.append(loop.pending_timers()[0].delay)
         loop.fire_timer()
-        assert delivered[batch] == "".join(f"chunk{index} " for index in range(batch * 100, batch * 100 + 50))
+        assert delivered[batch] == b"".join(b"chunk%d " % index for index in range(batch * 100, batch * 100 + 50))
     first, every = HANDOVER_FIRST_MS / 1000, HANDOVER_EVERY_MS / 1000
     assert windows[0] == first and windows[-1] == every
     assert all(later == min(earlier * 2, every) for earlier, later in zip(windows, windows[1:]))
@@ -99,10 +112,10 @@ def test_output_that_keeps_coming_goes_in_windows_growing_to_the_cadence(
     handover.give("$ ")  # the next output goes at once, and opens a short window again
     assert len(loop.soon) == 1
     loop.run_soon()
-    assert delivered[8] == "$ " and loop.pending_timers()[0].delay == first
+    assert delivered[8] == b"$ " and loop.pending_timers()[0].delay == first
 
 
-def test_flush_hands_over_what_waits_and_keeps_one_window(rig: tuple[ScriptedLoop, OutputHandover, list[str]]) -> None:
+def test_flush_hands_over_what_waits_and_keeps_one_window(rig: tuple[ScriptedLoop, OutputHandover, list[bytes]]) -> None:
     loop, handover, delivered = rig
     handover.give("a")
     handover.give("b")
@@ -110,13 +123,13 @@ def test_flush_hands_over_what_waits_and_keeps_one_window(rig: tuple[ScriptedLoo
     handover.give("c")  # waits for the window to close...
     handover.flush()  # ...unless the program's exit is about to be told: it goes first
     loop.run_soon()
-    assert delivered == ["ab", "c"]
+    assert delivered == [b"ab", b"c"]
     assert len(loop.pending_timers()) == 1  # the flush replaced the window, never added one
     loop.fire_timer()
-    assert delivered == ["ab", "c"] and loop.pending_timers() == []
+    assert delivered == [b"ab", b"c"] and loop.pending_timers() == []
     handover.flush()  # nothing waits: nothing is delivered
     loop.run_soon()
-    assert delivered == ["ab", "c"] and loop.pending_timers() == []
+    assert delivered == [b"ab", b"c"] and loop.pending_timers() == []
 
 
 def test_a_stopped_loop_is_not_an_error() -> None:
@@ -131,12 +144,12 @@ def test_chunks_given_from_another_thread_all_arrive_in_order() -> None:
     """The GUI thread appends while the core takes: nothing is lost, duplicated or reordered."""
     chunks = [f"<{index}:" + "x" * random.Random(index).randrange(1, 300) + ">" for index in range(20_000)]
     expected = "".join(chunks)
-    delivered: list[str] = []
+    delivered: list[bytes] = []
     complete = threading.Event()
     loop = asyncio.new_event_loop()
 
-    def deliver(text: str) -> None:
-        delivered.append(text)
+    def deliver(data: bytes) -> None:
+        delivered.append(data)
         if sum(map(len, delivered)) >= len(expected):
             complete.set()
 
@@ -156,4 +169,4 @@ def test_chunks_given_from_another_thread_all_arrive_in_order() -> None:
         loop.call_soon_threadsafe(loop.stop)
         core.join(30)
         loop.close()
-    assert "".join(delivered) == expected
+    assert b"".join(delivered) == expected.encode()

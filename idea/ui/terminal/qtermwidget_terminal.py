@@ -162,18 +162,15 @@ class QTermWidgetTerminal:
 
     # Core loop
 
-    def _on_output(self, text: str) -> None:
-        # A batch of output, decoded as Latin-1 as the widget hands it over. The scanners run only on
-        # batches that can concern them, and the bytes are made once, only when someone reads them.
-        data: bytes | None = None
-        if not (self._bracketed_paste.idle and self._color_queries.idle) or may_matter_to_scanners(text):
-            data = text.encode("latin-1")
+    def _on_output(self, data: bytes) -> None:
+        # A batch of output. The scanners read it only when it can concern them.
+        if not (self._bracketed_paste.idle and self._color_queries.idle) or may_matter_to_scanners(data):
             self._bracketed_paste.feed(data)
             reply = self._color_queries.feed(data)
             if reply:
                 self._gui.post(functools.partial(self._answer, reply.decode("ascii")))
         if self._output_subscribers:
-            self._output_subscribers.notify(data if data is not None else text.encode("latin-1"))
+            self._output_subscribers.notify(data)
 
     # GUI thread
 

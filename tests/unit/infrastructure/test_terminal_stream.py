@@ -51,9 +51,9 @@ def test_bracketed_paste_turned_off_again() -> None:
 
 
 def test_coloured_text_does_not_concern_the_scanners_but_its_rare_bytes_in_a_sequence_do() -> None:
-    coloured = "\x1b[31mred\x1b[0m plain text, [brackets] and a question? \x1b[1;32mok\x1b[0m\r\n" * 100
+    coloured = b"\x1b[31mred\x1b[0m plain text, [brackets] and a question? \x1b[1;32mok\x1b[0m\r\n" * 100
     assert not may_matter_to_scanners(coloured)
-    assert may_matter_to_scanners(coloured + "\x1b[?2004h")
-    assert may_matter_to_scanners(coloured + "\x1b]11;?\x07")
-    assert may_matter_to_scanners(coloured + "\x1b")
-    assert may_matter_to_scanners(coloured + "\x1b[")
+    assert may_matter_to_scanners(coloured + b"\x1b[?2004h")
+    assert may_matter_to_scanners(coloured + b"\x1b]11;?\x07")
+    assert may_matter_to_scanners(coloured + b"\x1b")
+    assert may_matter_to_scanners(coloured + b"\x1b[")
