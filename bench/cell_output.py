@@ -9,9 +9,11 @@ one window (offscreen Qt), with the same font, colour scheme and scrollback:
   chunk to the core loop, and an agent's screen watch subscribed there (blocking prompts and the level-2
   usage-limit scanner of the Claude reference profile) — the most an agent cell does with its output.
 
-Each run times one `cat` from the program's start to the widget's `finished` signal. Runs alternate (bare,
-IdeA, bare, IdeA, …) so the machine's load falls on both alike; the figure is the ratio of the medians, and
-of each pair.
+Each run times one `cat` from the terminal's creation to the widget's `finished` signal (IdeA's start
+creates its view). Both get the same grid (the cell is started at the size the bare widget has at the same
+pixel size) and one warm-up run each (page cache, fonts, glyph caches, bindings created on first use). Runs
+alternate (bare, IdeA, bare, IdeA, …) so the machine's load falls on both alike; the figure is the ratio of the
+medians, and of each pair. The machine's load average is printed before and after.
 
     python bench/cell_output.py [--mb 24] [--runs 5]
 """
@@ -84,6 +86,8 @@ Grid = tuple[int, int]  # columns, lines
 
 
 def bare_run(app: QApplication, host: QWidget, appearance: TerminalAppearance, data: Path) -> tuple[Timing, Grid]:
+    # Timed from the widget's creation, as IdeA's side is timed from the start that creates its view.
+    started, cpu = time.perf_counter(), time.process_time()
     term = QTermWidget(0, host)
     term.setTerminalFont(appearance.font(0))
     term.setColorScheme(appearance.scheme)
@@ -97,7 +101,6 @@ def bare_run(app: QApplication, host: QWidget, appearance: TerminalAppearance, d
     term.setShellProgram("/bin/cat")
     term.setArgs([str(data)])
     term.setEnvironment(["TERM=xterm-256color", f"PATH={os.environ.get('PATH', '')}"])
-    started, cpu = time.perf_counter(), time.process_time()
     term.startShellProgram()
     wait(app, done)
     elapsed = (time.perf_counter() - started, time.process_time() - cpu)
@@ -177,6 +180,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--no-watch", action="store_true", help="IdeA's cell without an output subscriber")
     args = parser.parse_args()
+    load_before = os.getloadavg()
     app = QApplication.instance() or QApplication([])
     register_color_schemes()
     appearance = TerminalAppearance()
@@ -201,7 +205,10 @@ def main() -> None:
             ours.append(idea_run(app, host, factory, core, claude, data, n, grid, watched=not args.no_watch))
     core.stop()
     load = os.getloadavg()
-    print(f"Python {platform.python_version()}, {os.cpu_count()} CPUs, load {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
+    print(
+        f"Python {platform.python_version()}, {os.cpu_count()} CPUs, load average before "
+        f"{' '.join(f'{x:.1f}' for x in load_before)}, after {' '.join(f'{x:.1f}' for x in load)}"
+    )
     print(f"`cat` of {size / 1e6:.1f} MB of coloured text, {args.runs} alternating runs each")
     print("| Terminal | wall, median (s) | wall runs (s) | CPU of IdeA's process, median (s) | CPU runs (s) |")
     print("|---|---:|---|---:|---|")
