@@ -12,9 +12,7 @@ prompt drawn after it wait no longer than that) and doubles while output keeps c
 the flow. The GUI thread's part is one list append under a lock: no decoding, no scanning.
 
 The widget gives its output as text decoded from Latin-1; it is given back as the PTY's bytes, one bytes
-object per batch built from the chunks directly. (Joining into one large string and encoding that makes two
-large short-lived blocks a batch, which the allocator hands back to the kernel and takes again every time:
-measured, page faults cost more than the copies.)
+object per batch built from the chunks directly (no large intermediate string).
 """
 
 from __future__ import annotations
