@@ -25,6 +25,9 @@ class BracketedPasteTracker:
         return not self._carry
 
     def feed(self, data: bytes) -> None:
+        if _cannot_hold(self._carry, data, _CSI_PRIVATE):
+            self._carry = _partial_prefix(self._carry + data[-len(_CSI_PRIVATE) :], _CSI_PRIVATE)
+            return
         buffer = self._carry + data
         self._carry = b""
         start = 0
@@ -72,6 +75,9 @@ class ColorQueryResponder:
 
     def feed(self, data: bytes) -> bytes:
         """The replies to write back to the program for the queries found in `data` (often b"")."""
+        if _cannot_hold(self._carry, data, _OSC):
+            self._carry = _partial_prefix(self._carry + data[-len(_OSC) :], _OSC)
+            return b""
         buffer = self._carry + data
         self._carry = b""
         replies = []
@@ -127,6 +133,13 @@ def _rgb_spec(rgb: tuple[int, int, int]) -> bytes:
     return ("rgb:" + "/".join(f"{channel:02x}{channel:02x}" for channel in rgb)).encode("ascii")
 
 
+def _cannot_hold(carry: bytes, data: bytes, marker: bytes) -> bool:
+    """Whether `data` can neither hold `marker` nor end a sequence begun before: nothing is half-read (at most
+    the start of `marker` is carried) and the marker's last byte, rare in text (`?`, `]`), is absent — one
+    memchr instead of a copy and a search of the whole output."""
+    return len(carry) < len(marker) and marker[-1:] not in data
+
+
 def _partial_prefix(buffer: bytes, marker: bytes) -> bytes:
     """The tail of `buffer` that could be the start of `marker` continued in the next chunk."""
     for size in range(min(len(marker) - 1, len(buffer)), 0, -1):
@@ -135,8 +148,12 @@ def _partial_prefix(buffer: bytes, marker: bytes) -> bytes:
     return b""
 
 
-def may_matter_to_scanners(text: str) -> bool:
-    """Whether an output chunk (decoded as Latin-1, as the terminal widget hands it over) holds anything
-    the scanners above look for, or ends inside an escape sequence: three C-speed scans, so the common chunk
-    of plain or coloured text is not copied nor walked in Python."""
-    return "\x1b[?" in text or "\x1b]" in text or text.endswith(("\x1b", "\x1b["))
+def may_matter_to_scanners(data: bytes) -> bool:
+    """Whether output holds anything the scanners above look for, or ends inside an escape sequence. Each
+    sequence is looked for only when its rarest byte (`?`, `]`) occurs, which a single memchr tells: coloured
+    text, full of ESC and `[`, is passed over at memory speed, neither copied nor walked in Python."""
+    return (
+        (b"?" in data and _CSI_PRIVATE in data)
+        or (b"]" in data and _OSC in data)
+        or data.endswith((b"\x1b", b"\x1b["))
+    )

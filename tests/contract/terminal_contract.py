@@ -296,6 +296,43 @@ async def case_background_colour_query_gets_rgb_reply(make_terminal: MakeTermina
     assert re.fullmatch(rb"\x1b\]11;rgb:[0-9a-f]{2,4}/[0-9a-f]{2,4}/[0-9a-f]{2,4}(\x07|\x1b\\)", reply), reply
 
 
+# Raw mode; a megabyte of coloured lines in writes of 4 KB (a flood, as `cat` of a log gives), then bracketed
+# paste on and a background colour query, whose reply it prints in hex.
+_FLOOD_PROGRAM = r"""
+import os, select, sys, tty
+flood = bytes.fromhex(sys.argv[1]) * int(sys.argv[2])
+tty.setraw(0)
+for start in range(0, len(flood), 4096):
+    os.write(1, flood[start : start + 4096])
+os.write(1, b"\x1b[?2004h\x1b]11;?\x07")
+reply = b""
+while not reply.endswith((b"\x07", b"\x1b\\")) and select.select([0], [], [], 5)[0]:
+    reply += os.read(0, 1)
+os.write(1, b"\r\nREPLY:" + reply.hex().encode() + b"\r\n")
+select.select([0], [], [], 60)
+"""
+_FLOOD_LINE = b"".join(b"\x1b[3%dmword%d\x1b[0m " % (n % 8, n) for n in range(12)) + b"\r\n"
+
+
+async def case_a_flood_reaches_subscribers_whole_and_the_query_after_it_is_answered(
+    make_terminal: MakeTerminal, tmp_path: Path
+) -> None:
+    """Output subscribers hear every byte, in order, however the adapter batches a flood; the scanners keep up
+    (bracketed paste and colour queries right after it)."""
+    repeats = 1024 * 1024 // len(_FLOOD_LINE)
+    received: list[bytes] = []
+    terminal = make_terminal()
+    terminal.on_output(received.append)
+    spec = spawn_spec([sys.executable, "-c", _FLOOD_PROGRAM, _FLOOD_LINE.hex(), str(repeats)], tmp_path)
+    async with running(terminal, spec):
+        reply = await query_reply(terminal)
+        assert re.fullmatch(rb"\x1b\]11;rgb:[0-9a-f]{2,4}/[0-9a-f]{2,4}/[0-9a-f]{2,4}(\x07|\x1b\\)", reply), reply
+        assert terminal.bracketed_paste_enabled()
+        await wait_until(lambda: b"REPLY:" in b"".join(received), what="the reply line among the output")
+    output = b"".join(received)
+    assert output.startswith(_FLOOD_LINE * repeats + b"\x1b[?2004h\x1b]11;?\x07"), len(output)
+
+
 async def case_cursor_position_report_gets_reply(make_terminal: MakeTerminal, tmp_path: Path) -> None:
     # UI-9: Codex stops at startup without this answer. Home, clear, three characters: column 4 of line 1.
     spec = spawn_spec(query_program(b"\x1b[H\x1b[2Jabc\x1b[6n", b"R"), tmp_path)
@@ -408,6 +445,7 @@ CONTRACT_CASES: list[ContractCase] = [
     case_missing_working_directory_raises_process_error,
     case_bracketed_paste_mode_is_followed_from_output,
     case_background_colour_query_gets_rgb_reply,
+    case_a_flood_reaches_subscribers_whole_and_the_query_after_it_is_answered,
     case_cursor_position_report_gets_reply,
     case_device_attributes_get_replies,
     case_title_changes_are_reported,

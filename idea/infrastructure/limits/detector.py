@@ -129,10 +129,15 @@ class OutputLimitScanner:
     def feed(self, data: bytes) -> None:
         if not self._parser.active:
             return
-        self._pending += data
-        if len(self._pending) > 2 * TAIL_BYTES:
+        if len(self._pending) + len(data) <= 2 * TAIL_BYTES:
+            self._pending += data
+            return
+        self._skipped = True
+        if len(data) >= TAIL_BYTES:  # a large batch: only its tail is copied
+            self._pending = bytearray(memoryview(data)[-TAIL_BYTES:])
+        else:
+            self._pending += data
             del self._pending[:-TAIL_BYTES]
-            self._skipped = True
 
     def scan(self, now_ms: int, *, final: bool = False) -> LimitMatch | None:
         """The first new match; `final`: output went quiet, a match held back at the end is reported."""

@@ -72,7 +72,7 @@ class QTermWidgetTerminal:
         # The program as the application sees it: its pid, its exit (recorded on the core loop).
         self._program = TerminalProgram(session_id, loop)
         self._output_subscribers: Subscribers[bytes] = Subscribers()
-        self._handover = OutputHandover(loop, self._output_subscribers.notify)
+        self._handover = OutputHandover(loop, self._on_output)
         self._title_subscribers: Subscribers[str] = Subscribers()
         self._line_subscribers: Subscribers[None] = Subscribers()  # the person pressed Enter
         # GUI-thread state: the view and when it may go.
@@ -160,6 +160,18 @@ class QTermWidgetTerminal:
         if self._view is not None:
             self._view.set_appearance(appearance)
 
+    # Core loop
+
+    def _on_output(self, data: bytes) -> None:
+        # A batch of output. The scanners read it only when it can concern them.
+        if not (self._bracketed_paste.idle and self._color_queries.idle) or may_matter_to_scanners(data):
+            self._bracketed_paste.feed(data)
+            reply = self._color_queries.feed(data)
+            if reply:
+                self._gui.post(functools.partial(self._answer, reply.decode("ascii")))
+        if self._output_subscribers:
+            self._output_subscribers.notify(data)
+
     # GUI thread
 
     def _start_view(self, executable: str, arguments: list[str], spec: SpawnSpec) -> int:
@@ -167,7 +179,8 @@ class QTermWidgetTerminal:
         view = TerminalView(self._appearance, self._parking_lot)
         view.set_grid_size(spec.columns, spec.lines)
         view.shift_enter = spec.shift_enter
-        view.terminal.receivedData.connect(self._on_received)
+        # The only Python the widget runs per output chunk: the hand-over's append (a direct connection).
+        view.terminal.receivedData.connect(self._handover.give)
         view.titleChanged.connect(self._on_title)
         view.exited.connect(self._on_exited)
         try:
@@ -196,24 +209,16 @@ class QTermWidgetTerminal:
     def _read_screen(self) -> str:
         return self._view.screen_text() if self._view is not None else ""
 
-    def _on_received(self, data: str) -> None:
-        # The widget hands the PTY bytes over decoded as Latin-1. Called for every chunk of output: the
-        # scanners run only on chunks that can concern them, and the bytes are rebuilt only when needed.
-        chunk: bytes | None = None
-        if not (self._bracketed_paste.idle and self._color_queries.idle) or may_matter_to_scanners(data):
-            chunk = data.encode("latin-1")
-            self._bracketed_paste.feed(chunk)
-            reply = self._color_queries.feed(chunk)
-            if reply and self._view is not None:
-                self._view.terminal.sendText(reply.decode("ascii"))
-        if self._output_subscribers:
-            self._handover.give(chunk if chunk is not None else data.encode("latin-1"))
+    def _answer(self, reply: str) -> None:
+        if self._view is not None and not self._view_exited:
+            self._view.terminal.sendText(reply)
 
     def _on_title(self, title: str) -> None:
         self._to_core(self._title_subscribers.notify, title)
 
     def _on_exited(self, code: int | None) -> None:
         self._view_exited = True
+        self._handover.flush()  # subscribers hear the last output before the exit
         self._to_core(self._program.exited, code)
         if self._released:
             self._discard_view()

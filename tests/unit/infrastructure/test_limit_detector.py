@@ -187,3 +187,15 @@ def test_a_flood_between_two_scans_is_read_only_at_its_end() -> None:
     assert match is not None and match.resets_at_ms == at(16)
     assert scanner.scan(NOW, final=True) is None
     assert TAIL_BYTES < 100 * 4096
+
+
+def test_a_flood_handed_over_in_one_batch_is_read_at_its_end() -> None:
+    """The terminal hands a flood over in large batches: only their tail is kept, the message at the end is read,
+    and one cut between two batches still reads whole."""
+    scanner = OutputLimitScanner(claude_parser())
+    scanner.feed(b"Claude usage limit reached \xe2\x88\x99 resets 3pm\r\n")  # scrolled away in the flood...
+    scanner.feed(b"\x1b[32mbuilding\x1b[0m " * 40_000 + b"\r\n5-hour limit reached \xe2\x88\x99 res")
+    scanner.feed(b"ets 4pm (Europe/Paris)\r\n")  # ...this one ends it, cut between two batches
+    match = scanner.scan(NOW)
+    assert match is not None and match.resets_at_ms == at(16)
+    assert scanner.scan(NOW, final=True) is None
