@@ -8,6 +8,7 @@ number of failures.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
@@ -15,8 +16,9 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(sys.argv[1])
 WORK = Path(sys.argv[2])
@@ -81,6 +83,33 @@ def _run_until_cancelled(main: Callable[[], object]) -> None:
         pass
 
 
+@contextlib.contextmanager
+def serving(door: Any) -> Iterator[asyncio.AbstractEventLoop]:
+    """`door` (`start()` / `close()`) served on an event loop of its own thread, as IdeA's core loop serves
+    it; yields that loop, and ends it (the door closed) when the block is left."""
+    ready = threading.Event()
+    loops: list[asyncio.AbstractEventLoop] = []
+
+    async def serve() -> None:
+        await door.start()
+        loops.append(asyncio.get_running_loop())
+        ready.set()
+        try:
+            await asyncio.Event().wait()
+        finally:
+            await door.close()
+
+    thread = threading.Thread(target=lambda: _run_until_cancelled(serve), daemon=True)
+    thread.start()
+    assert ready.wait(30), f"{type(door).__name__} did not start"
+    try:
+        yield loops[0]
+    finally:
+        for task in asyncio.all_tasks(loops[0]):
+            loops[0].call_soon_threadsafe(task.cancel)
+        thread.join(10)
+
+
 def run_subcommand(args: list[str], stdin: bytes, timeout: float = 30) -> subprocess.CompletedProcess[bytes]:
     env = {**os.environ, "IDEA_MCP_TOKEN": TOKEN}
     return subprocess.run([str(IDEA), *args], input=stdin, capture_output=True, timeout=timeout, env=env)
@@ -124,26 +153,11 @@ def round_trip() -> None:
 
     endpoint = mcp_loopback_endpoint(PROJECT)
     gateway = Gateway()
-    ready = threading.Event()
-    stop: list[asyncio.AbstractEventLoop] = []
-
-    async def serve() -> None:
-        server = McpSocketServer(PROJECT, endpoint, gateway, version="smoke", diagnostics=_Log(), ask_safety_net_s=5)
-        await server.start()
-        stop.append(asyncio.get_running_loop())
-        ready.set()
-        try:
-            await asyncio.Event().wait()
-        finally:
-            await server.close()
-
-    thread = threading.Thread(target=lambda: _run_until_cancelled(serve), daemon=True)
-    thread.start()
-    assert ready.wait(30), "the server did not start"
-    assert type(stop[0]).__name__ == "ProactorEventLoop", type(stop[0]).__name__
-    fields = json.loads(Path(endpoint).read_text())
-    assert fields["host"] == "127.0.0.1", fields
-    try:
+    server = McpSocketServer(PROJECT, endpoint, gateway, version="smoke", diagnostics=_Log(), ask_safety_net_s=5)
+    with serving(server) as loop:
+        assert type(loop).__name__ == "ProactorEventLoop", type(loop).__name__
+        fields = json.loads(Path(endpoint).read_text())
+        assert fields["host"] == "127.0.0.1", fields
         messages = [
             {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
                 "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "smoke", "version": "1"}}},
@@ -193,11 +207,6 @@ def round_trip() -> None:
             [str(IDEA), "mcp-server", "--endpoint", endpoint, "--project", PROJECT, "--requester", AGENT,
              "--token", "wrong"], input=stdin, capture_output=True, timeout=30)
         assert wrong.returncode == 1 and b"PERMISSION_DENIED" in wrong.stderr, wrong.stderr
-    finally:
-        loop = stop[0]
-        for task in asyncio.all_tasks(loop):
-            loop.call_soon_threadsafe(task.cancel)
-        thread.join(10)
     assert not Path(endpoint).exists(), "the endpoint file outlived the server"
 
 
@@ -209,23 +218,7 @@ def hook_door() -> None:
     from idea.infrastructure.mcp.transport import LoopbackTransport
 
     gateway, urls = Gateway(), HookUrls()
-    ready = threading.Event()
-    loops: list[asyncio.AbstractEventLoop] = []
-
-    async def serve() -> None:
-        door = HookHttpDoor(PROJECT, gateway, _Log(), urls, admit=LoopbackTransport().admit)
-        await door.start()
-        loops.append(asyncio.get_running_loop())
-        ready.set()
-        try:
-            await asyncio.Event().wait()
-        finally:
-            await door.close()
-
-    thread = threading.Thread(target=lambda: _run_until_cancelled(serve), daemon=True)
-    thread.start()
-    assert ready.wait(30), "the hook door did not start"
-    try:
+    with serving(HookHttpDoor(PROJECT, gateway, _Log(), urls, admit=LoopbackTransport().admit)):
         prefix = urls.url_for(PROJECT)
         assert prefix is not None and prefix.startswith("http://127.0.0.1:"), prefix
         port = int(prefix.split(":")[2].split("/")[0])
@@ -241,11 +234,6 @@ def hook_door() -> None:
         connection.close()
         assert statuses == [200, 401], statuses
         assert gateway.events == [(AGENT, "claude", "Stop")], gateway.events
-    finally:
-        loop = loops[0]
-        for task in asyncio.all_tasks(loop):
-            loop.call_soon_threadsafe(task.cancel)
-        thread.join(10)
 
 
 @check("Job objects end a program and the process it started")
