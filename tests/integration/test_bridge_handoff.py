@@ -248,16 +248,11 @@ async def test_an_idea_that_does_not_answer_the_offer_is_relayed_to(tmp_path: Pa
 # The server's side, spoken by hand: what it accepts after `ready`.
 
 
+OFFER = {"v": 1, "kind": "mcp", "project": PROJECT_HEX, "requester": MAIN, "token": TOKENS[MAIN], HANDOFF_FIELD: HANDOFF_STDIO}
+
+
 async def offer(served: Served) -> RawClient:
-    handshake = {
-        "v": 1,
-        "kind": "mcp",
-        "project": PROJECT_HEX,
-        "requester": MAIN,
-        "token": TOKENS[MAIN],
-        HANDOFF_FIELD: HANDOFF_STDIO,
-    }
-    client = await RawClient.connect(served.endpoint, handshake)
+    client = await RawClient.connect(served.endpoint, OFFER)
     assert await asyncio.wait_for(client.reader.readline(), 5) == verdict_line(READY)
     return client
 
@@ -312,15 +307,7 @@ async def test_a_bridge_that_never_sends_its_descriptors_is_refused_in_bounded_t
 async def test_a_connection_that_cannot_carry_descriptors_is_told_to_relay() -> None:
     with project_endpoint("loopback") as endpoint:
         async with serving(endpoint) as served:
-            handshake = {
-                "v": 1,
-                "kind": "mcp",
-                "project": PROJECT_HEX,
-                "requester": MAIN,
-                "token": TOKENS[MAIN],
-                HANDOFF_FIELD: HANDOFF_STDIO,
-            }
-            client = await RawClient.connect(endpoint, handshake)
+            client = await RawClient.connect(endpoint, OFFER)
 
             assert await asyncio.wait_for(client.reader.readline(), 5) == verdict_line(RELAY)
             await client.initialize()
