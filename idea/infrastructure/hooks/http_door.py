@@ -18,7 +18,6 @@ which Claude reads as "no decision"); refusals are 4xx, which Claude treats as a
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any
@@ -27,6 +26,7 @@ from urllib.parse import quote, unquote
 from idea.application.orchestrator.gateway import OrchestrationGateway
 from idea.application.ports import Diagnostics
 from idea.domain.ids import ProjectId, simple_hex
+from idea.infrastructure.hooks.hook_events import parsed_payload, take_hook_event
 from idea.infrastructure.hooks.http_head import HEAD_LIMIT, BadRequest, RequestHead, parse_head, response
 from idea.infrastructure.hooks.relay import payload_line
 
@@ -81,10 +81,6 @@ class HookHttpDoor:
         self._url: str | None = None
         self._port = 0
         self._connections: set[asyncio.Task[None]] = set()
-
-    @property
-    def url(self) -> str | None:
-        return self._url
 
     @property
     def connection_count(self) -> int:
@@ -166,11 +162,9 @@ class HookHttpDoor:
         return agent_id, event
 
     def _take(self, agent_id: str, event: str, body: bytes) -> None:
-        payload = _payload(body)
-        name = event or payload.get("hook_event_name") or "unknown"
-        name = name if isinstance(name, str) else "unknown"
-        self._diagnostics.beacon(f"[hook] {SOURCE} {name} agent={agent_id}")
-        self._gateway.hook_event(agent_id, SOURCE, name, payload)
+        # Its longest strings cut past 64 KiB, as the command relay cuts them.
+        payload = parsed_payload(payload_line(body).decode("utf-8", "replace"))
+        take_hook_event(self._gateway, self._diagnostics, agent_id, SOURCE, event, payload)
 
     def _route(self, request: RequestHead) -> tuple[str, str]:
         """(agent id, event) from the target, after the checks a web page's request fails."""
@@ -185,17 +179,6 @@ class HookHttpDoor:
         if request.method != "POST":
             raise BadRequest(HTTPStatus.METHOD_NOT_ALLOWED, "hooks are posted")
         return unquote(parts[1]), unquote(parts[2])
-
-
-def _payload(body: bytes) -> dict[str, Any]:
-    """The event's JSON object, its longest strings cut past 64 KiB as the command relay does; anything
-    else arrives as `{"raw": …}`, for the core to judge."""
-    text = payload_line(body).decode("utf-8", "replace")
-    try:
-        payload = json.loads(text) if text.strip() else {}
-    except ValueError:
-        return {"raw": text.rstrip("\n")}
-    return payload if isinstance(payload, dict) else {"raw": payload}
 
 
 async def _answer(writer: asyncio.StreamWriter, status: HTTPStatus, reason: str, extra: tuple[str, ...] = ()) -> None:

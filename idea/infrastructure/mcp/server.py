@@ -35,8 +35,9 @@ from pydantic import ValidationError
 
 from idea.application.orchestrator.gateway import OrchestrationGateway
 from idea.application.ports import Diagnostics
-from idea.domain.errors import AppError, ErrorCode
+from idea.domain.errors import ErrorCode
 from idea.domain.ids import AgentId, ProjectId, simple_hex
+from idea.infrastructure.hooks.hook_events import parsed_payload, take_hook_event
 from idea.infrastructure.mcp.handed_stdio import HandoffFailed, can_take_stdio, decline, take_stdio
 from idea.infrastructure.mcp.stdio_handoff import HANDOFF_FIELD, HANDOFF_STDIO
 from idea.infrastructure.mcp.transport import Listening, McpTransport, transport_for
@@ -234,9 +235,7 @@ class McpSocketServer:
         if event is None:
             self._diagnostics.beacon(f"[hook] no readable event from agent={agent_id}")
             return
-        source, name, payload = event
-        self._diagnostics.beacon(f"[hook] {source} {name} agent={agent_id}")
-        self._gateway.hook_event(agent_id, source, name, payload)
+        take_hook_event(self._gateway, self._diagnostics, agent_id, *event)
 
     async def _serve_handed_stdio(
         self, agent_id: AgentId, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
@@ -351,17 +350,12 @@ def _traceback(exc: BaseException) -> str:
 
 async def _read_hook_event(reader: asyncio.StreamReader) -> tuple[str, str, dict[str, Any]] | None:
     """The event line, then the payload: inside it, or on the next line as the CLI wrote it
-    (`payloadFollows`, what the relay sends). A payload that is not a JSON object arrives as `{"raw": …}`.
-    An event without a name takes the payload's (`hook_event_name`, Codex's `type`)."""
+    (`payloadFollows`, what the relay sends); (source, event as named, payload)."""
     try:
         event = json.loads(await asyncio.wait_for(reader.readline(), HANDSHAKE_TIMEOUT_S))
         if isinstance(event, dict) and event.get("payloadFollows") is True:
             text = (await asyncio.wait_for(reader.readline(), HANDSHAKE_TIMEOUT_S)).decode("utf-8", "replace")
-            try:
-                payload = json.loads(text) if text.strip() else {}
-            except ValueError:
-                payload = {"raw": text.rstrip("\n")}
-            event["payload"] = payload if isinstance(payload, dict) else {"raw": payload}
+            event["payload"] = parsed_payload(text)
     except (TimeoutError, ValueError, ConnectionError):
         return None
     if not (
@@ -371,9 +365,7 @@ async def _read_hook_event(reader: asyncio.StreamReader) -> tuple[str, str, dict
         and isinstance(event.get("payload"), dict)
     ):
         return None
-    payload = event["payload"]
-    name = event["event"] or payload.get("hook_event_name") or payload.get("type") or "unknown"
-    return event["source"], name if isinstance(name, str) else "unknown", payload
+    return event["source"], event["event"], event["payload"]
 
 
 async def _stop_accepting(listener: asyncio.AbstractServer) -> None:
