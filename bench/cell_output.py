@@ -5,8 +5,8 @@ one window (offscreen Qt), with the same font, colour scheme and scrollback:
 
 - bare: a `QTermWidget` and nothing else;
 - IdeA: the cell's terminal as IdeA builds it (`QtTerminalFactory` → `QTermWidgetTerminal` in a
-  `TerminalView`): its output tap (bracketed-paste tracking, colour-query answers), the hand-over of every
-  chunk to the core loop, and an agent's screen watch subscribed there (blocking prompts and the level-2
+  `TerminalView`): its output tap (bracketed-paste tracking, colour-query answers), the hand-over of its
+  output to the core loop, and an agent's screen watch subscribed there (blocking prompts and the level-2
   usage-limit scanner of the Claude reference profile) — the most an agent cell does with its output.
 
 Each run times one `cat` from the terminal's creation to the widget's `finished` signal (IdeA's start
