@@ -1,4 +1,5 @@
-"""Run callables on the Qt GUI thread from any thread, and get their result as a future."""
+"""Run callables on the Qt GUI thread from any thread, and get their result as a future. While a `GuiThread`
+lives, Python's cyclic garbage is collected on the GUI thread only (`gui_garbage`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from PySide6.QtCore import QObject, Qt, Signal
+
+from idea.ui.gui_garbage import collect_on_gui_thread
 
 T = TypeVar("T")
 
@@ -25,6 +28,7 @@ class GuiThread(QObject):
         super().__init__()
         self._gui_thread = threading.current_thread()
         self._invoke.connect(self._execute, Qt.ConnectionType.QueuedConnection)
+        collect_on_gui_thread(self)
 
     def is_current(self) -> bool:
         return threading.current_thread() is self._gui_thread
