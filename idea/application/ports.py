@@ -15,6 +15,10 @@ from idea.domain.project import ProjectRegistry
 from idea.domain.terminal import SpawnSpec
 from idea.domain.workspace import Settings, Workspace
 
+# What a terminal's output subscriber is always given of a flood's end (`TerminalSession.on_output`): more
+# than the usage-limit scanner keeps between two scans (2 x 64 KB) and the prompt watcher's window.
+OUTPUT_TAIL_BYTES = 128 * 1024
+
 Unsubscribe = Callable[[], None]
 
 
@@ -87,7 +91,12 @@ class TerminalSession(Protocol):
         """End the process and all its descendants: SIGHUP+SIGTERM, then SIGKILL after grace_ms."""
         ...
 
-    def on_output(self, callback: Callable[[bytes], None]) -> Unsubscribe: ...
+    def on_output(self, callback: Callable[[bytes], None]) -> Unsubscribe:
+        """`callback(data)` with the program's output, in order, from now on. An adapter may gather output
+        into batches; when more than `OUTPUT_TAIL_BYTES` came in one batch (a flood), it may give only the
+        batch's end, more than `OUTPUT_TAIL_BYTES` of it: what listens reads the end of a flood, never its
+        whole middle (the usage-limit scanner, the prompt watcher)."""
+        ...
 
     def on_exit(self, callback: Callable[[int | None], None]) -> Unsubscribe: ...
 

@@ -10,6 +10,9 @@ import codecs
 _CSI_PRIVATE = b"\x1b[?"
 _OSC = b"\x1b]"
 _MAX_SEQUENCE = 64
+# What output may end with in the middle of a marker: the scanners then carry it to the next chunk.
+_SEQUENCE_STARTS = (b"\x1b", b"\x1b[")
+_SEQUENCE_STARTS_TEXT = ("\x1b", "\x1b[")
 
 
 class BracketedPasteTracker:
@@ -151,9 +154,40 @@ def _partial_prefix(buffer: bytes, marker: bytes) -> bytes:
 def may_matter_to_scanners(data: bytes) -> bool:
     """Whether output holds anything the scanners above look for, or ends inside an escape sequence. Each
     sequence is looked for only when its rarest byte (`?`, `]`) occurs, which a single memchr tells: coloured
-    text, full of ESC and `[`, is passed over at memory speed, neither copied nor walked in Python."""
+    text, full of ESC and `[`, is passed over at memory speed, neither copied nor walked in Python. Output for
+    which this is false leaves idle scanners as they are."""
     return (
         (b"?" in data and _CSI_PRIVATE in data)
         or (b"]" in data and _OSC in data)
-        or data.endswith((b"\x1b", b"\x1b["))
+        or data.endswith(_SEQUENCE_STARTS)
     )
+
+
+class OutputScanners:
+    """Both scanners over output as a terminal widget hands it over: batches of chunks, the PTY's bytes decoded
+    as Latin-1 (one character per byte). A batch is joined, encoded and read only when one of the scanners'
+    rare bytes is in it (two memchr per chunk tell) or a sequence is half-read; otherwise only its last two
+    characters can matter (the start of a sequence the next batch ends). What they conclude is what reading
+    every byte would conclude, and a flood of coloured text is never copied for them."""
+
+    def __init__(self, color_queries: ColorQueryResponder) -> None:
+        self.bracketed_paste = BracketedPasteTracker()
+        self.color_queries = color_queries
+
+    def read(self, chunks: list[str]) -> bytes:
+        """The replies to write back to the program for the queries in `chunks` (often b"")."""
+        if self.bracketed_paste.idle and self.color_queries.idle and not _any_rare_byte(chunks):
+            # Nothing to find; what may start a sequence is carried (two characters across the last chunks).
+            end = "".join(chunks[-2:])[-2:]
+            if end.endswith(_SEQUENCE_STARTS_TEXT):
+                return self._feed(end.encode("latin-1"))
+            return b""
+        return self._feed("".join(chunks).encode("latin-1"))
+
+    def _feed(self, data: bytes) -> bytes:
+        self.bracketed_paste.feed(data)
+        return self.color_queries.feed(data)
+
+
+def _any_rare_byte(chunks: list[str]) -> bool:
+    return any("?" in chunk or "]" in chunk for chunk in chunks)

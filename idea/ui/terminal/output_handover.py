@@ -1,63 +1,106 @@
-"""Terminal output handed from the GUI thread to the core loop in batches made by time, not by chunk.
+"""Terminal output handed from the GUI thread to the core loop in batches made by time, not by chunk, with no
+Python run for a chunk that arrives while output is flowing.
 
-The widget hands its output over in chunks of at most 4 KB (about 6,000 for 24 MB). Waking the core thread
-costs about 0.1 ms of CPU each time (measured here: a self-pipe write, an epoll turn, the interpreter lock
-back and forth), so a wake-up per chunk of a flood costs more than everything else IdeA does with the output.
+The widget hands its output over in chunks of at most 4 KB (about 6,000 for 24 MB), through a signal. A Python
+slot would run for every chunk; instead the signal feeds a list's C-level `append` directly, and a Python
+"waker" slot is connected beside it only while the core loop is idle. The first chunk after a quiet moment
+runs the waker, which disconnects itself and wakes the core (a prompt, a dialog, a colour query or the echo of
+a delivery is seen without delay); the chunks that follow cost the GUI thread one `append` each.
 
-A chunk that finds the core idle goes at once: a prompt, a dialog, a colour query or the echo of a delivery is
-seen without delay. Each hand-over opens a window in which later chunks are only collected; when it closes
-they go together. The window is short after a lone chunk (`HANDOVER_FIRST_MS`: the rest of a reply and the
-prompt drawn after it wait no longer than that) and doubles while output keeps coming, up to
-`HANDOVER_EVERY_MS`: a flood wakes the core about 60 times a second. A window that closes on nothing ends
-the flow. The GUI thread's part is one list append under a lock: no decoding, no scanning.
+Waking the core thread costs both threads CPU each time (a self-pipe write, an epoll turn, the interpreter
+lock taken from the GUI thread and given back), so the core takes what came in windows: short after a lone
+chunk (`HANDOVER_FIRST_MS`: the rest of a reply and the prompt drawn after it wait no longer than that),
+doubling while output keeps coming, up to `HANDOVER_EVERY_MS`: a flood wakes the core about 60 times a
+second. A window that closes on nothing ends the flow and re-arms the waker on the GUI thread, which hands
+over at once whatever came in between.
 
-The widget gives its output as text decoded from Latin-1; it is given back as the PTY's bytes, one bytes
-object per batch built from the chunks directly (no large intermediate string).
+The batch is given as the widget's chunks (the PTY's bytes decoded as Latin-1): the terminal's scanners
+search them where they lie (`OutputScanners`), and what listens on the core gets bytes of the batch's end
+only (`output_tail`), so a flood is never copied whole.
 """
 
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Callable
+from typing import Any, Protocol
 
 HANDOVER_FIRST_MS = 2
 HANDOVER_EVERY_MS = 16
+
+
+class OutputSignal(Protocol):
+    """The widget's output signal (one `str` argument per chunk), as Qt's bound signals offer it."""
+
+    def connect(self, slot: Callable[..., Any]) -> Any: ...
+
+    def disconnect(self, slot: Callable[..., Any]) -> Any: ...
 
 
 class OutputHandover:
     def __init__(
         self,
         loop: asyncio.AbstractEventLoop,
-        deliver: Callable[[bytes], None],
+        deliver: Callable[[list[str]], None],
         *,
         first_ms: int = HANDOVER_FIRST_MS,
         every_ms: int = HANDOVER_EVERY_MS,
     ) -> None:
-        """`deliver(data)` runs on `loop` with every chunk given since its last call, in order, as bytes."""
+        """`deliver(chunks)` runs on `loop` with every chunk the signal gave since its last call, in order."""
         self._loop = loop
         self._deliver = deliver
         self._first_s = first_ms / 1000
         self._every_s = every_ms / 1000
+        # The GUI thread only appends (C-level, under the interpreter lock); the core takes from the front.
+        # Always the same list: the signal holds its `append`.
         self._chunks: list[str] = []
-        # True while a hand-over is due (queued now or at the end of a window): the GUI thread only appends.
-        self._scheduled = False
-        self._lock = threading.Lock()
+        # GUI thread only: the signal, and whether the waker is connected to it.
+        self._signal: OutputSignal | None = None
+        self._post: Callable[[Callable[[], None]], None] = lambda _fn: None
+        self._armed = False
         self._window_s = self._first_s  # core loop only, as is the timer
         self._window: asyncio.TimerHandle | None = None
 
-    def give(self, chunk: str) -> None:
-        """GUI thread (any thread): the slot of the widget's output signal (PTY bytes decoded as Latin-1)."""
-        with self._lock:
-            self._chunks.append(chunk)
-            if self._scheduled:
-                return
-            self._scheduled = True
-        self._call_soon(self._take)
+    def attach(self, signal: OutputSignal, post: Callable[[Callable[[], None]], None]) -> None:
+        """GUI thread: hand over what `signal` gives from now on; `post(fn)` runs `fn` on the GUI thread later."""
+        self._signal = signal
+        self._post = post
+        signal.connect(self._chunks.append)
+        self._arm()
+
+    def detach(self) -> None:
+        """GUI thread: the widget goes; what it gave is still handed over."""
+        self._signal = None
+        self._armed = False
 
     def flush(self) -> None:
         """Any thread: hand over what is waiting now, ahead of anything queued to the loop after this call."""
         self._call_soon(self._take)
+
+    # GUI thread
+
+    def _arm(self) -> None:
+        signal = self._signal
+        if signal is None or self._armed:
+            return
+        try:
+            signal.connect(self._wake)  # after `append`: a chunk is in the list when the waker runs for it
+        except RuntimeError:  # the widget was destroyed before it was detached: nothing more will come
+            self._signal = None
+            return
+        self._armed = True
+        if self._chunks:  # came while the waker was not connected
+            self._wake()
+
+    def _wake(self, _chunk: str | None = None) -> None:
+        if not self._armed:
+            return
+        self._armed = False
+        if self._signal is not None:
+            self._signal.disconnect(self._wake)
+        self._call_soon(self._take)
+
+    # Core loop
 
     def _call_soon(self, callback: Callable[[], None]) -> None:
         try:
@@ -66,20 +109,28 @@ class OutputHandover:
             pass  # the core loop has stopped: nobody is left to tell
 
     def _take(self) -> None:
-        # Whoever calls, at most one window stays open, and `_scheduled` is True exactly while a hand-over is
-        # due: a chunk given meanwhile is always taken.
+        # Whoever calls, at most one window stays open; while none is, the waker is armed (or about to be).
         if self._window is not None:
             self._window.cancel()
             self._window = None
             self._window_s = min(self._window_s * 2, self._every_s)  # output came within the last window
-        with self._lock:
-            chunks, self._chunks = self._chunks, []
-            self._scheduled = bool(chunks)
-        if not chunks:
+        chunks = self._chunks
+        count = len(chunks)
+        if not count:
             self._window_s = self._first_s
+            self._post(self._arm)
             return
+        taken = chunks[:count]
+        del chunks[:count]  # only what was taken: the GUI thread may have appended meanwhile
         self._window = self._loop.call_later(self._window_s, self._take)
-        if len(chunks) == 1:
-            self._deliver(chunks[0].encode("latin-1"))
-        else:
-            self._deliver(b"".join([chunk.encode("latin-1") for chunk in chunks]))
+        self._deliver(taken)
+
+
+def output_tail(chunks: list[str], more_than: int) -> bytes:
+    """The PTY's bytes of `chunks`: all of them, or, when they hold more than `more_than`, their last chunks
+    that hold more than `more_than`."""
+    first, size = len(chunks), 0
+    while first > 0 and size <= more_than:
+        first -= 1
+        size += len(chunks[first])
+    return "".join(chunks[first:]).encode("latin-1")

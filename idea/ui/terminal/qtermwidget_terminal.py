@@ -21,23 +21,19 @@ from typing import Any
 from PySide6.QtCore import QProcessEnvironment
 from PySide6.QtWidgets import QWidget
 
-from idea.application.ports import Unsubscribe
+from idea.application.ports import OUTPUT_TAIL_BYTES, Unsubscribe
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import ProjectId, SessionId
 from idea.domain.terminal import SpawnSpec
 from idea.infrastructure.process_tree import AGENT_MARKER_VARIABLE
 from idea.infrastructure.terminal_program import TerminalProgram
 from idea.infrastructure.terminal_start import executable_for
-from idea.infrastructure.terminal_stream import (
-    BracketedPasteTracker,
-    ColorQueryResponder,
-    may_matter_to_scanners,
-)
+from idea.infrastructure.terminal_stream import ColorQueryResponder, OutputScanners
 from idea.infrastructure.terminal_subscribers import Subscribers
 from idea.ui.gui_thread import GuiThread
 from idea.ui.terminal.appearance import TerminalAppearance
 from idea.ui.terminal.factory import TerminalViewFactory
-from idea.ui.terminal.output_handover import OutputHandover
+from idea.ui.terminal.output_handover import OutputHandover, output_tail
 from idea.ui.terminal.terminal_view import TerminalView
 from idea.ui.terminal.write_portal import WritePortal
 
@@ -67,8 +63,9 @@ class QTermWidgetTerminal:
         self._parking_lot = parking_lot
         self._started = False
         colors = appearance.colors()
-        self._bracketed_paste = BracketedPasteTracker()
-        self._color_queries = ColorQueryResponder(colors.foreground, colors.background, list(colors.palette))
+        self._scanners = OutputScanners(
+            ColorQueryResponder(colors.foreground, colors.background, list(colors.palette))
+        )
         # The program as the application sees it: its pid, its exit (recorded on the core loop).
         self._program = TerminalProgram(session_id, loop)
         self._output_subscribers: Subscribers[bytes] = Subscribers()
@@ -110,7 +107,7 @@ class QTermWidgetTerminal:
         return await self._gui.call(self._read_screen)
 
     def bracketed_paste_enabled(self) -> bool:
-        return self._bracketed_paste.enabled
+        return self._scanners.bracketed_paste.enabled
 
     def pid(self) -> int | None:
         """The pid of the program started, also after it exited."""
@@ -154,23 +151,23 @@ class QTermWidgetTerminal:
         """GUI thread: new font, scheme or scrollback, and the colours reported to colour queries."""
         self._appearance = appearance
         colors = appearance.colors()
-        self._color_queries.foreground = colors.foreground
-        self._color_queries.background = colors.background
-        self._color_queries.palette = list(colors.palette)
+        color_queries = self._scanners.color_queries
+        color_queries.foreground = colors.foreground
+        color_queries.background = colors.background
+        color_queries.palette = list(colors.palette)
         if self._view is not None:
             self._view.set_appearance(appearance)
 
     # Core loop
 
-    def _on_output(self, data: bytes) -> None:
-        # A batch of output. The scanners read it only when it can concern them.
-        if not (self._bracketed_paste.idle and self._color_queries.idle) or may_matter_to_scanners(data):
-            self._bracketed_paste.feed(data)
-            reply = self._color_queries.feed(data)
-            if reply:
-                self._gui.post(functools.partial(self._answer, reply.decode("ascii")))
+    def _on_output(self, chunks: list[str]) -> None:
+        # A batch of output, as the widget's chunks: the scanners search them where they lie, subscribers get
+        # bytes of the batch's end (`TerminalSession.on_output`).
+        replies = self._scanners.read(chunks)
+        if replies:
+            self._gui.post(functools.partial(self._answer, replies.decode("ascii")))
         if self._output_subscribers:
-            self._output_subscribers.notify(data)
+            self._output_subscribers.notify(output_tail(chunks, OUTPUT_TAIL_BYTES))
 
     # GUI thread
 
@@ -179,13 +176,13 @@ class QTermWidgetTerminal:
         view = TerminalView(self._appearance, self._parking_lot)
         view.set_grid_size(spec.columns, spec.lines)
         view.shift_enter = spec.shift_enter
-        # The only Python the widget runs per output chunk: the hand-over's append (a direct connection).
-        view.terminal.receivedData.connect(self._handover.give)
+        self._handover.attach(view.terminal.receivedData, self._gui.post)
         view.titleChanged.connect(self._on_title)
         view.exited.connect(self._on_exited)
         try:
             pid = view.start(command[0], command[1:], spec.cwd, spec.env)
         except AppError:
+            self._handover.detach()
             view.deleteLater()
             raise
         self._program.started(pid, spec.env.get(AGENT_MARKER_VARIABLE))
@@ -231,6 +228,7 @@ class QTermWidgetTerminal:
     def _discard_view(self) -> None:
         view, self._view = self._view, None
         if view is not None:
+            self._handover.detach()
             view.deleteLater()
 
     def _to_core(self, callback: Callable[..., Any], *args: Any) -> None:

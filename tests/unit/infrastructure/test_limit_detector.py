@@ -199,3 +199,33 @@ def test_a_flood_handed_over_in_one_batch_is_read_at_its_end() -> None:
     match = scanner.scan(NOW)
     assert match is not None and match.resets_at_ms == at(16)
     assert scanner.scan(NOW, final=True) is None
+
+
+def test_the_end_of_a_flood_as_a_terminal_may_give_it_tells_what_the_whole_flood_tells() -> None:
+    """A terminal may give its output subscribers only the end of a batch, more than `OUTPUT_TAIL_BYTES` of it
+    (`TerminalSession.on_output`): the limit scanner and the prompt watcher conclude the same as from it all."""
+    from idea.application.orchestrator.cold_start import PromptPatternWatcher
+    from idea.application.ports import OUTPUT_TAIL_BYTES
+
+    message = "\x1b[38;5;174m⎿  Claude usage limit reached\x1b[39m ∙ resets 3pm (Europe/Paris)\x1b[0m\r\n".encode()
+    prompt = "\x1b[2m❯ \x1b[0m".encode()
+    rng = random.Random(3)
+    for _ in range(40):
+        batches = []
+        for _ in range(rng.randrange(1, 6)):
+            filler = b"".join(b"\x1b[3%dmline %d of a long build log\x1b[0m\r\n" % (n % 8, n) for n in range(rng.randrange(1, 9000)))
+            cut = rng.randrange(len(filler))
+            extra = rng.choice((b"", message, prompt, message + prompt))
+            batches.append(filler[:cut] + extra + filler[cut:] if rng.random() < 0.5 else filler + extra)
+        whole, tail = OutputLimitScanner(claude_parser()), OutputLimitScanner(claude_parser())
+        whole_prompt, tail_prompt = PromptPatternWatcher("❯"), PromptPatternWatcher("❯")
+        for batch in batches:
+            end = batch if len(batch) <= OUTPUT_TAIL_BYTES else batch[-(OUTPUT_TAIL_BYTES + rng.randrange(1, 4096)) :]
+            whole.feed(batch)
+            tail.feed(end)
+            found, found_in_tail = whole.scan(NOW), tail.scan(NOW)
+            assert (found and found.resets_at_ms) == (found_in_tail and found_in_tail.resets_at_ms)
+            assert whole_prompt.feed(batch) == tail_prompt.feed(end)
+        final, final_in_tail = whole.scan(NOW, final=True), tail.scan(NOW, final=True)
+        assert (final and final.resets_at_ms) == (final_in_tail and final_in_tail.resets_at_ms)
+    assert OUTPUT_TAIL_BYTES >= 2 * TAIL_BYTES

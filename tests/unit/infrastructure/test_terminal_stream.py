@@ -3,7 +3,14 @@ and the common chunk of coloured text is passed over without a search."""
 
 from __future__ import annotations
 
-from idea.infrastructure.terminal_stream import BracketedPasteTracker, ColorQueryResponder, may_matter_to_scanners
+import random
+
+from idea.infrastructure.terminal_stream import (
+    BracketedPasteTracker,
+    ColorQueryResponder,
+    OutputScanners,
+    may_matter_to_scanners,
+)
 
 BLACK, WHITE = (0, 0, 0), (255, 255, 255)
 # Plain text with the scanners' rare bytes in it (a question, brackets), colours, bracketed paste on inside a
@@ -57,3 +64,46 @@ def test_coloured_text_does_not_concern_the_scanners_but_its_rare_bytes_in_a_seq
     assert may_matter_to_scanners(coloured + b"\x1b]11;?\x07")
     assert may_matter_to_scanners(coloured + b"\x1b")
     assert may_matter_to_scanners(coloured + b"\x1b[")
+
+
+def scan_in_batches(batches: list[list[bytes]]) -> tuple[bool, bytes]:
+    """What `OutputScanners` concludes from batches of chunks, as the terminal widget's hand-over gives them."""
+    scanners = OutputScanners(ColorQueryResponder(WHITE, BLACK, [BLACK, (205, 0, 0)]))
+    replies = b"".join(scanners.read([chunk.decode("latin-1") for chunk in batch]) for batch in batches)
+    return scanners.bracketed_paste.enabled, replies
+
+
+def test_batches_of_chunks_read_as_the_whole_stream() -> None:
+    assert scan_in_batches([[STREAM]]) == (True, REPLIES)
+    for cut in range(1, len(STREAM)):  # every cut between two batches, and between two chunks of one batch
+        assert scan_in_batches([[STREAM[:cut]], [STREAM[cut:]]]) == (True, REPLIES), cut
+        assert scan_in_batches([[STREAM[:cut], STREAM[cut:]]]) == (True, REPLIES), cut
+    single = [STREAM[i : i + 1] for i in range(len(STREAM))]
+    assert scan_in_batches([single]) == (True, REPLIES)
+    assert scan_in_batches([[byte] for byte in single]) == (True, REPLIES)
+
+
+def test_a_flood_of_coloured_text_around_the_sequences_in_random_chunks_and_batches_reads_the_same() -> None:
+    coloured = b"".join(b"\x1b[3%dmword\x1b[0m " % (n % 8) for n in range(300))
+    stream = coloured + STREAM + coloured + b"\x1b[?2004l" + coloured + b"\x1b]10;?\x07" + coloured
+    replies = REPLIES + b"\x1b]10;rgb:ffff/ffff/ffff\x1b\\"
+    rng = random.Random(5)
+    for _ in range(200):
+        chunks, at = [], 0
+        while at < len(stream):
+            size = rng.choice((1, 2, 3, rng.randrange(1, 64), rng.randrange(64, 4096)))
+            chunks.append(stream[at : at + size])
+            at += size
+        batches, at = [], 0
+        while at < len(chunks):
+            size = rng.randrange(1, 40)
+            batches.append(chunks[at : at + size])
+            at += size
+        assert scan_in_batches(batches) == (False, replies)
+
+
+def test_a_sequence_begun_at_the_end_of_a_batch_without_rare_bytes_is_read_on() -> None:
+    # The batch ends with ESC and `[` in two chunks; the next batch holds the rest, `?2004h`.
+    assert scan_in_batches([[b"\x1b[31mred", b"\x1b", b"["], [b"?2004h"]]) == (True, b"")
+    assert scan_in_batches([[b"plain \x1b"], [b"]11;?\x07"]]) == (False, b"\x1b]11;rgb:0000/0000/0000\x1b\\")
+
