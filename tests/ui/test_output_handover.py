@@ -84,8 +84,9 @@ class Rig:
         self.signal = FakeSignal()
         self.gui: list[Callable[[], None]] = []  # what the hand-over posted to the GUI thread
         self.delivered: list[bytes] = []
+        self.flows: list[bool] = []  # what the GUI thread was told: output started (True), stopped (False)
         self.handover = OutputHandover(self.loop, self._deliver)  # type: ignore[arg-type]
-        self.handover.attach(self.signal, self.gui.append)
+        self.handover.attach(self.signal, self.gui.append, self.flows.append)
 
     def _deliver(self, chunks: list[str]) -> None:
         self.delivered.append("".join(chunks).encode("latin-1"))
@@ -165,6 +166,24 @@ def test_output_between_the_end_of_a_flow_and_the_waker_connected_again_goes_at_
     assert len(rig.loop.soon) == 1
     rig.loop.run_soon()
     assert rig.delivered == [b"a", b"b"]
+
+
+def test_the_gui_thread_is_told_once_when_output_starts_and_once_when_it_stops(rig: Rig) -> None:
+    assert rig.flows == []
+    rig.signal.emit("first ")
+    assert rig.flows == [True]
+    rig.loop.run_soon()
+    for batch in range(3):  # a flood, taken in windows
+        for index in range(50):
+            rig.signal.emit(f"chunk{batch}.{index} ")
+        rig.loop.fire_timer()
+    assert rig.flows == [True]
+    rig.loop.fire_timer()  # a window closes on nothing: the flow is over...
+    assert rig.flows == [True]
+    rig.run_gui()  # ...as the GUI thread learns when the waker is connected again
+    assert rig.flows == [True, False]
+    rig.signal.emit("$ ")
+    assert rig.flows == [True, False, True]
 
 
 def test_flush_hands_over_what_waits_and_keeps_one_window(rig: Rig) -> None:

@@ -286,6 +286,33 @@ def test_title_reaches_the_view_signal(factory: QtTerminalFactory, core: CoreLoo
         on_core(qtbot, core, terminal.terminate(grace_ms=1000))
 
 
+def test_output_marks_activity_once_per_burst_and_silence_rearms_it(
+    factory: QtTerminalFactory, core: CoreLoop, qtbot: QtBot, tmp_path: Path
+) -> None:
+    """The "new output" mark of an unfocused cell: one activity() per burst of output however many flows and
+    chunks it comes in, silence() once output stops, and output after the quiet marks the cell again."""
+    terminal = make_terminal(factory)
+    script = "read a; printf 'one'; sleep 0.1; printf ' two'; read b; printf ' three'; exec sleep 60"
+    on_core(qtbot, core, terminal.start(shell(script, tmp_path)))
+    view = factory.view_for(terminal.session_id)
+    assert view is not None
+    view.set_silence_ms(600)
+    activity: list[bool] = []
+    view.activity.connect(lambda: activity.append(True))
+    try:
+        with qtbot.waitSignal(view.activity, timeout=30_000):
+            on_core(qtbot, core, terminal.write_text("\r"))
+        with qtbot.waitSignal(view.silence, timeout=30_000):
+            pass
+        assert activity == [True]  # two flows 100 ms apart, one burst: one mark
+        assert "one two" in view.screen_text()
+        with qtbot.waitSignal(view.activity, timeout=30_000):
+            on_core(qtbot, core, terminal.write_text("\r"))  # output after the quiet marks the cell again
+        assert activity == [True, True]
+    finally:
+        on_core(qtbot, core, terminal.terminate(grace_ms=1000))
+
+
 def test_writing_to_an_ended_program_is_a_process_error(
     factory: QtTerminalFactory, core: CoreLoop, qtbot: QtBot, tmp_path: Path
 ) -> None:

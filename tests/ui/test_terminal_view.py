@@ -196,25 +196,6 @@ def test_bell_and_focus_signals(view: TerminalView, qtbot: QtBot, tmp_path: Path
         view.focus_terminal()
 
 
-def test_output_marks_activity_once_per_burst_and_silence_rearms_it(
-    view: TerminalView, qtbot: QtBot, tmp_path: Path
-) -> None:
-    """The "new output" mark of an unfocused cell: one activity() per burst, silence() once output stops."""
-    view.terminal.setSilenceTimeout(1)  # the shortest the widget has (seconds), to keep the test short
-    activity: list[bool] = []
-    view.activity.connect(lambda: activity.append(True))
-    start(view, ["sh", "-c", "read a; printf 'one'; printf ' two'; read b; printf ' three'; exec sleep 60"], tmp_path)
-    with qtbot.waitSignal(view.activity, timeout=WAIT_MS):
-        view.terminal.sendText("\r")
-    with qtbot.waitSignal(view.silence, timeout=WAIT_MS):
-        pass
-    assert activity == [True]  # one burst, one mark, however many chunks it came in
-    with qtbot.waitSignal(view.activity, timeout=WAIT_MS):
-        view.terminal.sendText("\r")  # output after the quiet marks the cell again
-    wait_for_screen(qtbot, view, "three")
-    assert activity == [True, True]
-
-
 def test_ctrl_click_on_a_url_opens_it_and_a_plain_click_does_not(
     view: TerminalView, qtbot: QtBot, tmp_path: Path
 ) -> None:

@@ -12,7 +12,8 @@ lock taken from the GUI thread and given back), so the core takes what came in w
 chunk (`HANDOVER_FIRST_MS`: the rest of a reply and the prompt drawn after it wait no longer than that),
 doubling while output keeps coming, up to `HANDOVER_EVERY_MS`: a flood wakes the core about 60 times a
 second. A window that closes on nothing ends the flow and re-arms the waker on the GUI thread, which hands
-over at once whatever came in between.
+over at once whatever came in between. The GUI thread is told when a flow starts and stops (the cell's "new
+output" mark comes from that, not from a timer restarted for every chunk).
 
 The batch is given as the widget's chunks (the PTY's bytes decoded as Latin-1): the terminal's scanners
 search them where they lie (`OutputScanners`), and what listens on the core gets bytes of the batch's end
@@ -58,13 +59,23 @@ class OutputHandover:
         self._signal: OutputSignal | None = None
         self._post: Callable[[Callable[[], None]], None] = lambda _fn: None
         self._armed = False
+        self._flowing = False
+        self._on_flow: Callable[[bool], None] = lambda _flowing: None
         self._window_s = self._first_s  # core loop only, as is the timer
         self._window: asyncio.TimerHandle | None = None
 
-    def attach(self, signal: OutputSignal, post: Callable[[Callable[[], None]], None]) -> None:
-        """GUI thread: hand over what `signal` gives from now on; `post(fn)` runs `fn` on the GUI thread later."""
+    def attach(
+        self,
+        signal: OutputSignal,
+        post: Callable[[Callable[[], None]], None],
+        on_flow: Callable[[bool], None] = lambda _flowing: None,
+    ) -> None:
+        """GUI thread: hand over what `signal` gives from now on; `post(fn)` runs `fn` on the GUI thread later.
+        `on_flow(True)` runs on the GUI thread when output starts flowing (its first chunk after a quiet
+        moment), `on_flow(False)` when it has stopped (a window closed on nothing)."""
         self._signal = signal
         self._post = post
+        self._on_flow = on_flow
         signal.connect(self._chunks.append)
         self._arm()
 
@@ -89,6 +100,9 @@ class OutputHandover:
             self._signal = None
             return
         self._armed = True
+        if self._flowing:
+            self._flowing = False
+            self._on_flow(False)
         if self._chunks:  # came while the waker was not connected
             self._wake()
 
@@ -99,6 +113,8 @@ class OutputHandover:
         if self._signal is not None:
             self._signal.disconnect(self._wake)
         self._call_soon(self._take)
+        self._flowing = True
+        self._on_flow(True)
 
     # Core loop
 

@@ -176,7 +176,7 @@ class QTermWidgetTerminal:
         view = TerminalView(self._appearance, self._parking_lot)
         view.set_grid_size(spec.columns, spec.lines)
         view.shift_enter = spec.shift_enter
-        self._handover.attach(view.terminal.receivedData, self._gui.post)
+        self._handover.attach(view.terminal.receivedData, self._gui.post, view.output_flowing)
         view.titleChanged.connect(self._on_title)
         view.exited.connect(self._on_exited)
         try:

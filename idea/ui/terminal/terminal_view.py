@@ -91,10 +91,9 @@ class TerminalView(QWidget):
         term.setKeyBindings(KEY_BINDINGS)
         term.setConfirmMultilinePaste(False)
         term.setAutoClose(True)  # without it the widget never notices that its program ended
-        term.setMonitorActivity(True)
-        term.setMonitorSilence(True)  # activity() fires once per burst only when silence re-arms it
+        # Activity and silence come from the output hand-over, once per flow (`output_flowing`): the widget's own
+        # monitoring restarts a timer for every chunk of output.
         term.setTerminalSizeHint(False)  # no "Size: 80 x 31" box over the program at every resize
-        term.setSilenceTimeout(SILENCE_SECONDS)
         self._term = term
         self.zoom = FontZoom(lambda: self._appearance, term.setTerminalFont)
         self._display = term.focusProxy()
@@ -113,9 +112,13 @@ class TerminalView(QWidget):
         self._exit_timer.setInterval(EXIT_SETTLE_MS)
         self._exit_timer.timeout.connect(self._report_exit)
 
+        self._silent = True  # no output for SILENCE_SECONDS (or none yet): the next output is activity
+        self._silence_timer = QTimer(self)
+        self._silence_timer.setSingleShot(True)
+        self._silence_timer.setInterval(SILENCE_SECONDS * 1000)
+        self._silence_timer.timeout.connect(self._on_silence)
+
         term.bell.connect(lambda _message: self.bell.emit())
-        term.activity.connect(self.activity)
-        term.silence.connect(self.silence)
         term.titleChanged.connect(self._on_title_changed)
         term.termGetFocus.connect(self.focused)
         term.urlActivated.connect(self._open_url)
@@ -168,6 +171,24 @@ class TerminalView(QWidget):
 
     def has_exited(self) -> bool:
         return self._has_exited
+
+    def output_flowing(self, flowing: bool) -> None:
+        """The program's output started (True) or stopped (False), once per flow of output: activity() for the
+        first output after SILENCE_SECONDS of quiet, silence() once it has been quiet that long."""
+        if flowing:
+            self._silence_timer.stop()
+            if self._silent:
+                self._silent = False
+                self.activity.emit()
+        else:
+            self._silence_timer.start()
+
+    def set_silence_ms(self, ms: int) -> None:
+        self._silence_timer.setInterval(ms)
+
+    def _on_silence(self) -> None:
+        self._silent = True
+        self.silence.emit()
 
     def _on_process_finished(self, code: int | None, status: QProcess.ExitStatus | None) -> None:
         if self._exit_noticed_at is not None:
