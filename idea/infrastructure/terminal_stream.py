@@ -11,7 +11,6 @@ _CSI_PRIVATE = b"\x1b[?"
 _OSC = b"\x1b]"
 _MAX_SEQUENCE = 64
 # What output may end with in the middle of a marker: the scanners then carry it to the next chunk.
-_SEQUENCE_STARTS = (b"\x1b", b"\x1b[")
 _SEQUENCE_STARTS_TEXT = ("\x1b", "\x1b[")
 
 
@@ -149,18 +148,6 @@ def _partial_prefix(buffer: bytes, marker: bytes) -> bytes:
         if marker.startswith(buffer[-size:]):
             return buffer[-size:]
     return b""
-
-
-def may_matter_to_scanners(data: bytes) -> bool:
-    """Whether output holds anything the scanners above look for, or ends inside an escape sequence. Each
-    sequence is looked for only when its rarest byte (`?`, `]`) occurs, which a single memchr tells: coloured
-    text, full of ESC and `[`, is passed over at memory speed, neither copied nor walked in Python. Output for
-    which this is false leaves idle scanners as they are."""
-    return (
-        (b"?" in data and _CSI_PRIVATE in data)
-        or (b"]" in data and _OSC in data)
-        or data.endswith(_SEQUENCE_STARTS)
-    )
 
 
 class OutputScanners:

@@ -5,12 +5,7 @@ from __future__ import annotations
 
 import random
 
-from idea.infrastructure.terminal_stream import (
-    BracketedPasteTracker,
-    ColorQueryResponder,
-    OutputScanners,
-    may_matter_to_scanners,
-)
+from idea.infrastructure.terminal_stream import BracketedPasteTracker, ColorQueryResponder, OutputScanners
 
 BLACK, WHITE = (0, 0, 0), (255, 255, 255)
 # Plain text with the scanners' rare bytes in it (a question, brackets), colours, bracketed paste on inside a
@@ -57,13 +52,14 @@ def test_bracketed_paste_turned_off_again() -> None:
     assert feed_in_pieces([b"\x1b[?2004h", b"text", b"\x1b[?2004l"]) == (False, b"")
 
 
-def test_coloured_text_does_not_concern_the_scanners_but_its_rare_bytes_in_a_sequence_do() -> None:
-    coloured = b"\x1b[31mred\x1b[0m plain text, [brackets] and a question? \x1b[1;32mok\x1b[0m\r\n" * 100
-    assert not may_matter_to_scanners(coloured)
-    assert may_matter_to_scanners(coloured + b"\x1b[?2004h")
-    assert may_matter_to_scanners(coloured + b"\x1b]11;?\x07")
-    assert may_matter_to_scanners(coloured + b"\x1b")
-    assert may_matter_to_scanners(coloured + b"\x1b[")
+def test_coloured_text_leaves_the_scanners_idle_and_what_it_ends_with_or_holds_is_read() -> None:
+    coloured = "\x1b[31mred\x1b[0m plain text, [brackets] and a question? \x1b[1;32mok\x1b[0m\r\n" * 100
+    scanners = OutputScanners(ColorQueryResponder(WHITE, BLACK))
+    assert scanners.read([coloured, coloured.replace("?", ".").replace("]", ")")]) == b""
+    assert scanners.bracketed_paste.idle and scanners.color_queries.idle and not scanners.bracketed_paste.enabled
+    assert scanners.read([coloured, "\x1b"]) == b"" and not scanners.bracketed_paste.idle  # a sequence may begin
+    assert scanners.read(["[?2004h", coloured]) == b"" and scanners.bracketed_paste.enabled
+    assert scanners.read([coloured + "\x1b]11;?\x07"]) == b"\x1b]11;rgb:0000/0000/0000\x1b\\"
 
 
 def scan_in_batches(batches: list[list[bytes]]) -> tuple[bool, bytes]:
