@@ -9,6 +9,7 @@ import asyncio
 import queue
 import random
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -212,6 +213,28 @@ def test_a_detached_handover_connects_nothing_more(rig: Rig) -> None:
     rig.loop.fire_timer()
     rig.run_gui()
     assert rig.delivered == [b"last words"] and len(rig.signal.slots) == 1  # the append only
+
+
+def test_detaching_lets_go_of_the_widget_and_disconnects_the_waker_on_the_gui_thread() -> None:
+    # What the hand-over still held of a widget could otherwise be finalised wherever the hand-over ends,
+    # which may be the core loop's thread; and the waker's connection refers to the hand-over.
+    class View:
+        def __init__(self) -> None:
+            self.received = FakeSignal()
+            self.flows: list[bool] = []
+
+        def output_flowing(self, flowing: bool) -> None:
+            self.flows.append(flowing)
+
+    loop, view = ScriptedLoop(), View()
+    handover = OutputHandover(loop, lambda _chunks: None)  # type: ignore[arg-type]
+    handover.attach(view.received, lambda _fn: None, view.output_flowing)  # quiet: the waker is connected
+    signal = view.received
+    handover.detach()
+    assert [hasattr(slot, "__func__") for slot in signal.slots] == [False]  # the list's append only
+    gone = weakref.ref(view)
+    del view
+    assert gone() is None
 
 
 def test_a_signal_whose_widget_was_destroyed_is_let_go() -> None:

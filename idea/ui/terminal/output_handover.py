@@ -38,6 +38,10 @@ class OutputSignal(Protocol):
     def disconnect(self, slot: Callable[..., Any]) -> Any: ...
 
 
+def _no_flow(_flowing: bool) -> None:
+    pass
+
+
 class OutputHandover:
     def __init__(
         self,
@@ -60,7 +64,7 @@ class OutputHandover:
         self._post: Callable[[Callable[[], None]], None] = lambda _fn: None
         self._armed = False
         self._flowing = False
-        self._on_flow: Callable[[bool], None] = lambda _flowing: None
+        self._on_flow: Callable[[bool], None] = _no_flow
         self._window_s = self._first_s  # core loop only, as is the timer
         self._window: asyncio.TimerHandle | None = None
 
@@ -68,7 +72,7 @@ class OutputHandover:
         self,
         signal: OutputSignal,
         post: Callable[[Callable[[], None]], None],
-        on_flow: Callable[[bool], None] = lambda _flowing: None,
+        on_flow: Callable[[bool], None] = _no_flow,
     ) -> None:
         """GUI thread: hand over what `signal` gives from now on; `post(fn)` runs `fn` on the GUI thread later.
         `on_flow(True)` runs on the GUI thread when output starts flowing (its first chunk after a quiet
@@ -80,9 +84,17 @@ class OutputHandover:
         self._arm()
 
     def detach(self) -> None:
-        """GUI thread: the widget goes; what it gave is still handed over."""
-        self._signal = None
+        """GUI thread: the widget goes; what it gave is still handed over. Every reference to the widget, and
+        the waker's connection (which refers to this hand-over), go here, on the widget's thread: the
+        hand-over itself may end on the core loop's, where no PySide object may be finalised."""
+        signal, self._signal = self._signal, None
+        if signal is not None and self._armed:
+            try:
+                signal.disconnect(self._wake)
+            except RuntimeError:  # the widget was destroyed first: so was the connection
+                pass
         self._armed = False
+        self._on_flow = _no_flow
 
     def flush(self) -> None:
         """Any thread: hand over what is waiting now, ahead of anything queued to the loop after this call."""
