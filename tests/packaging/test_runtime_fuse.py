@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import select
 import signal
 import subprocess
 import time
@@ -157,11 +158,15 @@ def test_ctrl_c_in_a_terminal_stops_the_application_and_unmounts(probe: ProbeIma
             assert time.monotonic() < deadline, seen
             seen += child.read(4096)
         child.write(b"\x03")  # the terminal sends SIGINT to the whole foreground process group
-        while child.isalive() and time.monotonic() < deadline + 10:
+        # Read to the terminal's end, not while the child lives: what it wrote before it exited is read after.
+        while time.monotonic() < deadline + 10:
+            if not select.select([child.fd], [], [], 0.2)[0]:
+                continue
             try:
                 seen += child.read(4096)
             except EOFError:
                 break
+        assert not child.isalive(), f"still running after Ctrl+C: {seen!r}"
         child.wait()
         assert child.exitstatus == 43, seen
         assert b"got INT" in seen
