@@ -45,6 +45,7 @@ from pyside6_qtermwidget import QTermWidget
 from idea.domain.errors import AppError, ErrorCode
 from idea.infrastructure.resources import resources_dir
 from idea.infrastructure.terminal_start import start_refused
+from idea.ui.terminal.activity_mark import ActivityMark
 from idea.ui.terminal.shift_enter import shift_enter_mapped
 from idea.ui.terminal.appearance import TerminalAppearance, register_color_schemes
 from idea.ui.terminal.font_zoom import FontZoom, cell_shortcuts
@@ -112,11 +113,7 @@ class TerminalView(QWidget):
         self._exit_timer.setInterval(EXIT_SETTLE_MS)
         self._exit_timer.timeout.connect(self._report_exit)
 
-        self._silent = True  # no output for SILENCE_SECONDS (or none yet): the next output is activity
-        self._silence_timer = QTimer(self)
-        self._silence_timer.setSingleShot(True)
-        self._silence_timer.setInterval(SILENCE_SECONDS * 1000)
-        self._silence_timer.timeout.connect(self._on_silence)
+        self._activity = ActivityMark(self, SILENCE_SECONDS * 1000, self.activity.emit, self.silence.emit)
 
         term.bell.connect(lambda _message: self.bell.emit())
         term.titleChanged.connect(self._on_title_changed)
@@ -176,19 +173,12 @@ class TerminalView(QWidget):
         """The program's output started (True) or stopped (False), once per flow of output: activity() for the
         first output after SILENCE_SECONDS of quiet, silence() once it has been quiet that long."""
         if flowing:
-            self._silence_timer.stop()
-            if self._silent:
-                self._silent = False
-                self.activity.emit()
+            self._activity.output_started()
         else:
-            self._silence_timer.start()
+            self._activity.output_stopped()
 
     def set_silence_ms(self, ms: int) -> None:
-        self._silence_timer.setInterval(ms)
-
-    def _on_silence(self) -> None:
-        self._silent = True
-        self.silence.emit()
+        self._activity.set_silence_ms(ms)
 
     def _on_process_finished(self, code: int | None, status: QProcess.ExitStatus | None) -> None:
         if self._exit_noticed_at is not None:

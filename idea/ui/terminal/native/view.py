@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QGuiApplication, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
+from idea.ui.terminal.activity_mark import ActivityMark
 from idea.ui.terminal.shift_enter import shift_enter_mapped
 from idea.ui.terminal.appearance import TerminalAppearance
 from idea.ui.terminal.font_zoom import FontZoom
@@ -51,7 +52,6 @@ class NativeTerminalView(QWidget):
         self._send: Callable[[bytes], None] = lambda _data: None
         self._paste_blocked = False
         self._has_exited = False
-        self._silent = True
         self._title = ""
         self.shift_enter: str | None = None  # what Shift+Enter types (SpawnSpec.shift_enter)
         self.screen = TerminalScreen(
@@ -73,7 +73,7 @@ class NativeTerminalView(QWidget):
         self._find.closed.connect(self.focus_terminal)
         self._paint_timer = _single_shot(self, PAINT_INTERVAL_MS, self._canvas.update)
         self._resize_timer = _single_shot(self, RESIZE_DEBOUNCE_MS, self._fit_grid)
-        self._silence_timer = _single_shot(self, SILENCE_MS, self._on_silence)
+        self._activity = ActivityMark(self, SILENCE_MS, self.activity.emit, self.silence.emit)
 
     @property
     def display(self) -> QWidget:
@@ -93,10 +93,7 @@ class NativeTerminalView(QWidget):
     def feed(self, data: bytes) -> None:
         """Output of the program (GUI thread)."""
         self.screen.feed(data)
-        if self._silent:
-            self._silent = False
-            self.activity.emit()
-        self._silence_timer.start()
+        self._activity.output()
         if self.isVisible() and not self._paint_timer.isActive():
             self._paint_timer.start()
 
@@ -128,10 +125,6 @@ class NativeTerminalView(QWidget):
         if title != self._title:
             self._title = title
             self.titleChanged.emit(title)
-
-    def _on_silence(self) -> None:
-        self._silent = True
-        self.silence.emit()
 
     # Size
 
