@@ -23,7 +23,7 @@ class ViewTerminal(Protocol):
 
     def release(self) -> None: ...
 
-    def _release_view(self) -> None: ...
+    def release_now(self) -> None: ...
 
     def set_appearance(self, appearance: TerminalAppearance) -> None: ...
 
@@ -79,7 +79,7 @@ class TerminalViewFactory(Generic[T]):
         """GUI thread, after every program was stopped: delete the views now rather than whenever Python
         collects them (a widget torn down late, outside its event loop, can take the process down)."""
         for terminal in self._terminals.values():
-            terminal._release_view()
+            terminal.release_now()
         self._terminals.clear()
         self.parking_lot.deleteLater()
 

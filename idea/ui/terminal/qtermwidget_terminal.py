@@ -15,26 +15,23 @@ import asyncio
 import functools
 import os
 import shutil
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from PySide6.QtCore import QProcessEnvironment
 from PySide6.QtWidgets import QWidget
 
-from idea.application.ports import OUTPUT_TAIL_BYTES, Unsubscribe
+from idea.application.ports import OUTPUT_TAIL_BYTES
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import ProjectId, SessionId
 from idea.domain.terminal import SpawnSpec
 from idea.infrastructure.process_tree import AGENT_MARKER_VARIABLE
-from idea.infrastructure.terminal_program import TerminalProgram
-from idea.infrastructure.terminal_start import executable_for
 from idea.infrastructure.terminal_stream import ColorQueryResponder, OutputScanners
-from idea.infrastructure.terminal_subscribers import Subscribers
 from idea.ui.gui_thread import GuiThread
 from idea.ui.terminal.appearance import TerminalAppearance
 from idea.ui.terminal.factory import TerminalViewFactory
 from idea.ui.terminal.output_handover import OutputHandover, output_tail
 from idea.ui.terminal.terminal_view import TerminalView
+from idea.ui.terminal.view_session import ViewTerminalSession
 from idea.ui.terminal.write_portal import WritePortal
 
 # Set by the widget itself and not wanted: WINDOWID=0 names no window, LANGUAGE is set empty. (COLORFGBG,
@@ -42,7 +39,7 @@ from idea.ui.terminal.write_portal import WritePortal
 _ADDED_BY_WIDGET = frozenset({"WINDOWID", "LANGUAGE"})
 
 
-class QTermWidgetTerminal:
+class QTermWidgetTerminal(ViewTerminalSession[TerminalView]):
     """One program in a QTermWidget. Exit codes follow `subprocess`: the status, or -N for signal N."""
 
     def __init__(
@@ -55,63 +52,22 @@ class QTermWidgetTerminal:
         *,
         parking_lot: QWidget | None = None,
     ) -> None:
-        self._session_id = session_id
-        self.project_id = project_id
-        self._gui = gui
-        self._loop = loop
-        self._appearance = appearance
-        self._parking_lot = parking_lot
-        self._started = False
+        super().__init__(session_id, project_id, gui, loop, appearance, parking_lot)
         colors = appearance.colors()
         self._scanners = OutputScanners(
             ColorQueryResponder(colors.foreground, colors.background, list(colors.palette))
         )
-        # The program as the application sees it: its pid, its exit (recorded on the core loop).
-        self._program = TerminalProgram(session_id, loop)
-        self._output_subscribers: Subscribers[bytes] = Subscribers()
         self._handover = OutputHandover(loop, self._on_output)
-        self._title_subscribers: Subscribers[str] = Subscribers()
-        self._line_subscribers: Subscribers[None] = Subscribers()  # the person pressed Enter
-        # GUI-thread state: the view and when it may go.
-        self._view: TerminalView | None = None
-        self.portal: WritePortal | None = None  # set with the view; read from the core loop
-        self._view_exited = False
-        self._released = False
-
-    @property
-    def session_id(self) -> SessionId:
-        return self._session_id
-
-    @property
-    def view(self) -> TerminalView | None:
-        """The widget showing this session (GUI thread); None before start and after release."""
-        return self._view
 
     async def start(self, spec: SpawnSpec) -> int:
-        if self._started:
-            raise AppError(ErrorCode.PROCESS, f"terminal {self._session_id} has already started a program")
-        self._started = True
-        program, *arguments = spec.argv
-        executable = executable_for(program, spec.cwd, spec.env.get("PATH", os.defpath))
+        _program, arguments, executable = self._claim_start(spec)
         return await self._gui.call(lambda: self._start_view(executable, arguments, spec))
 
     async def write_text(self, text: str) -> None:
         await self._gui.call(lambda: self._send_text(text))
 
-    async def resize(self, columns: int, lines: int) -> None:
-        if columns < 1 or lines < 1:
-            raise AppError(ErrorCode.INVALID, f"a terminal cannot be {columns} columns by {lines} lines")
-        await self._gui.call(lambda: self._resize_view(columns, lines))
-
-    async def screen_text(self) -> str:
-        return await self._gui.call(self._read_screen)
-
     def bracketed_paste_enabled(self) -> bool:
         return self._scanners.bracketed_paste.enabled
-
-    def pid(self) -> int | None:
-        """The pid of the program started, also after it exited."""
-        return self._program.pid
 
     def foreground_pid(self) -> int | None:
         pid = self._program.pid
@@ -119,44 +75,18 @@ class QTermWidgetTerminal:
             return None
         return _terminal_foreground_group(pid)
 
-    def exit_code(self) -> int | None:
-        return self._program.exit_code()
-
-    def has_exited(self) -> bool:
-        return self._program.has_exited()
-
     async def terminate(self, grace_ms: int = 3000) -> None:
         """End the program and its descendants, and what the agent left behind (IDEA_AGENT_ID)."""
         await self._program.terminate(grace_ms)
 
-    def on_output(self, callback: Callable[[bytes], None]) -> Unsubscribe:
-        return self._output_subscribers.add(callback)
-
-    def on_exit(self, callback: Callable[[int | None], None]) -> Unsubscribe:
-        """Called once with the exit code; a subscriber that comes after the exit is called soon after."""
-        return self._program.on_exit(callback)
-
-    def on_title(self, callback: Callable[[str], None]) -> Unsubscribe:
-        return self._title_subscribers.add(callback)
-
-    def on_line_submitted(self, callback: Callable[[None], None]) -> Unsubscribe:
-        """On the core loop, each time the person presses Enter in this terminal."""
-        return self._line_subscribers.add(callback)
-
-    def release(self) -> None:
-        """The session is forgotten: its view goes once the program has exited (now, if it has)."""
-        self._gui.post(self._release_view)
-
     def set_appearance(self, appearance: TerminalAppearance) -> None:
         """GUI thread: new font, scheme or scrollback, and the colours reported to colour queries."""
-        self._appearance = appearance
         colors = appearance.colors()
         color_queries = self._scanners.color_queries
         color_queries.foreground = colors.foreground
         color_queries.background = colors.background
         color_queries.palette = list(colors.palette)
-        if self._view is not None:
-            self._view.set_appearance(appearance)
+        super().set_appearance(appearance)
 
     # Core loop
 
@@ -177,7 +107,6 @@ class QTermWidgetTerminal:
         view.set_grid_size(spec.columns, spec.lines)
         view.shift_enter = spec.shift_enter
         self._handover.attach(view.terminal.receivedData, self._gui.post, view.output_flowing)
-        view.titleChanged.connect(self._on_title)
         view.exited.connect(self._on_exited)
         try:
             pid = view.start(command[0], command[1:], spec.cwd, spec.env)
@@ -186,9 +115,7 @@ class QTermWidgetTerminal:
             view.deleteLater()
             raise
         self._program.started(pid, spec.env.get(AGENT_MARKER_VARIABLE))
-        self._view = view
-        self.portal = WritePortal(view, self._gui)
-        self.portal.lineSubmitted.connect(lambda: self._to_core(self._line_subscribers.notify, None))
+        self._show_in(view)
         return pid
 
     def _send_text(self, text: str) -> None:
@@ -199,43 +126,19 @@ class QTermWidgetTerminal:
                 self.portal.writing()
             self._view.terminal.sendText(text)
 
-    def _resize_view(self, columns: int, lines: int) -> None:
-        if self._view is not None:
-            self._view.set_grid_size(columns, lines)
-
-    def _read_screen(self) -> str:
-        return self._view.screen_text() if self._view is not None else ""
-
     def _answer(self, reply: str) -> None:
         if self._view is not None and not self._view_exited:
             self._view.terminal.sendText(reply)
 
-    def _on_title(self, title: str) -> None:
-        self._to_core(self._title_subscribers.notify, title)
-
     def _on_exited(self, code: int | None) -> None:
-        self._view_exited = True
         self._handover.flush()  # subscribers hear the last output before the exit
         self._to_core(self._program.exited, code)
-        if self._released:
-            self._discard_view()
-
-    def _release_view(self) -> None:
-        self._released = True
-        if self._view_exited or self._view is None:
-            self._discard_view()
+        self._view_ended()
 
     def _discard_view(self) -> None:
-        view, self._view = self._view, None
-        if view is not None:
+        if self._view is not None:
             self._handover.detach()
-            view.deleteLater()
-
-    def _to_core(self, callback: Callable[..., Any], *args: Any) -> None:
-        try:
-            self._loop.call_soon_threadsafe(callback, *args)
-        except RuntimeError:
-            pass  # the core loop has stopped: nobody is left to tell
+        super()._discard_view()
 
 
 class QtTerminalFactory(TerminalViewFactory[QTermWidgetTerminal]):

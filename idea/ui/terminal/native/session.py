@@ -12,29 +12,23 @@ session lives; released, it goes once the program has exited.
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any
 
 from PySide6.QtWidgets import QWidget
 
-from idea.application.ports import Unsubscribe
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import ProjectId, SessionId
 from idea.domain.terminal import SpawnSpec
 from idea.infrastructure.process_tree import AGENT_MARKER_VARIABLE
 from idea.infrastructure.pty.pty_pump import PtyChild, PtyPump
-from idea.infrastructure.terminal_program import TerminalProgram
-from idea.infrastructure.terminal_start import executable_for
 from idea.infrastructure.terminal_stream import BracketedPasteTracker
-from idea.infrastructure.terminal_subscribers import Subscribers
 from idea.ui.gui_thread import GuiThread
 from idea.ui.terminal.appearance import TerminalAppearance
 from idea.ui.terminal.factory import TerminalViewFactory
 from idea.ui.terminal.native.view import NativeTerminalView
-from idea.ui.terminal.write_portal import WritePortal
+from idea.ui.terminal.view_session import ViewTerminalSession
 
 SpawnChild = Callable[[str, list[str], str, dict[str, str], int, int], PtyChild]
 
@@ -50,7 +44,7 @@ def platform_spawner() -> SpawnChild:
     return PosixPtyChild.spawn
 
 
-class NativeTerminal:
+class NativeTerminal(ViewTerminalSession[NativeTerminalView]):
     """One program in a PTY, shown by a NativeTerminalView. Exit codes follow `subprocess`."""
 
     def __init__(
@@ -64,45 +58,17 @@ class NativeTerminal:
         parking_lot: QWidget | None = None,
         spawn: SpawnChild | None = None,
     ) -> None:
-        self._session_id = session_id
-        self.project_id = project_id
-        self._gui = gui
-        self._loop = loop
-        self._appearance = appearance
-        self._parking_lot = parking_lot
+        super().__init__(session_id, project_id, gui, loop, appearance, parking_lot)
         self._spawn = spawn or platform_spawner()
-        self._started = False
         self._pump: PtyPump | None = None
-        self._program = TerminalProgram(session_id, loop)  # pid, exit, subscribers (core loop)
         self._bracketed_paste = BracketedPasteTracker()
         # Output waiting for the GUI thread (filled by the reader thread).
         self._inbox: list[bytes] = []
         self._inbox_lock = threading.Lock()
         self._inbox_posted = False
-        # Core-loop state.
-        self._output_subscribers: Subscribers[bytes] = Subscribers()
-        self._title_subscribers: Subscribers[str] = Subscribers()
-        self._line_subscribers: Subscribers[None] = Subscribers()  # the person pressed Enter
-        # GUI-thread state.
-        self._view: NativeTerminalView | None = None
-        self.portal: WritePortal | None = None
-        self._view_exited = False
-        self._released = False
-
-    @property
-    def session_id(self) -> SessionId:
-        return self._session_id
-
-    @property
-    def view(self) -> NativeTerminalView | None:
-        return self._view
 
     async def start(self, spec: SpawnSpec) -> int:
-        if self._started:
-            raise AppError(ErrorCode.PROCESS, f"terminal {self._session_id} has already started a program")
-        self._started = True
-        program, *arguments = spec.argv
-        executable = executable_for(program, spec.cwd, spec.env.get("PATH", os.defpath))
+        program, arguments, executable = self._claim_start(spec)
         await self._gui.call(lambda: self._make_view(spec))
         try:
             child = self._spawn(program, [executable, *arguments], spec.cwd, dict(spec.env), spec.columns, spec.lines)
@@ -120,30 +86,13 @@ class NativeTerminal:
             raise AppError(ErrorCode.PROCESS, f"terminal {self._session_id} has no running program")
         await asyncio.wrap_future(self._pump.write(text.encode("utf-8")))
 
-    async def resize(self, columns: int, lines: int) -> None:
-        if columns < 1 or lines < 1:
-            raise AppError(ErrorCode.INVALID, f"a terminal cannot be {columns} columns by {lines} lines")
-        await self._gui.call(lambda: self._view.set_grid_size(columns, lines) if self._view is not None else None)
-
-    async def screen_text(self) -> str:
-        return await self._gui.call(self._read_screen)
-
     def bracketed_paste_enabled(self) -> bool:
         return self._bracketed_paste.enabled
-
-    def pid(self) -> int | None:
-        return self._program.pid
 
     def foreground_pid(self) -> int | None:
         if self._pump is None or self._program.has_exited():
             return None
         return self._pump.child.foreground_pid()
-
-    def exit_code(self) -> int | None:
-        return self._program.exit_code()
-
-    def has_exited(self) -> bool:
-        return self._program.has_exited()
 
     async def terminate(self, grace_ms: int = 3000) -> None:
         """End the program and its descendants, and what the agent left behind (IDEA_AGENT_ID)."""
@@ -153,30 +102,6 @@ class NativeTerminal:
         marker = self._program.agent_marker
         await self._pump.child.end(grace_ms, has_exited=self._pump.has_exited(), agent_marker=marker)
         await self._program.exit_reported()
-
-    def on_output(self, callback: Callable[[bytes], None]) -> Unsubscribe:
-        return self._output_subscribers.add(callback)
-
-    def on_exit(self, callback: Callable[[int | None], None]) -> Unsubscribe:
-        """Called once with the exit code; a subscriber that comes after the exit is called soon after."""
-        return self._program.on_exit(callback)
-
-    def on_title(self, callback: Callable[[str], None]) -> Unsubscribe:
-        return self._title_subscribers.add(callback)
-
-    def on_line_submitted(self, callback: Callable[[None], None]) -> Unsubscribe:
-        """On the core loop, each time the person presses Enter in this terminal (not while IdeA types)."""
-        return self._line_subscribers.add(callback)
-
-    def release(self) -> None:
-        """The session is forgotten: its view goes once the program has exited (now, if it has)."""
-        self._gui.post(self._release_view)
-
-    def set_appearance(self, appearance: TerminalAppearance) -> None:
-        """GUI thread: new font or scheme (the colours reported to colour queries follow the scheme)."""
-        self._appearance = appearance
-        if self._view is not None:
-            self._view.set_appearance(appearance)
 
     # Pump threads
 
@@ -199,10 +124,7 @@ class NativeTerminal:
     def _make_view(self, spec: SpawnSpec) -> None:
         view = NativeTerminalView(self._appearance, spec.columns, spec.lines, self._parking_lot)
         view.shift_enter = spec.shift_enter
-        view.titleChanged.connect(lambda title: self._to_core(self._title_subscribers.notify, title))
-        self._view = view
-        self.portal = WritePortal(view, self._gui)
-        self.portal.lineSubmitted.connect(lambda: self._to_core(self._line_subscribers.notify, None))
+        self._show_in(view)
 
     def _connect_view(self) -> None:
         assert self._view is not None and self._pump is not None
@@ -221,32 +143,14 @@ class NativeTerminal:
 
     def _read_screen(self) -> str:
         self._deliver()
-        return self._view.screen_text() if self._view is not None else ""
+        return super()._read_screen()
 
     def _on_view_exit(self, code: int | None) -> None:
         self._deliver()
-        self._view_exited = True
         if self._view is not None:
             self._view.mark_exited(code)
         self._to_core(self._program.exited, code)
-        if self._released:
-            self._discard_view()
-
-    def _release_view(self) -> None:
-        self._released = True
-        if self._view_exited or self._pump is None:
-            self._discard_view()
-
-    def _discard_view(self) -> None:
-        view, self._view = self._view, None
-        if view is not None:
-            view.deleteLater()
-
-    def _to_core(self, callback: Callable[..., Any], *args: Any) -> None:
-        try:
-            self._loop.call_soon_threadsafe(callback, *args)
-        except RuntimeError:
-            pass  # the core loop has stopped: nobody is left to tell
+        self._view_ended()
 
 
 class NativeTerminalFactory(TerminalViewFactory[NativeTerminal]):
