@@ -13,7 +13,8 @@ Each run times one `cat` from the terminal's creation to the widget's `finished`
 creates its view). Both get the same grid (the cell is started at the size the bare widget has at the same
 pixel size) and one warm-up run each (page cache, fonts, glyph caches, bindings created on first use). Runs
 alternate (bare, IdeA, bare, IdeA, …) so the machine's load falls on both alike; the figure is the ratio of the
-medians, and of each pair. The machine's load average is printed before and after.
+medians, and of each pair, with a bootstrap interval of the pairs' median (how far another run could land). The
+machine's load average is printed before and after.
 
     python bench/cell_output.py [--mb 24] [--runs 5]
 """
@@ -222,6 +223,16 @@ def main() -> None:
         ratio = statistics.median(o[index] for o in ours) / statistics.median(b[index] for b in bare)
         pairs = [o[index] / b[index] for o, b in zip(ours, bare, strict=True)]
         print(f"\nIdeA / bare, {what}: {ratio:.3f} (medians); per pair " + ", ".join(f"{p:.3f}" for p in pairs))
+        low, high = median_interval(pairs)
+        print(f"  median of the pairs {statistics.median(pairs):.3f}, 95 % interval {low:.3f} to {high:.3f}")
+
+
+def median_interval(values: list[float], resamples: int = 4000) -> tuple[float, float]:
+    """A 95 % percentile-bootstrap interval of the median of `values` (the pairs resampled with replacement):
+    how far the figure could move on another run of as many pairs on a machine as noisy as this one."""
+    rng = random.Random(0)
+    medians = sorted(statistics.median(rng.choices(values, k=len(values))) for _ in range(resamples))
+    return medians[int(resamples * 0.025)], medians[int(resamples * 0.975) - 1]
 
 
 if __name__ == "__main__":
