@@ -49,6 +49,29 @@ def visible_stream_text(text: str) -> str:
     return _SPACES.sub(" ", _CONTROL.sub(" ", _SGR.sub("", text)))
 
 
+def visible_stream_end(raw: str, chars: int, reach: int) -> str:
+    """`visible_stream_text` of the end of `raw`, from at most its last `reach` characters, and more than `chars`
+    characters of it where there are that many: stripped backwards piece by piece (each cut made just before an
+    escape sequence, never inside one), so a flood is read only as far back as the window needs."""
+    floor = max(0, len(raw) - reach)
+    end = len(raw)
+    pieces: list[str] = []
+    count = 0
+    while end > floor and count <= chars:
+        start = max(floor, end - 3 * chars)
+        if start > floor:
+            escape = raw.rfind("\x1b", max(floor, start - ESCAPE_CARRY_LIMIT), start + 1)
+            if escape > floor:
+                start = escape
+        text = visible_stream_text(raw[start:end])
+        if pieces and text.endswith(" ") and pieces[-1].startswith(" "):
+            text = text[:-1]  # one run of blanks across the cut, as in one piece
+        pieces.append(text)
+        count += len(text)
+        end = start
+    return "".join(reversed(pieces))
+
+
 @dataclass(frozen=True)
 class LimitMatch:
     resets_at_ms: int | None  # None: the pattern matched but named no readable reset time
@@ -158,7 +181,7 @@ class OutputLimitScanner:
         cut = raw.rfind("\x1b", max(0, len(raw) - ESCAPE_CARRY_LIMIT))
         if cut != -1 and not _escape_complete(raw, cut):
             raw, self._carry = raw[:cut], raw[cut:]
-        text = visible_stream_text(raw[-WINDOW_CHARS * 8 :])
+        text = visible_stream_end(raw, WINDOW_CHARS, WINDOW_CHARS * 8)
         if not text:
             return
         if self._window.endswith(" ") and text.startswith(" "):

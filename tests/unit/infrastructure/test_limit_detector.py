@@ -16,7 +16,9 @@ from idea.infrastructure.limits.detector import (
     OutputLimitScanner,
     RateLimitParser,
     ReadbackThrottle,
+    WINDOW_CHARS,
     screen_limit,
+    visible_stream_end,
     visible_stream_text,
 )
 
@@ -229,3 +231,22 @@ def test_the_end_of_a_flood_as_a_terminal_may_give_it_tells_what_the_whole_flood
         final, final_in_tail = whole.scan(NOW, final=True), tail.scan(NOW, final=True)
         assert (final and final.resets_at_ms) == (final_in_tail and final_in_tail.resets_at_ms)
     assert OUTPUT_TAIL_BYTES >= 2 * TAIL_BYTES
+
+
+def test_the_window_stripped_backwards_is_the_one_the_whole_end_gives() -> None:
+    """The scanner strips a flood's end only as far back as its window needs: cut into pieces just before escape
+    sequences, it reads the same last `WINDOW_CHARS` as stripping the whole end at once, whatever the output."""
+    rng = random.Random(5)
+    pieces = (
+        lambda: f"\x1b[3{rng.randrange(8)}mword{rng.randrange(99)}\x1b[0m ",
+        lambda: f"\x1b[38;2;{rng.randrange(256)};{rng.randrange(256)};{rng.randrange(256)}m" + rng.choice("abc ⎿∙"),
+        lambda: "\r\n" + " " * rng.randrange(4),
+        lambda: f"\x1b]8;;https://example.com/{rng.randrange(10**6)}\x1b\\link\x1b]8;;\x1b\\",
+        lambda: f"\x1b[{rng.randrange(40)};{rng.randrange(80)}H",
+        lambda: "\x1b]0;title\x07 \t ",
+        lambda: "plain text " * rng.randrange(1, 5),
+    )
+    reach = WINDOW_CHARS * 8
+    for _ in range(120):
+        raw = "".join(rng.choice(pieces)() for _ in range(rng.randrange(1, 4000)))
+        assert visible_stream_end(raw, WINDOW_CHARS, reach)[-WINDOW_CHARS:] == visible_stream_text(raw[-reach:])[-WINDOW_CHARS:]
