@@ -43,6 +43,7 @@ from idea.ui.agents.team_gestures import TeamGestures
 from idea.ui.agents.team_model import AgentsPanelHost, TeamModel
 from idea.ui.agents.worktree_gestures import WorktreeGestures
 from idea.ui.core_client import CoreClient
+from idea.ui.widgets.timers import single_shot_timer
 
 CLOCK_TICK_MS = 15_000  # "busy 3m" stays true to the minute
 EVENT_REDRAW_MS = 50  # the redraws the core's events ask for, gathered: one ask alone publishes about a dozen
@@ -104,10 +105,7 @@ class AgentsPanel(QWidget):
         self._clock_tick = QTimer(self)
         self._clock_tick.setInterval(CLOCK_TICK_MS)
         self._clock_tick.timeout.connect(self._render)
-        self._event_redraw = QTimer(self)
-        self._event_redraw.setSingleShot(True)
-        self._event_redraw.setInterval(EVENT_REDRAW_MS)
-        self._event_redraw.timeout.connect(self._render)
+        self._event_redraw = single_shot_timer(self, EVENT_REDRAW_MS, self._render)
         self.set_project(None)
 
     def sizeHint(self) -> QSize:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, Protocol, TypeVar
 
 import shiboken6
-from PySide6.QtCore import QTimer, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QLabel,
@@ -120,15 +120,6 @@ def tool_button(text: str, tip: str, slot: Callable[[], object]) -> QToolButton:
     button.setAutoRaise(True)
     button.clicked.connect(slot)
     return button
-
-
-def debouncer(parent: QWidget, ms: int, slot: Callable[[], object]) -> QTimer:
-    """A single-shot timer: `start()` it on every event; `slot` runs once the events pause for `ms`."""
-    timer = QTimer(parent)
-    timer.setSingleShot(True)
-    timer.setInterval(ms)
-    timer.timeout.connect(slot)
-    return timer
 
 
 def column(*parts: QWidget | QLayout | tuple[QWidget, int]) -> QWidget:

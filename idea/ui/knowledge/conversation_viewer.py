@@ -36,8 +36,9 @@ from idea.domain.orchestration_events import (
     RendezvousEnded,
 )
 from idea.domain.tickets import AgentSource
-from idea.ui.knowledge.common import Caller, StatusLine, call_for, clock_time, debouncer, tool_button, unwrapped
+from idea.ui.knowledge.common import Caller, StatusLine, call_for, clock_time, tool_button, unwrapped
 from idea.ui.knowledge.turn_list import TurnDelegate, TurnListModel
+from idea.ui.widgets.timers import single_shot_timer
 
 REFRESH_DEBOUNCE_MS = 500
 SEARCH_PAGES_PER_STEP = 20
@@ -136,7 +137,7 @@ class ConversationViewer(QWidget):
         column.addWidget(self.view, 1)
         column.addWidget(self.status)
 
-        self._refresh_timer = debouncer(self, REFRESH_DEBOUNCE_MS, self.refresh)
+        self._refresh_timer = single_shot_timer(self, REFRESH_DEBOUNCE_MS, self.refresh)
         for text, keys, slot in (
             ("Copy turn", QKeySequence.StandardKey.Copy, self.copy_selected),
             ("Find", QKeySequence.StandardKey.Find, self.find_field.setFocus),

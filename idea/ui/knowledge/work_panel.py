@@ -36,8 +36,9 @@ from idea.domain.work_state import (
     SummaryStatus,
     conversation_parties,
 )
-from idea.ui.knowledge.common import Caller, StatusLine, call_for, clock_time, debouncer, theme_of, tool_button
+from idea.ui.knowledge.common import Caller, StatusLine, call_for, clock_time, theme_of, tool_button
 from idea.ui.theme import Colors
+from idea.ui.widgets.timers import single_shot_timer
 
 REFRESH_DEBOUNCE_MS = 250
 PHASES = {
@@ -298,7 +299,7 @@ class WorkPanel(QWidget):
         layout.addWidget(scroll, 1)
         self.agent_cards: list[AgentCard] = []
         self.conversation_cards: list[ConversationCard] = []
-        self._timer = debouncer(self, REFRESH_DEBOUNCE_MS, self.refresh)
+        self._timer = single_shot_timer(self, REFRESH_DEBOUNCE_MS, self.refresh)
 
     def reveal_ticket(self, ticket_id: str) -> bool:
         """Scroll the ticket's line into view and select its preview; False when it is not listed."""

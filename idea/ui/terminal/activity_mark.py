@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject
+
+from idea.ui.widgets.timers import single_shot_timer
 
 
 class ActivityMark:
@@ -17,10 +19,7 @@ class ActivityMark:
         self._on_activity = on_activity
         self._on_silence = on_silence
         self._silent = True
-        self._timer = QTimer(parent)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(silence_ms)
-        self._timer.timeout.connect(self._quiet)
+        self._timer = single_shot_timer(parent, silence_ms, self._quiet)
 
     def set_silence_ms(self, ms: int) -> None:
         self._timer.setInterval(ms)

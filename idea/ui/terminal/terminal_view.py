@@ -27,7 +27,6 @@ from PySide6.QtCore import (
     QRect,
     QSize,
     Qt,
-    QTimer,
     QUrl,
     Signal,
 )
@@ -49,6 +48,7 @@ from idea.ui.terminal.activity_mark import ActivityMark
 from idea.ui.terminal.shift_enter import shift_enter_mapped
 from idea.ui.terminal.appearance import TerminalAppearance, register_color_schemes
 from idea.ui.terminal.font_zoom import FontZoom, cell_shortcuts
+from idea.ui.widgets.timers import single_shot_timer
 
 _log = logging.getLogger(__name__)
 
@@ -104,14 +104,8 @@ class TerminalView(QWidget):
         self.setAutoFillBackground(True)
         self._apply_appearance(appearance, previous=None)
 
-        self._resize_timer = QTimer(self)
-        self._resize_timer.setSingleShot(True)
-        self._resize_timer.setInterval(RESIZE_DEBOUNCE_MS)
-        self._resize_timer.timeout.connect(self._fit_terminal)
-        self._exit_timer = QTimer(self)
-        self._exit_timer.setSingleShot(True)
-        self._exit_timer.setInterval(EXIT_SETTLE_MS)
-        self._exit_timer.timeout.connect(self._report_exit)
+        self._resize_timer = single_shot_timer(self, RESIZE_DEBOUNCE_MS, self._fit_terminal)
+        self._exit_timer = single_shot_timer(self, EXIT_SETTLE_MS, self._report_exit)
 
         self._activity = ActivityMark(self, SILENCE_SECONDS * 1000, self.activity.emit, self.silence.emit)
 

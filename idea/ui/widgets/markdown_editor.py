@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QPlainTextEdit, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
 from idea.ui.theme import monospace_font
 from idea.ui.widgets.labels import HintLabel
+from idea.ui.widgets.timers import single_shot_timer
 
 PREVIEW_DELAY_MS = 150
 
@@ -34,10 +35,7 @@ class MarkdownEditor(QWidget):
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(splitter)
         # Rendering on every keystroke is wasteful for long personas; a short pause is enough.
-        self._render_timer = QTimer(self)
-        self._render_timer.setSingleShot(True)
-        self._render_timer.setInterval(PREVIEW_DELAY_MS)
-        self._render_timer.timeout.connect(self._render)
+        self._render_timer = single_shot_timer(self, PREVIEW_DELAY_MS, self._render)
         self.source.textChanged.connect(self._render_timer.start)
         self.source.textChanged.connect(self.changed)
         self.set_text(text)

@@ -6,11 +6,12 @@ from __future__ import annotations
 import base64
 from collections.abc import Callable
 
-from PySide6.QtCore import QByteArray, QTimer
+from PySide6.QtCore import QByteArray
 
 from idea.application.preferences import Preferences
 from idea.domain.workspace import WindowState, Workspace
 from idea.ui.windows.main_window import MainWindow
+from idea.ui.widgets.timers import single_shot_timer
 
 WORKSPACE_SAVE_DELAY_MS = 1000
 
@@ -22,10 +23,7 @@ class WorkspaceSaver:
         self._preferences = preferences
         self._windows = windows
         self._stopped = stopped  # quitting: the workspace was saved as the person left it
-        self._timer = QTimer()
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(WORKSPACE_SAVE_DELAY_MS)
-        self._timer.timeout.connect(self.save)
+        self._timer = single_shot_timer(None, WORKSPACE_SAVE_DELAY_MS, self.save)
         # Restored tabs whose project is still opening, by window id: saved with the workspace meanwhile, so
         # quitting during the start-up loses none.
         self._opening: dict[str, list[str]] = {}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import evp
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QGuiApplication, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
@@ -24,6 +24,7 @@ from idea.ui.terminal.native.find_bar import FindBar
 from idea.ui.terminal.native.painter import MARGIN, CellMetrics
 from idea.ui.terminal.native.screen import TerminalScreen
 from idea.ui.terminal.native.selection import Selection
+from idea.ui.widgets.timers import single_shot_timer
 
 __all__ = ["MARGIN", "NativeTerminalView"]
 
@@ -71,8 +72,8 @@ class NativeTerminalView(QWidget):
         self.setFocusProxy(self._canvas)
         self._find = FindBar(self, self.screen, self.selection)
         self._find.closed.connect(self.focus_terminal)
-        self._paint_timer = _single_shot(self, PAINT_INTERVAL_MS, self._canvas.update)
-        self._resize_timer = _single_shot(self, RESIZE_DEBOUNCE_MS, self._fit_grid)
+        self._paint_timer = single_shot_timer(self, PAINT_INTERVAL_MS, self._canvas.update)
+        self._resize_timer = single_shot_timer(self, RESIZE_DEBOUNCE_MS, self._fit_grid)
         self._activity = ActivityMark(self, SILENCE_MS, self.activity.emit, self.silence.emit)
 
     @property
@@ -209,11 +210,3 @@ class NativeTerminalView(QWidget):
         if previous.scheme != appearance.scheme:
             self.screen.set_colors(appearance.colors())
             self._canvas.repaint_all()
-
-
-def _single_shot(parent: QWidget, interval_ms: int, slot: Callable[[], None]) -> QTimer:
-    timer = QTimer(parent)
-    timer.setSingleShot(True)
-    timer.setInterval(interval_ms)
-    timer.timeout.connect(slot)
-    return timer
