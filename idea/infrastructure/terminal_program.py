@@ -1,4 +1,4 @@
-"""The program a terminal started, as the application sees it, for both terminal adapters: its pid (also
+"""The program a terminal started, as the application sees it, for every terminal adapter: its pid (also
 after it exited), its exit code reported once to every subscriber, and how to end it.
 
 Exit codes follow `subprocess`: the program's exit status, or -N when signal N ended it. The exit is
@@ -82,3 +82,39 @@ class TerminalProgram:
             await asyncio.wait_for(self._exited.wait(), EXIT_REPORT_TIMEOUT_S)
         except TimeoutError:
             _log.warning("terminal %s: the exit of pid %s was not reported", self._session_id, self._pid)
+
+
+class ProgramTerminal:
+    """What every terminal adapter keeps alike: its session id, its program (pid and exit) and the subscribers
+    of its output, exit and title, which are told on the core loop."""
+
+    def __init__(self, session_id: SessionId, loop: asyncio.AbstractEventLoop) -> None:
+        self._session_id = session_id
+        self._loop = loop
+        self._program = TerminalProgram(session_id, loop)
+        self._output_subscribers: Subscribers[bytes] = Subscribers()
+        self._title_subscribers: Subscribers[str] = Subscribers()
+
+    @property
+    def session_id(self) -> SessionId:
+        return self._session_id
+
+    def pid(self) -> int | None:
+        """The pid of the program started, also after it exited."""
+        return self._program.pid
+
+    def exit_code(self) -> int | None:
+        return self._program.exit_code()
+
+    def has_exited(self) -> bool:
+        return self._program.has_exited()
+
+    def on_output(self, callback: Callable[[bytes], None]) -> Unsubscribe:
+        return self._output_subscribers.add(callback)
+
+    def on_exit(self, callback: Callable[[int | None], None]) -> Unsubscribe:
+        """Called once with the exit code; a subscriber that comes after the exit is called soon after."""
+        return self._program.on_exit(callback)
+
+    def on_title(self, callback: Callable[[str], None]) -> Unsubscribe:
+        return self._title_subscribers.add(callback)

@@ -13,12 +13,10 @@ import asyncio
 import logging
 import os
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from ptyprocess import PtyProcess
 
-from idea.application.ports import Unsubscribe
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import ProjectId, SessionId
 from idea.domain.terminal import SpawnSpec
@@ -33,10 +31,9 @@ from idea.infrastructure.pty.pyte_screen import (
     TolerantStream,
     render_screen,
 )
-from idea.infrastructure.terminal_program import TerminalProgram
+from idea.infrastructure.terminal_program import ProgramTerminal
 from idea.infrastructure.terminal_start import executable_for
 from idea.infrastructure.terminal_stream import BracketedPasteTracker, ColorQueryResponder, Utf8Decoder
-from idea.infrastructure.terminal_subscribers import Subscribers
 
 _log = logging.getLogger(__name__)
 
@@ -49,14 +46,12 @@ _OUTPUT_GRACE_AFTER_EXIT_S = 0.2
 _FINAL_DRAIN_LIMIT = 1024 * 1024
 
 
-class PtyProcessTerminal:
+class PtyProcessTerminal(ProgramTerminal):
     """One program in a pseudo-terminal, with its screen kept by pyte (`pyte_screen.py`)."""
 
     def __init__(self, session_id: SessionId, loop: asyncio.AbstractEventLoop) -> None:
-        self._session_id = session_id
-        self._loop = loop
+        super().__init__(session_id, loop)
         self._process: PtyProcess | None = None
-        self._program = TerminalProgram(session_id, loop)
         self._fd = -1
         self._screen: PyteScreen | None = None
         self._stream: TolerantStream | None = None
@@ -71,12 +66,6 @@ class PtyProcessTerminal:
         self._child_exited = False
         self._child_exit_code: int | None = None
         self._finish_timer: asyncio.TimerHandle | None = None
-        self._output_subscribers: Subscribers[bytes] = Subscribers()
-        self._title_subscribers: Subscribers[str] = Subscribers()
-
-    @property
-    def session_id(self) -> SessionId:
-        return self._session_id
 
     async def start(self, spec: SpawnSpec) -> int:
         if self._process is not None:
@@ -127,10 +116,6 @@ class PtyProcessTerminal:
     def bracketed_paste_enabled(self) -> bool:
         return self._bracketed_paste.enabled
 
-    def pid(self) -> int | None:
-        """The pid of the program started, also after it exited."""
-        return self._program.pid
-
     def foreground_pid(self) -> int | None:
         if not self._is_running():
             return None
@@ -139,25 +124,9 @@ class PtyProcessTerminal:
         except OSError:
             return None
 
-    def exit_code(self) -> int | None:
-        return self._program.exit_code()
-
-    def has_exited(self) -> bool:
-        return self._program.has_exited()
-
     async def terminate(self, grace_ms: int = 3000) -> None:
         """End the program and its descendants, and what the agent left behind (IDEA_AGENT_ID)."""
         await self._program.terminate(grace_ms, gone=self._child_exited)
-
-    def on_output(self, callback: Callable[[bytes], None]) -> Unsubscribe:
-        return self._output_subscribers.add(callback)
-
-    def on_exit(self, callback: Callable[[int | None], None]) -> Unsubscribe:
-        """Called once with the exit code; a subscriber that comes after the exit is called soon after."""
-        return self._program.on_exit(callback)
-
-    def on_title(self, callback: Callable[[str], None]) -> Unsubscribe:
-        return self._title_subscribers.add(callback)
 
     # Output
 

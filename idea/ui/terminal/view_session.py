@@ -1,6 +1,5 @@
-"""What both widget-backed terminal sessions share (`QTermWidgetTerminal`, `NativeTerminal`): the session's
-identity, its program as the application sees it, the subscribers of its output, exit, title and submitted
-lines, and the life of its view.
+"""What both widget-backed terminal sessions share (`QTermWidgetTerminal`, `NativeTerminal`), beyond what every
+terminal adapter keeps (`ProgramTerminal`): the subscribers of submitted lines, and the life of its view.
 
 A view is kept while its session lives; once released, it goes as soon as its program has exited (at once if it
 has). Every view call happens on the GUI thread; subscribers are told on the core loop.
@@ -19,7 +18,7 @@ from idea.application.ports import Unsubscribe
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import ProjectId, SessionId
 from idea.domain.terminal import SpawnSpec
-from idea.infrastructure.terminal_program import TerminalProgram
+from idea.infrastructure.terminal_program import ProgramTerminal
 from idea.infrastructure.terminal_start import executable_for
 from idea.infrastructure.terminal_subscribers import Subscribers
 from idea.ui.gui_thread import GuiThread
@@ -44,7 +43,7 @@ class SessionView(PortalView, Protocol):
 V = TypeVar("V", bound=SessionView)
 
 
-class ViewTerminalSession(Generic[V]):
+class ViewTerminalSession(ProgramTerminal, Generic[V]):
     def __init__(
         self,
         session_id: SessionId,
@@ -54,27 +53,18 @@ class ViewTerminalSession(Generic[V]):
         appearance: TerminalAppearance,
         parking_lot: QWidget | None,
     ) -> None:
-        self._session_id = session_id
+        super().__init__(session_id, loop)
         self.project_id = project_id
         self._gui = gui
-        self._loop = loop
         self._appearance = appearance
         self._parking_lot = parking_lot
         self._started = False
-        # The program as the application sees it: its pid, its exit (recorded on the core loop).
-        self._program = TerminalProgram(session_id, loop)
-        self._output_subscribers: Subscribers[bytes] = Subscribers()
-        self._title_subscribers: Subscribers[str] = Subscribers()
         self._line_subscribers: Subscribers[None] = Subscribers()  # the person pressed Enter
         # GUI-thread state: the view and when it may go.
         self._view: V | None = None
         self.portal: WritePortal | None = None  # set with the view; read from the core loop
         self._view_exited = False
         self._released = False
-
-    @property
-    def session_id(self) -> SessionId:
-        return self._session_id
 
     @property
     def view(self) -> V | None:
@@ -88,26 +78,6 @@ class ViewTerminalSession(Generic[V]):
 
     async def screen_text(self) -> str:
         return await self._gui.call(self._read_screen)
-
-    def pid(self) -> int | None:
-        """The pid of the program started, also after it exited."""
-        return self._program.pid
-
-    def exit_code(self) -> int | None:
-        return self._program.exit_code()
-
-    def has_exited(self) -> bool:
-        return self._program.has_exited()
-
-    def on_output(self, callback: Callable[[bytes], None]) -> Unsubscribe:
-        return self._output_subscribers.add(callback)
-
-    def on_exit(self, callback: Callable[[int | None], None]) -> Unsubscribe:
-        """Called once with the exit code; a subscriber that comes after the exit is called soon after."""
-        return self._program.on_exit(callback)
-
-    def on_title(self, callback: Callable[[str], None]) -> Unsubscribe:
-        return self._title_subscribers.add(callback)
 
     def on_line_submitted(self, callback: Callable[[None], None]) -> Unsubscribe:
         """On the core loop, each time the person presses Enter in this terminal (not while IdeA types)."""
