@@ -78,7 +78,21 @@ def sandbox_status(agent: LaunchedAgent, gui: Gui) -> str:
     session = agent.session()
     assert session is not None and session.pid is not None, "the CLI is not running"
     process = psutil.Process(session.pid)
-    gui.wait(lambda: "IDEA_SANDBOX_STATUS" in process.environ(), timeout=START_TIMEOUT_MS)
+
+    def told() -> bool:
+        try:
+            return "IDEA_SANDBOX_STATUS" in process.environ()
+        except psutil.Error:  # gone, or a zombie: said below
+            return False
+
+    try:
+        gui.wait(told, timeout=START_TIMEOUT_MS)
+    except WaitTimeout:
+        try:
+            state = f"{process.status()}, {' '.join(process.cmdline())[:200]!r}"
+        except psutil.Error as exc:
+            state = repr(exc)
+        pytest.fail(f"pid {session.pid} never ran under `idea sandbox-exec` ({state}); its screen:\n{agent.screen()}")
     return process.environ()["IDEA_SANDBOX_STATUS"]
 
 
