@@ -132,8 +132,7 @@ class QTermWidgetTerminal(ViewTerminalSession[TerminalView]):
 
     def _on_exited(self, code: int | None) -> None:
         self._handover.flush()  # subscribers hear the last output before the exit
-        self._to_core(self._program.exited, code)
-        self._view_ended()
+        self._view_ended(code)
 
     def _discard_view(self) -> None:
         if self._view is not None:

@@ -130,8 +130,10 @@ class ViewTerminalSession(ProgramTerminal, Generic[V]):
     def _read_screen(self) -> str:
         return self._view.screen_text() if self._view is not None else ""
 
-    def _view_ended(self) -> None:
-        """The program shown has ended and its last output is in the view."""
+    def _view_ended(self, code: int | None) -> None:
+        """The program shown has ended with `code` and its last output is in the view: the core loop hears of
+        the exit, and a released view goes."""
+        self._to_core(self._program.exited, code)
         self._view_exited = True
         if self._released:
             self._discard_view()

@@ -149,8 +149,7 @@ class NativeTerminal(ViewTerminalSession[NativeTerminalView]):
         self._deliver()
         if self._view is not None:
             self._view.mark_exited(code)
-        self._to_core(self._program.exited, code)
-        self._view_ended()
+        self._view_ended(code)
 
 
 class NativeTerminalFactory(TerminalViewFactory[NativeTerminal]):
