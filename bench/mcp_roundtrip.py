@@ -39,7 +39,7 @@ import idea
 from idea import __version__
 from idea.domain.ids import simple_hex
 from idea.domain.mcp_wiring import bridge_wiring
-from idea.domain.orchestration import Command, Outcome, Requester, Source
+from idea.domain.orchestration.commands import Command, Outcome, Requester, Source
 from idea.infrastructure.agents.executable import idea_command
 from idea.infrastructure.core_loop import CoreLoop
 from idea.infrastructure.diagnostics import FileDiagnostics

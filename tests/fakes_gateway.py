@@ -16,7 +16,7 @@ from typing import Any
 
 from idea.domain.errors import AppError
 from idea.domain.ids import AgentId, ProjectId
-from idea.domain.orchestration import AgentCaller, Command, ListAgents, Outcome, Requester, Source
+from idea.domain.orchestration.commands import AgentCaller, Command, ListAgents, Outcome, Requester, Source
 
 PROJECT_ID = "0f3c2a9e-6b1d-4c1e-9d0a-2f6f1f7b8c11"
 MAIN = "dce19c75-9669-4e45-b8de-9950025157da"

@@ -5,9 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from idea.domain.permission import ProjectPermissions
-from idea.domain.permission_document import PermissionsReading, permissions_to_json, read_permissions, unreadable_reading
-from idea.domain.sandbox import EnforcementLevel, ExecPlan, SandboxStatus
+from idea.domain.permissions.model import ProjectPermissions
+from idea.domain.permissions.document import (
+    PermissionsReading,
+    permissions_to_json,
+    read_permissions,
+    unreadable_reading,
+)
+from idea.domain.permissions.sandbox import EnforcementLevel, ExecPlan, SandboxStatus
 
 IDEA_EXE = "/opt/idea/idea"
 

@@ -24,8 +24,8 @@ from idea.application.sign_in import SignInCheck
 from idea.application.orchestrator.timing import OrchestratorTimings
 from idea.application.project_service import ProjectService
 from idea.application.projects import OrchestrationDeps, ProjectDeps
-from idea.domain.live_state import LiveState
-from idea.domain.orchestration import AgentCaller, Human, Outcome, Requester, Source
+from idea.domain.orchestration.live_state import LiveState
+from idea.domain.orchestration.commands import AgentCaller, Human, Outcome, Requester, Source
 from idea.domain.profile import Profile, ProfileBook
 from idea.domain.workspace import NewCellContent, Settings
 from tests.fakes import (
@@ -270,7 +270,7 @@ class Harness:
         return task
 
     async def ask(self, requester: str | Requester, target: str, task: str) -> asyncio.Task[Outcome]:
-        from idea.domain.orchestration import AskAgent
+        from idea.domain.orchestration.commands import AskAgent
 
         who = self.agent(requester) if isinstance(requester, str) else requester
         started = self.start(who, AskAgent(target, task))

@@ -13,7 +13,7 @@ from typing import Any
 
 from idea.application.notifications import DesktopNote, DesktopNotifications, NotificationKind, should_notify
 from idea.application.ports import Diagnostics
-from idea.domain.attention import Attention, attention_title
+from idea.domain.agent_states.attention import Attention, attention_title
 from idea.domain.ids import AgentId, ProjectId
 
 ALL_KINDS = frozenset(NotificationKind)

@@ -13,7 +13,7 @@ from typing import Any
 
 from idea.application.agents.ports import ProviderSessionStore
 from idea.application.ports import Clock, Diagnostics
-from idea.domain.engine_sessions import session_from_hook
+from idea.domain.agent_states.engine_sessions import session_from_hook
 from idea.domain.ids import AgentId, ConversationId
 
 

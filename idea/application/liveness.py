@@ -12,9 +12,9 @@ from collections.abc import Callable
 from typing import Protocol
 
 from idea.application.ports import Clock, Diagnostics, EventPublisher
-from idea.domain.agent_state_events import AgentLivenessChanged
+from idea.domain.agent_states.events import AgentLivenessChanged
 from idea.domain.ids import AgentId
-from idea.domain.liveness import SWEEP_INTERVAL_MS, LivenessBook, LivenessChange
+from idea.domain.agent_states.liveness import SWEEP_INTERVAL_MS, LivenessBook, LivenessChange
 
 
 class Sleeper(Protocol):

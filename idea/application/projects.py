@@ -40,7 +40,7 @@ from idea.application.ports import (
 from idea.application.sessions import LaunchRequest, SessionRegistry
 from idea.domain import layout as lay
 from idea.domain.errors import AppError, CorruptFileError
-from idea.domain.agent_state_events import AgentRateLimited, AgentResumed
+from idea.domain.agent_states.events import AgentRateLimited, AgentResumed
 from idea.domain.events import LayoutChanged, OrchestrationNews, ProjectProblem
 from idea.domain.ids import AgentId, NodeId, ProjectId, SessionId
 from idea.domain.project import ProjectRecord

@@ -20,17 +20,17 @@ from idea.application.agents.net_toasts import human_net_text
 from idea.application.desktop_alerts import DesktopAlerts
 from idea.application.notifications import DesktopNote, NotificationKind
 from idea.bootstrap import App
-from idea.domain.agent_state_events import (
+from idea.domain.agent_states.events import (
     AgentAttentionCleared,
     AgentNeedsAttention,
     AgentRateLimited,
     AgentRateLimitSuspected,
     AgentResumed,
 )
-from idea.domain.attention import Attention, AttentionOrigin, AttentionReason
+from idea.domain.agent_states.attention import Attention, AttentionOrigin, AttentionReason
 from idea.domain.errors import AppError
 from idea.domain.events import OrchestrationNews
-from idea.domain.orchestration_events import ColdStartDegraded
+from idea.domain.orchestration.events import ColdStartDegraded
 from idea.domain.ids import AgentId, ProjectId
 from idea.infrastructure.agent_watching import format_local_time
 from idea.infrastructure.notify.desktop import DesktopNotifierAdapter

@@ -40,7 +40,7 @@ from idea.bootstrap import App, bootstrap
 from idea.domain.agent import AgentEntry
 from idea.domain.events import OrchestrationNews
 from idea.domain.ids import AgentId
-from idea.domain.orchestration import (
+from idea.domain.orchestration.commands import (
     CancelTicket,
     Command,
     Human,
@@ -48,7 +48,7 @@ from idea.domain.orchestration import (
     Source,
     SubmitHumanInput,
 )
-from idea.domain.orchestration_events import LiveStateChanged
+from idea.domain.orchestration.events import LiveStateChanged
 from idea.domain.profile import Profile
 from idea.domain.workspace import NewCellContent
 from idea.infrastructure.inspect.activity import encode_cwd

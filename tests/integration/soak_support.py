@@ -25,8 +25,8 @@ from typing import Any
 
 from idea.application.orchestrator import timing
 from idea.domain.events import OrchestrationNews
-from idea.domain.orchestration import CancelTicket
-from idea.domain.orchestration_events import AgentQueueChanged, RendezvousEnded
+from idea.domain.orchestration.commands import CancelTicket
+from idea.domain.orchestration.events import AgentQueueChanged, RendezvousEnded
 from tests.integration.scenario_support import (
     COLD,
     WARM,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from idea.domain.orchestration import AskAgent, ListAgents, Outcome, ReadWorkState
+from idea.domain.orchestration.commands import AskAgent, ListAgents, Outcome, ReadWorkState
 from idea.infrastructure.mcp.bridge import CONNECT_TIMEOUT_S, DRAIN_GRACE_S
 from tests.integration.mcp_support import bridge, project_endpoint, serving
 

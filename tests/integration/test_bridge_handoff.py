@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from idea.domain.orchestration import AskAgent
+from idea.domain.orchestration.commands import AskAgent
 from idea.infrastructure.mcp import handed_stdio
 from idea.infrastructure.mcp.stdio_handoff import (
     BRIDGE_MODE_ENV,

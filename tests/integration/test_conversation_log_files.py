@@ -14,10 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from idea.domain.conversation_log import ConversationTurn, TurnRole
-from idea.domain.conversation_pages import Direction, PageCursor, page_of
-from idea.domain.log_rotation import Archive, RotationThresholds, Skip, archive_name
-from idea.domain.tickets import AgentSource, HumanSource
+from idea.domain.knowledge.conversation_log import ConversationTurn, TurnRole
+from idea.domain.knowledge.conversation_pages import Direction, PageCursor, page_of
+from idea.domain.knowledge.log_rotation import Archive, RotationThresholds, Skip, archive_name
+from idea.domain.orchestration.tickets import AgentSource, HumanSource
 from idea.infrastructure.stores.conversation_archive import FolderReader, ReadCache
 from idea.infrastructure.stores.conversation_log import JsonlConversationLog, append_line
 from idea.infrastructure.stores.conversation_rotation import rotate_folder

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from idea.domain.conversation_log import ConversationTurn, TurnRole
-from idea.domain.conversation_pages import PageCursor
-from idea.domain.log_rotation import Archive, RotationThresholds
-from idea.domain.tickets import AgentSource, HumanSource
+from idea.domain.knowledge.conversation_log import ConversationTurn, TurnRole
+from idea.domain.knowledge.conversation_pages import PageCursor
+from idea.domain.knowledge.log_rotation import Archive, RotationThresholds
+from idea.domain.orchestration.tickets import AgentSource, HumanSource
 from idea.infrastructure.stores import conversation_archive
 from idea.infrastructure.stores.conversation_archive import FolderReader, ReadCache
 from idea.infrastructure.stores.conversation_log import JsonlConversationLog, append_line

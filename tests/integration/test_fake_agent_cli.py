@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from ptyprocess import PtyProcess
 
-from idea.domain.delivery import compose_delivery, encode_delivery
+from idea.domain.orchestration.delivery import compose_delivery, encode_delivery
 from idea.domain.mcp_wiring import McpServerWiring, claude_settings
-from idea.domain.tickets import AgentSource, Ticket, TicketKind
+from idea.domain.orchestration.tickets import AgentSource, Ticket, TicketKind
 
 FAKE_AGENT = Path(__file__).resolve().parents[1] / "fake_agent"
 TIMEOUT_S = 20.0

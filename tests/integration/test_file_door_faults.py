@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.orchestration import AgentCaller, ListAgents, ReadWorkState, StopAgent
+from idea.domain.orchestration.commands import AgentCaller, ListAgents, ReadWorkState, StopAgent
 from idea.infrastructure.fileproto import watcher
 from idea.infrastructure.fileproto.request_ids import ANSWERED_IDS_FILE
 from idea.infrastructure.fileproto.watcher import RequestFolderDoor

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.orchestration import (
+from idea.domain.orchestration.commands import (
     AgentCaller,
     AskAgent,
     Command,

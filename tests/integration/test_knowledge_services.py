@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from idea.application.knowledge.file_guard import FileGuard
-from idea.domain.conversation_log import TurnRole
+from idea.domain.knowledge.conversation_log import TurnRole
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.knowledge_commands import (
+from idea.domain.knowledge.commands import (
     CreateSkill,
     ProposeContext,
     ReadContext,
@@ -20,10 +20,10 @@ from idea.domain.knowledge_commands import (
     ReadSkill,
     WriteMemory,
 )
-from idea.domain.knowledge_events import MemoryDeleted, MemorySaved, ProjectContextChanged, ProposalFiled, SkillsChanged
-from idea.domain.memory import MemoryType
-from idea.domain.orchestration import AgentCaller, Human
-from idea.domain.skill import body_hash
+from idea.domain.knowledge.events import MemoryDeleted, MemorySaved, ProjectContextChanged, ProposalFiled, SkillsChanged
+from idea.domain.knowledge.memory import MemoryType
+from idea.domain.orchestration.commands import AgentCaller, Human
+from idea.domain.knowledge.skill import body_hash
 from tests.knowledge_support import ARCHITECT, MAIN, QA, KnowledgeWorld
 
 CLOSING = "</" + "invoke>"

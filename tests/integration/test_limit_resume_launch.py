@@ -14,11 +14,11 @@ import psutil
 import pytest
 
 from idea.application.agents.placement_rules import InBackground
-from idea.domain.conversation_log import ConversationTurn, TurnRole
-from idea.domain.handoff import Handoff
+from idea.domain.knowledge.conversation_log import ConversationTurn, TurnRole
+from idea.domain.knowledge.handoff import Handoff
 from idea.domain.ids import AgentId, ConversationId, conversation_for_pair
-from idea.domain.session_limit import HOUR_MS, RESUME_PROMPT
-from idea.domain.tickets import AgentSource, HumanSource
+from idea.domain.agent_states.session_limit import HOUR_MS, RESUME_PROMPT
+from idea.domain.orchestration.tickets import AgentSource, HumanSource
 from tests.integration.scenario_support import Scenario, ScenarioFactory, eventually, fake_profile, scenario_factory
 
 

@@ -20,7 +20,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.orchestration import AgentCaller, AskAgent, ListAgents, Outcome, ReadWorkState, Source
+from idea.domain.orchestration.commands import AgentCaller, AskAgent, ListAgents, Outcome, ReadWorkState, Source
 from idea.infrastructure.mcp import server as server_module
 from idea.infrastructure.mcp.connect import is_loopback_endpoint
 from idea.infrastructure.mcp.server import McpSocketServer

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from idea.domain.orchestration import AskAgent, LaunchAgent, SetWorkState, Visibility
+from idea.domain.orchestration.commands import AskAgent, LaunchAgent, SetWorkState, Visibility
 from idea.infrastructure.mcp import server as server_module
 from idea.infrastructure.mcp import tool_calls
 from idea.infrastructure.mcp.wire import LINE_LIMIT

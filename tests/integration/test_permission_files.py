@@ -9,8 +9,8 @@ import tomllib
 from pathlib import Path
 
 from idea.application.permissions.service import PermissionService
-from idea.domain.permission import Effect, PermissionSet
-from idea.domain.permission_view import preset
+from idea.domain.permissions.model import Effect, PermissionSet
+from idea.domain.permissions.view import preset
 from idea.infrastructure.host import LocalHost
 from idea.infrastructure.stores.permissions import JsonPermissionStore
 from tests.fakes_permissions import FakeSandbox

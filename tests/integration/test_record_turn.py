@@ -11,11 +11,11 @@ from idea.application.conversation.handoff import HandoffService
 from idea.application.conversation.pages import ConversationPages
 from idea.application.conversation.record import SAVE_DELAY_MS, RecordTurn
 from idea.application.conversation.rotate import RotateConversationLog
-from idea.domain.conversation_log import ConversationTurn, TurnRole
+from idea.domain.knowledge.conversation_log import ConversationTurn, TurnRole
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.handoff import HANDOFF_SUMMARY_MAX_CHARS, Handoff, parse_handoff, turn_line
-from idea.domain.log_rotation import RotationThresholds
-from idea.domain.tickets import AgentSource, HumanSource
+from idea.domain.knowledge.handoff import HANDOFF_SUMMARY_MAX_CHARS, Handoff, parse_handoff, turn_line
+from idea.domain.knowledge.log_rotation import RotationThresholds
+from idea.domain.orchestration.tickets import AgentSource, HumanSource
 from idea.infrastructure.stores.conversation_log import JsonlConversationLog
 from idea.infrastructure.stores.handoffs import MarkdownHandoffStore
 from tests.fakes import RecordingDiagnostics

@@ -15,10 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from idea.domain.permission import Capability, Effect, PermissionRule, PermissionSet, resolve
-from idea.domain.permission_projection import ProjectionSupport
-from idea.domain.permission_summary import render_permission_summary
-from idea.domain.sandbox import AmbientPaths, EnforcementLevel, SandboxContext, compile_sandbox_plan, exec_plan
+from idea.domain.permissions.model import Capability, Effect, PermissionRule, PermissionSet, resolve
+from idea.domain.permissions.projection import ProjectionSupport
+from idea.domain.permissions.summary import render_permission_summary
+from idea.domain.permissions.sandbox import (
+    AmbientPaths,
+    EnforcementLevel,
+    SandboxContext,
+    compile_sandbox_plan,
+    exec_plan,
+)
 from idea.infrastructure.sandbox.enforcer import LandlockSandbox
 from idea.infrastructure.sandbox.exec_wrapper import EXIT_REFUSED, MAX_ABI_ENV
 
@@ -230,7 +236,7 @@ def test_sandbox_exec_imports_nothing_heavy() -> None:
     probe = (
         "import sys; import idea.__main__, idea.infrastructure.sandbox.exec_wrapper; "
         "print(sorted(m for m in ('PySide6', 'pydantic', 'mcp', 'asyncio', 'dataclasses', 'typing', "
-        "'idea.domain.permission', 'idea.domain.sandbox') if m in sys.modules))"
+        "'idea.domain.permissions.model', 'idea.domain.permissions.sandbox') if m in sys.modules))"
     )
     loaded = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True, check=True,
                             env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})

@@ -25,8 +25,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from idea.domain.permission import Capability, Effect, PermissionRule
-from idea.domain.permission_view import preset
+from idea.domain.permissions.model import Capability, Effect, PermissionRule
+from idea.domain.permissions.view import preset
 from idea.domain.spawn_env import LIVE_APPDIR_ENV
 from idea.infrastructure.agents import run_dir
 from idea.infrastructure.installation import Installation, Kind

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from idea.domain.sandbox_file import ExecGrant, ExecPlan
+from idea.domain.permissions.sandbox_file import ExecGrant, ExecPlan
 from idea.infrastructure.sandbox.landlock import abi_version
 from tests.packaging.appimage_support import (
     CACHE_DIR_NAME,

@@ -18,10 +18,10 @@ import psutil
 import pytest
 from pytestqt.exceptions import TimeoutError as WaitTimeout
 
-from idea.domain.permission_document import permissions_to_json
-from idea.domain.permission import ProjectPermissions
-from idea.domain.permission_view import preset
-from idea.domain.sandbox import EnforcementLevel
+from idea.domain.permissions.document import permissions_to_json
+from idea.domain.permissions.model import ProjectPermissions
+from idea.domain.permissions.view import preset
+from idea.domain.permissions.sandbox import EnforcementLevel
 from tests.realcli.conftest import CI_VARIABLES, CREDENTIAL_VARIABLES
 from tests.realcli.support import START_TIMEOUT_MS, LaunchedAgent, alive, describe, launch_agent, process_tree
 from tests.realcli.support import end_processes, processes_with_home

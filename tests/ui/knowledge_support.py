@@ -9,8 +9,8 @@ from typing import Any, TypeVar
 import pytest
 from pytestqt.qtbot import QtBot
 
-from idea.domain.conversation_log import ConversationTurn, TurnRole
-from idea.domain.tickets import AgentSource, HumanSource
+from idea.domain.knowledge.conversation_log import ConversationTurn, TurnRole
+from idea.domain.orchestration.tickets import AgentSource, HumanSource
 from idea.infrastructure.core_loop import CoreLoop
 from idea.ui.core_client import CoreClient
 from idea.ui.gui_thread import GuiThread

@@ -17,7 +17,7 @@ from idea.application.agents.templates import TemplateLink
 from idea.domain import layout as lay
 from idea.domain.profile import reference_profile_id
 from idea.ui.agents.new_agent_dialog import BLANK_TAB, NewAgentDialog
-from idea.domain.resume_offer import ResumeChoice
+from idea.domain.agent_states.resume_offer import ResumeChoice
 from idea.ui.agents.resume_dialog import ResumeDialog
 from idea.ui.profiles.first_run_wizard import FirstRunWizard
 from idea.ui.profiles.profile_editor import ProfileEditor

@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from idea.application.agents.placement_rules import InCell
-from idea.domain.orchestration import Human, Source, SubmitHumanInput
+from idea.domain.orchestration.commands import Human, Source, SubmitHumanInput
 from idea.domain.profile import Profile
 
 ECHO_CLI = Path(__file__).resolve().parents[1] / "fixtures" / "agents" / "fake_agent_cli.py"

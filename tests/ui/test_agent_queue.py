@@ -23,8 +23,8 @@ from idea.application.projects import ProjectRuntime
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.events import OrchestrationNews
 from idea.domain.ids import AgentId, TicketId
-from idea.domain.orchestration import AgentCaller, AskAgent, Reply, Source
-from idea.domain.orchestration_events import (
+from idea.domain.orchestration.commands import AgentCaller, AskAgent, Reply, Source
+from idea.domain.orchestration.events import (
     AgentAttention,
     AgentQueueChanged,
     AgentQueueSnapshot,
@@ -34,7 +34,7 @@ from idea.domain.orchestration_events import (
     QueuedTicketView,
 )
 from idea.domain.profile import Profile
-from idea.domain.tickets import HumanSource, TicketPhase
+from idea.domain.orchestration.tickets import HumanSource, TicketPhase
 from idea.ui.agents.agents_panel import AgentsPanel
 from idea.ui.widgets.list_row_delegate import ListRowDelegate
 from tests.ui.agent_support import FIXTURES, WAIT_MS, RecordingHost, BootstrappedApp, bootstrapped_app

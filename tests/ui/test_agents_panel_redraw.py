@@ -11,7 +11,7 @@ from pytestqt.qtbot import QtBot
 from idea.application.agents.agent_rows import AgentState
 
 from idea.domain.events import LayoutChanged, OrchestrationNews
-from idea.domain.orchestration_events import BridgeStateChanged
+from idea.domain.orchestration.events import BridgeStateChanged
 from idea.ui.agents.agents_panel import EVENT_REDRAW_MS
 from tests.ui.test_agent_queue import (  # noqa: F401 - fixtures reused as they are
     Setup,

@@ -9,10 +9,18 @@ from pytestqt.qtbot import QtBot
 
 from idea.domain.events import OrchestrationNews
 from idea.domain.ids import conversation_for_pair
-from idea.domain.knowledge_events import MemorySaved
-from idea.domain.orchestration_events import AgentQueueSnapshot, QueuedTicketView, RendezvousEnded
-from idea.domain.tickets import AgentSource, HumanSource, TicketPhase
-from idea.domain.work_state import AgentWork, LiveSession, Liveness, NoticeLevel, ProjectWorkState, RateLimit, WorkNotice
+from idea.domain.knowledge.events import MemorySaved
+from idea.domain.orchestration.events import AgentQueueSnapshot, QueuedTicketView, RendezvousEnded
+from idea.domain.orchestration.tickets import AgentSource, HumanSource, TicketPhase
+from idea.domain.knowledge.work_state import (
+    AgentWork,
+    LiveSession,
+    Liveness,
+    NoticeLevel,
+    ProjectWorkState,
+    RateLimit,
+    WorkNotice,
+)
 from idea.ui.knowledge.context_view import ContextView
 from idea.ui.knowledge.memory_view import MemoryView
 from idea.ui.knowledge.skills_view import SkillsView

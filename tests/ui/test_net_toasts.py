@@ -8,7 +8,7 @@ from PySide6.QtCore import QDateTime
 from PySide6.QtWidgets import QApplication, QDialog, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
-from idea.domain.agent_state_events import AgentRateLimitSuspected, SuspicionReason
+from idea.domain.agent_states.events import AgentRateLimitSuspected, SuspicionReason
 from idea.domain.events import OrchestrationNews
 from idea.ui.agents.net_toast_overlay import NetToastCard, NetToastOverlay
 from tests.ui.test_agent_queue import (  # noqa: F401 - fixtures reused as they are

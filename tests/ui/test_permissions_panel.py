@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from idea.application.agents.placement_rules import InBackground
-from idea.domain.permission import Effect
+from idea.domain.permissions.model import Effect
 from idea.ui.permissions.panel import PermissionsDialog
 from tests.ui.agent_support import WAIT_MS, BootstrappedApp, bootstrapped_app
 

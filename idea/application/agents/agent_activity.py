@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from idea.domain.events import AgentExited
-from idea.domain.agent_state_events import (
+from idea.domain.agent_states.events import (
     AgentAttentionCleared,
     AgentLimitDismissed,
     AgentLivenessChanged,
@@ -26,8 +26,8 @@ from idea.domain.agent_state_events import (
     SuspicionReason,
 )
 from idea.domain.ids import AgentId, TicketId
-from idea.domain.liveness import Liveness
-from idea.domain.orchestration_events import (
+from idea.domain.agent_states.liveness import Liveness
+from idea.domain.orchestration.events import (
     AgentAttention,
     AgentBusyChanged,
     AgentQueueChanged,

@@ -24,11 +24,11 @@ from idea.application.agents.profile_descriptions import delegation_label
 from idea.application.agents.templates import TemplateLink, TemplateStatus
 from idea.domain import layout as lay
 from idea.domain.agent import AgentEntry, AgentManifest, Worktree
-from idea.domain.attention import AttentionReason, attention_title
+from idea.domain.agent_states.attention import AttentionReason, attention_title
 from idea.domain.ids import AgentId, NodeId, SessionId
 from idea.domain.profile import ProfileBook
 from idea.domain.session import SessionInfo, SessionState
-from idea.domain.session_limit import format_countdown
+from idea.domain.agent_states.session_limit import format_countdown
 
 NO_PLACE = "—"
 BACKGROUND = "background"

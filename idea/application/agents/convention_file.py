@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from idea.domain.handoff import RESUME_HEADING, bound_summary
-from idea.domain.live_state import LiveStateRow
-from idea.domain.memory import MemoryPointerLine as MemoryPointer
+from idea.domain.knowledge.handoff import RESUME_HEADING, bound_summary
+from idea.domain.orchestration.live_state import LiveStateRow
+from idea.domain.knowledge.memory import MemoryPointerLine as MemoryPointer
 
 SKILL_DESCRIPTION_MAX_CHARS = 160
 MEMORY_INJECT_MAX_ENTRIES = 60

@@ -9,8 +9,8 @@ from typing import Protocol
 
 from idea.application.agents.agent_activity import WorkRow
 from idea.domain.ids import AgentId, TicketId
-from idea.domain.live_state import LiveStateRow
-from idea.domain.orchestration import (
+from idea.domain.orchestration.live_state import LiveStateRow
+from idea.domain.orchestration.commands import (
     CancelTicket,
     Command,
     Human,
@@ -20,7 +20,7 @@ from idea.domain.orchestration import (
     Source,
     SubmitHumanInput,
 )
-from idea.domain.orchestration_events import AgentQueueSnapshot
+from idea.domain.orchestration.events import AgentQueueSnapshot
 
 NO_AGENT: AgentId = ""  # no agent has an empty id: "the live-state rows of every agent"
 

@@ -35,7 +35,7 @@ from idea.application.agents.runner import AgentRunner
 from idea.application.orchestrator.ports import LiveAgent
 from idea.domain import layout as lay
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.resume_offer import APPLY_SPACING_MS, ResumeChoice
+from idea.domain.agent_states.resume_offer import APPLY_SPACING_MS, ResumeChoice
 from idea.domain.ids import AgentId, ConversationId, NodeId, SessionId
 from idea.domain.session import SessionInfo, SessionKind
 

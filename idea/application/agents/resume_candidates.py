@@ -12,7 +12,7 @@ from idea.domain import layout as lay
 from idea.domain.errors import AppError
 from idea.domain.ids import AgentId, ConversationId, NodeId, conversation_for_pair
 from idea.domain.profile import Profile
-from idea.domain.resume_offer import native_resume
+from idea.domain.agent_states.resume_offer import native_resume
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from idea.domain import layout as lay
 from idea.domain.agent import AgentManifest
 from idea.domain.errors import AppError
 from idea.domain.ids import AgentId, ConversationId, NodeId, conversation_for_pair
-from idea.domain.orchestration import Human, Source, SubmitHumanInput
+from idea.domain.orchestration.commands import Human, Source, SubmitHumanInput
 from idea.domain.profile import Assign, Profile, SessionPlan, plan_session, resolve_cwd, session_args
 from idea.domain.providers import RunningAgent
 from idea.domain.session import SessionInfo, SessionKind

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from idea.domain.conversation_log import ConversationTurn, TurnId
-from idea.domain.conversation_pages import PageCursor, TurnSlice
-from idea.domain.handoff import Handoff
+from idea.domain.knowledge.conversation_log import ConversationTurn, TurnId
+from idea.domain.knowledge.conversation_pages import PageCursor, TurnSlice
+from idea.domain.knowledge.handoff import Handoff
 from idea.domain.ids import ConversationId
-from idea.domain.log_rotation import RotationReport, RotationThresholds
+from idea.domain.knowledge.log_rotation import RotationReport, RotationThresholds
 
 
 class TurnLog(Protocol):

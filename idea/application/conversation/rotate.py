@@ -9,7 +9,7 @@ from idea.application.conversation.ports import HandoffStore, LogRotation
 from idea.application.ports import Diagnostics
 from idea.domain.errors import AppError
 from idea.domain.ids import ConversationId
-from idea.domain.log_rotation import RotationReport, RotationThresholds
+from idea.domain.knowledge.log_rotation import RotationReport, RotationThresholds
 
 
 class RotateConversationLog:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from idea.domain.conversation_log import ConversationTurn
-from idea.domain.handoff import Handoff, fold
+from idea.domain.knowledge.conversation_log import ConversationTurn
+from idea.domain.knowledge.handoff import Handoff, fold
 
 
 class HeuristicSummarizer:

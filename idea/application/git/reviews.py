@@ -22,7 +22,7 @@ from idea.domain.git.review import (
     excerpt_of,
     ticket_text,
 )
-from idea.domain.orchestration import Human, Source, SubmitHumanInput
+from idea.domain.orchestration.commands import Human, Source, SubmitHumanInput
 
 
 class ReviewService:

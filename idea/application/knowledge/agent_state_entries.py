@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from idea.domain.agent_state_events import (
+from idea.domain.agent_states.events import (
     AgentAttentionCleared,
     AgentLimitDismissed,
     AgentLivenessChanged,
@@ -20,8 +20,8 @@ from idea.domain.agent_state_events import (
     SuspicionReason,
 )
 from idea.domain.ids import AgentId
-from idea.domain.liveness import Liveness as CoreLiveness
-from idea.domain.work_state import AgentWork, Attention, Liveness, NoticeLevel, RateLimit, WorkNotice
+from idea.domain.agent_states.liveness import Liveness as CoreLiveness
+from idea.domain.knowledge.work_state import AgentWork, Attention, Liveness, NoticeLevel, RateLimit, WorkNotice
 
 WHERE_TO_ANSWER = "answer in the window's notice or under Needs you (Agents panel)"
 _WHY = {

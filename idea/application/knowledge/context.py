@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from idea.application.knowledge.file_guard import CONTEXT, FileGuard
 from idea.application.knowledge.ports import ContextStore, Team
 from idea.application.ports import Clock, Diagnostics, EventPublisher
-from idea.domain.context import (
+from idea.domain.knowledge.context import (
     CONTEXT_MAX_CHARS,
     PROPOSALS_DIR,
     DiffLine,
@@ -26,7 +26,7 @@ from idea.domain.context import (
 )
 from idea.domain.errors import AppError, ErrorCode, not_found
 from idea.domain.ids import AgentId
-from idea.domain.knowledge_events import ProjectContextChanged, ProposalFiled, ProposalResolved
+from idea.domain.knowledge.events import ProjectContextChanged, ProposalFiled, ProposalResolved
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from idea.application.knowledge.memory import MemoryService
 from idea.application.ports import Diagnostics
-from idea.domain.conversation_log import TurnRole
-from idea.domain.memory_harvest import parse_memory_blocks
+from idea.domain.knowledge.conversation_log import TurnRole
+from idea.domain.knowledge.memory_harvest import parse_memory_blocks
 
 
 @dataclass(frozen=True)

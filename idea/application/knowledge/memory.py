@@ -11,8 +11,8 @@ from idea.application.knowledge.file_guard import MEMORY, FileGuard
 from idea.application.knowledge.ports import MemoryStore
 from idea.application.ports import Diagnostics, EventPublisher
 from idea.domain.errors import AppError, ErrorCode, not_found
-from idea.domain.knowledge_events import MemoryDeleted, MemorySaved
-from idea.domain.memory import (
+from idea.domain.knowledge.events import MemoryDeleted, MemorySaved
+from idea.domain.knowledge.memory import (
     DEFAULT_INDEX_PREAMBLE,
     LinkReport,
     MemoryIndex,

@@ -8,10 +8,10 @@ from contextlib import AbstractContextManager
 from typing import Protocol
 
 from idea.domain.agent import AgentManifest
-from idea.domain.context import ParsedProposal, Proposal
+from idea.domain.knowledge.context import ParsedProposal, Proposal
 from idea.domain.ids import AgentId
-from idea.domain.memory import MemoryIndex, MemoryNote, ReadNote
-from idea.domain.skill import SkillIndex
+from idea.domain.knowledge.memory import MemoryIndex, MemoryNote, ReadNote
+from idea.domain.knowledge.skill import SkillIndex
 
 
 class NoteScanResult(Protocol):

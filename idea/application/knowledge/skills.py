@@ -11,8 +11,8 @@ from idea.application.ports import Diagnostics, EventPublisher, IdGenerator
 from idea.domain.agent import SkillRef, SkillScope
 from idea.domain.errors import AppError, ErrorCode, not_found
 from idea.domain.ids import AgentId
-from idea.domain.knowledge_events import SkillsChanged
-from idea.domain.skill import (
+from idea.domain.knowledge.events import SkillsChanged
+from idea.domain.knowledge.skill import (
     DESCRIPTION_MAX_CHARS,
     GLOBAL,
     PROJECT,

@@ -16,12 +16,12 @@ from typing import Protocol
 from idea.application.conversation.ports import HandoffStore, TurnLog
 from idea.application.ports import Diagnostics
 from idea.domain.agent import AgentManifest
-from idea.domain.conversation_log import ConversationTurn
+from idea.domain.knowledge.conversation_log import ConversationTurn
 from idea.domain.errors import AppError
 from idea.domain.events import AgentsChanged, LayoutChanged, OrchestrationNews, SessionsChanged
-from idea.domain.handoff import Handoff
+from idea.domain.knowledge.handoff import Handoff
 from idea.domain.ids import AgentId, ConversationId, conversation_for_pair
-from idea.domain.orchestration_events import (
+from idea.domain.orchestration.events import (
     AgentAttention,
     AgentBusyChanged,
     AgentQueueChanged,
@@ -34,7 +34,7 @@ from idea.domain.orchestration_events import (
     LiveStateChanged,
     RendezvousEnded,
 )
-from idea.domain.work_state import (
+from idea.domain.knowledge.work_state import (
     RECENT_RENDEZVOUS_KEPT,
     RECENT_TURNS,
     AgentWork,

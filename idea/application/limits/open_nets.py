@@ -4,7 +4,7 @@ view that was not listening."""
 
 from __future__ import annotations
 
-from idea.domain.agent_state_events import AgentRateLimitSuspected
+from idea.domain.agent_states.events import AgentRateLimitSuspected
 from idea.domain.ids import AgentId
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from idea.domain.ids import AgentId, NodeId
-from idea.domain.session_limit import ResumeAgent
+from idea.domain.agent_states.session_limit import ResumeAgent
 
 ScheduleId = int
 ScheduledTask = ResumeAgent

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from idea.application.limits.open_nets import OpenNets
 from idea.application.limits.ports import AgentResumer, ScheduledTask, ScheduleId, Scheduler
 from idea.application.ports import Clock, Diagnostics, EventPublisher
-from idea.domain.agent_state_events import (
+from idea.domain.agent_states.events import (
     AgentLimitDismissed,
     AgentRateLimited,
     AgentRateLimitSuspected,
@@ -33,7 +33,7 @@ from idea.domain.agent_state_events import (
 )
 from idea.domain.errors import AppError, not_found
 from idea.domain.ids import AgentId, NodeId
-from idea.domain.session_limit import (
+from idea.domain.agent_states.session_limit import (
     RESUME_PROMPT,
     HumanFallback,
     LimitEpisodes,

@@ -29,7 +29,7 @@ from idea.application.orchestrator.watch_ports import (
     TranscriptLimits,
     TypedInByThePerson,
 )
-from idea.domain.attention import (
+from idea.domain.agent_states.attention import (
     Attention,
     AttentionOrigin,
     AttentionReason,
@@ -38,9 +38,9 @@ from idea.domain.attention import (
     requester_note,
 )
 from idea.domain.ids import AgentId, NodeId
-from idea.domain.liveness import stall_after_ms
-from idea.domain.session_limit import RateLimitSource
-from idea.domain.tickets import TicketEnd, TicketEndKind, TicketKind
+from idea.domain.agent_states.liveness import stall_after_ms
+from idea.domain.agent_states.session_limit import RateLimitSource
+from idea.domain.orchestration.tickets import TicketEnd, TicketEndKind, TicketKind
 
 DEFAULT_NOTIFICATION = "waiting for your input"
 

@@ -6,10 +6,10 @@ names, matched case-insensitively against the project's manifest.
 
 from __future__ import annotations
 
-from idea.domain import orchestration_rules as rules
+from idea.domain.orchestration import rules
 from idea.domain.agent import AgentEntry, AgentManifest
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.orchestration import Human, Requester
+from idea.domain.orchestration.commands import Human, Requester
 
 
 def caller_of(requester: Requester, manifest: AgentManifest) -> AgentEntry | None:

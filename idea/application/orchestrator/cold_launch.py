@@ -16,7 +16,7 @@ from idea.application.orchestrator.ports import LiveAgent
 from idea.domain.agent import AgentEntry
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import AgentId
-from idea.domain.orchestration_events import ColdStartDegraded
+from idea.domain.orchestration.events import ColdStartDegraded
 from idea.domain.profile import Profile
 
 

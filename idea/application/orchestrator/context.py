@@ -20,11 +20,11 @@ from idea.application.orchestrator.ports import AgentLifecycle, ConversationLog
 from idea.application.orchestrator.ports import Timer
 from idea.application.orchestrator.timing import OrchestratorTimings
 from idea.application.ports import Clock, Diagnostics, EventPublisher, IdGenerator
-from idea.domain.conversation_log import ConversationTurn, TurnRole
+from idea.domain.knowledge.conversation_log import ConversationTurn, TurnRole
 from idea.domain.errors import AppError
 from idea.domain.ids import AgentId, TicketId
 from idea.domain.profile import Profile
-from idea.domain.tickets import InputSource
+from idea.domain.orchestration.tickets import InputSource
 from idea.domain.wait_for import WaitForGraph
 
 

@@ -20,7 +20,7 @@ from idea.application.orchestrator.ports import InputPortal, LiveAgent, Timer
 from idea.application.orchestrator.rendezvous import ActivitySnapshot, activity_progressed
 from idea.application.orchestrator.timing import OrchestratorTimings
 from idea.application.ports import Diagnostics
-from idea.domain.delivery import ERASE_CHAR, encode_delivery
+from idea.domain.orchestration.delivery import ERASE_CHAR, encode_delivery
 from idea.domain.profile import DEFAULT_SUBMIT_SEQUENCE
 
 OVERLAY_BANNER = "An agent is speaking — input paused"
@@ -29,7 +29,7 @@ OVERLAY_BANNER = "An agent is speaking — input paused"
 @dataclass(frozen=True)
 class DeliveryJob:
     record: TicketRecord
-    text: str  # composed by idea.domain.delivery.compose_delivery
+    text: str  # composed by idea.domain.orchestration.delivery.compose_delivery
     live: LiveAgent
     agent_name: str
     portal: InputPortal | None

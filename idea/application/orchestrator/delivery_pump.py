@@ -16,12 +16,12 @@ from idea.application.orchestrator.mailbox import AgentLane, TicketRecord
 from idea.application.orchestrator.ports import PortalProvider
 from idea.application.orchestrator.ticket_book import TicketBook
 from idea.application.orchestrator.ticket_watch import TicketWatch
-from idea.domain import orchestration_rules as rules
-from idea.domain.delivery import FileReplyChannel, compose_delivery
+from idea.domain.orchestration import rules
+from idea.domain.orchestration.delivery import FileReplyChannel, compose_delivery
 from idea.domain.ids import AgentId
-from idea.domain.live_state import RowChange
-from idea.domain.orchestration import WorkStatus
-from idea.domain.orchestration_events import (
+from idea.domain.orchestration.live_state import RowChange
+from idea.domain.orchestration.commands import WorkStatus
+from idea.domain.orchestration.events import (
     AgentBusyChanged,
     DelegationDelivered,
     DelegationReady,
@@ -29,7 +29,7 @@ from idea.domain.orchestration_events import (
     DeliveryWaiting,
 )
 from idea.domain.profile import Profile
-from idea.domain.tickets import Ticket, TicketEnd, TicketEndKind, TicketKind, TicketPhase, preview
+from idea.domain.orchestration.tickets import Ticket, TicketEnd, TicketEndKind, TicketKind, TicketPhase, preview
 
 CLAUDE_HOOKS = "claude"
 CODEX_NOTIFY = "codexNotify"

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TypeVar
 
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.orchestration import Command, Outcome, Requester, Source
+from idea.domain.orchestration.commands import Command, Outcome, Requester, Source
 
 C = TypeVar("C")
 Handler = Callable[[Requester, C, Source], Awaitable[Outcome]]

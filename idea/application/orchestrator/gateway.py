@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from idea.domain.ids import AgentId, ProjectId
-from idea.domain.orchestration import Command, Outcome, Requester, Source
+from idea.domain.orchestration.commands import Command, Outcome, Requester, Source
 
 
 class OrchestrationGateway(Protocol):

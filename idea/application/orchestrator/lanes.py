@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from idea.application.orchestrator.mailbox import AgentLane, Mailbox
 from idea.application.ports import EventPublisher
 from idea.domain.ids import AgentId
-from idea.domain.orchestration_events import AgentQueueChanged, AgentQueueSnapshot
+from idea.domain.orchestration.events import AgentQueueChanged, AgentQueueSnapshot
 
 
 class Lanes:

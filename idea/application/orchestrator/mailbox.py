@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 
 from idea.application.orchestrator.cold_start import ColdStartGate
 from idea.domain.ids import AgentId
-from idea.domain.orchestration_events import AgentQueueSnapshot, BusyState, QueuedTicketView
-from idea.domain.orchestration_rules import TASK_PREVIEW_CHARS
-from idea.domain.tickets import Ticket, TicketEnd, TicketPhase, preview
+from idea.domain.orchestration.events import AgentQueueSnapshot, BusyState, QueuedTicketView
+from idea.domain.orchestration.rules import TASK_PREVIEW_CHARS
+from idea.domain.orchestration.tickets import Ticket, TicketEnd, TicketPhase, preview
 
 DELIVERED_PHASES = frozenset({TicketPhase.AWAITING_REPLY, TicketPhase.DELIVERED})
 

@@ -14,8 +14,8 @@ from typing import Protocol, runtime_checkable
 from idea.application.orchestrator.gateway import OrchestrationGateway
 from idea.application.ports import TerminalSession, Unsubscribe
 from idea.domain.agent import AgentManifest
-from idea.domain.conversation_log import ConversationTurn
-from idea.domain.live_state import LiveState
+from idea.domain.knowledge.conversation_log import ConversationTurn
+from idea.domain.orchestration.live_state import LiveState
 from idea.domain.profile import Profile
 
 

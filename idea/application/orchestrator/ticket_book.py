@@ -18,14 +18,14 @@ from typing import Protocol
 
 from idea.application.orchestrator.context import CoreContext, cancel_unless_current
 from idea.application.orchestrator.mailbox import AgentLane, TicketRecord
-from idea.domain import orchestration_rules as rules
+from idea.domain.orchestration import rules
 from idea.domain.agent import AgentEntry
 from idea.domain.ids import AgentId, TicketId, conversation_for_pair
-from idea.domain.live_state import RowChange, abandoned_marker
-from idea.domain.orchestration import AgentCaller, Requester, WorkStatus
-from idea.domain.orchestration_events import AgentBusyChanged, RendezvousEnded
+from idea.domain.orchestration.live_state import RowChange, abandoned_marker
+from idea.domain.orchestration.commands import AgentCaller, Requester, WorkStatus
+from idea.domain.orchestration.events import AgentBusyChanged, RendezvousEnded
 from idea.domain.profile import Profile
-from idea.domain.tickets import (
+from idea.domain.orchestration.tickets import (
     AgentSource,
     HumanSource,
     InputSource,

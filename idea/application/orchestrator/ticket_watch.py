@@ -18,7 +18,7 @@ from idea.application.orchestrator.rendezvous import (
     watch_for_quiet_return,
 )
 from idea.application.orchestrator.ticket_book import TicketBook
-from idea.domain.tickets import TicketEnd, TicketEndKind
+from idea.domain.orchestration.tickets import TicketEnd, TicketEndKind
 
 
 class TicketWatch:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from idea.domain import orchestration_rules as rules
+from idea.domain.orchestration import rules
 from idea.domain.mcp_wiring import rendezvous_tool_timeout_ms
 
 WINDOW_ENV = "IDEA_ASK_RENDEZVOUS_TIMEOUT_MS"

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from idea.domain.permission import ProjectPermissions
-from idea.domain.permission_document import PermissionsReading
-from idea.domain.sandbox import ExecPlan, SandboxStatus
+from idea.domain.permissions.model import ProjectPermissions
+from idea.domain.permissions.document import PermissionsReading
+from idea.domain.permissions.sandbox import ExecPlan, SandboxStatus
 
 
 class PermissionStore(Protocol):

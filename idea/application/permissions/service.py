@@ -16,20 +16,20 @@ from dataclasses import dataclass
 from idea.application.permissions.ports import PermissionStore, SandboxEnforcer
 from idea.application.ports import Host
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.permission import EffectivePermissions, PermissionSet, ProjectPermissions
-from idea.domain.permission_document import PermissionsReading
-from idea.domain.permission_projection import (
+from idea.domain.permissions.model import EffectivePermissions, PermissionSet, ProjectPermissions
+from idea.domain.permissions.document import PermissionsReading
+from idea.domain.permissions.projection import (
     PermissionProjection,
     ProjectionContext,
     ProjectionSupport,
     project_permissions,
     projection_support,
 )
-from idea.domain.permission_summary import render_permission_summary
-from idea.domain.permission_view import ChangeImpact, change_impact, permission_warnings
+from idea.domain.permissions.summary import render_permission_summary
+from idea.domain.permissions.view import ChangeImpact, change_impact, permission_warnings
 from idea.domain.profile import Profile
 from idea.domain.project import IDEAI_DIR
-from idea.domain.sandbox import (
+from idea.domain.permissions.sandbox import (
     NOT_SET,
     SANDBOX_PLAN_FILE,
     AmbientPaths,

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from idea.domain.sandbox import SANDBOX_PLAN_FILE
+from idea.domain.permissions.sandbox import SANDBOX_PLAN_FILE
 from idea.infrastructure.fs import atomic_write_json
 
 PLAN_FILE_MODE = 0o600

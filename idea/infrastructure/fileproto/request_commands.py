@@ -11,7 +11,7 @@ from typing import Any
 from idea.application.orchestrator.gateway import OrchestrationGateway
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import AgentId
-from idea.domain.orchestration import AgentCaller, ListAgents, Outcome, Source
+from idea.domain.orchestration.commands import AgentCaller, ListAgents, Outcome, Source
 from idea.infrastructure.mcp.tools import REQUEST_TYPES, parse_tool_call
 
 _TOOL_FIELDS = {"targetAgent": "target"}  # request field -> tool argument

@@ -20,7 +20,7 @@ from datetime import tzinfo
 
 from idea.application.orchestrator.ports import Timer
 from idea.application.ports import Diagnostics, TerminalSession, Unsubscribe
-from idea.domain.attention import visible_blocking_prompt
+from idea.domain.agent_states.attention import visible_blocking_prompt
 from idea.domain.profile import Profile
 from idea.infrastructure.limits.detector import (
     STREAM_SCAN_EVERY_MS,

@@ -5,8 +5,8 @@ them through the same validation; their handlers are the knowledge family of the
 
 from __future__ import annotations
 
-from idea.domain.context import CONTEXT_MAX_CHARS
-from idea.domain.knowledge_commands import (
+from idea.domain.knowledge.context import CONTEXT_MAX_CHARS
+from idea.domain.knowledge.commands import (
     CreateSkill,
     ProposeContext,
     ReadContext,
@@ -14,9 +14,9 @@ from idea.domain.knowledge_commands import (
     ReadSkill,
     WriteMemory,
 )
-from idea.domain.memory import MemoryType
-from idea.domain.skill import DESCRIPTION_MAX_CHARS as SKILL_DESCRIPTION_MAX_CHARS
-from idea.domain.skill import GLOBAL, PROJECT
+from idea.domain.knowledge.memory import MemoryType
+from idea.domain.knowledge.skill import DESCRIPTION_MAX_CHARS as SKILL_DESCRIPTION_MAX_CHARS
+from idea.domain.knowledge.skill import GLOBAL, PROJECT
 from idea.infrastructure.mcp.tool_spec import ToolSpec, object_schema
 
 MEMORY_SLUG_PATTERN = "^[a-z0-9][a-z0-9-]{0,79}$"

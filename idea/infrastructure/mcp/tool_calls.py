@@ -26,7 +26,7 @@ from idea.application.orchestrator.gateway import OrchestrationGateway
 from idea.application.ports import Diagnostics
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import AgentId
-from idea.domain.orchestration import AgentCaller, Outcome, Source
+from idea.domain.orchestration.commands import AgentCaller, Outcome, Source
 from idea.infrastructure.mcp.tools import TOOL_NAMES, parse_tool_call
 from idea.infrastructure.mcp.wire import AnswerLedger
 

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from idea.domain.knowledge_commands import KnowledgeCommand
-from idea.domain.orchestration import Command
+from idea.domain.knowledge.commands import KnowledgeCommand
+from idea.domain.orchestration.commands import Command
 
 ToolCommand = Command | KnowledgeCommand
 

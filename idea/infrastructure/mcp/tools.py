@@ -19,7 +19,7 @@ from typing import Any
 
 from idea.domain.agent_text import clean_agent_text
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.orchestration import (
+from idea.domain.orchestration.commands import (
     AskAgent,
     LaunchAgent,
     ListAgents,

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import idea
-from idea.domain.sandbox import EnforcementLevel, ExecPlan, SandboxStatus
+from idea.domain.permissions.sandbox import EnforcementLevel, ExecPlan, SandboxStatus
 from idea.infrastructure.agents.executable import idea_command
 from idea.infrastructure.installation import detect
 from idea.infrastructure.sandbox.exec_wrapper import kernel_check

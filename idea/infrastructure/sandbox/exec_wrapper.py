@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Mapping
 
-from idea.domain.sandbox_file import DEGRADED, ENFORCED, UNSUPPORTED, ExecPlan, exec_plan_from_json
+from idea.domain.permissions.sandbox_file import DEGRADED, ENFORCED, UNSUPPORTED, ExecPlan, exec_plan_from_json
 from idea.domain.spawn_env import user_environment
 from idea.infrastructure.sandbox import landlock
 

@@ -7,7 +7,14 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from idea.domain.context import CONTEXT_FILE, PROPOSALS_DIR, ParsedProposal, Proposal, is_proposal_file_name, parse_proposal
+from idea.domain.knowledge.context import (
+    CONTEXT_FILE,
+    PROPOSALS_DIR,
+    ParsedProposal,
+    Proposal,
+    is_proposal_file_name,
+    parse_proposal,
+)
 from idea.domain.errors import CorruptFileError, invalid
 from idea.domain.project import IDEAI_DIR
 from idea.infrastructure.fs import atomic_write_text, read_text, remove_if_present

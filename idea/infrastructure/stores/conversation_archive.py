@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from idea.domain.conversation_log import ConversationTurn, TurnId
-from idea.domain.conversation_pages import Direction, PageCursor, TurnSlice, clamp_limit
+from idea.domain.knowledge.conversation_log import ConversationTurn, TurnId
+from idea.domain.knowledge.conversation_pages import Direction, PageCursor, TurnSlice, clamp_limit
 from idea.infrastructure.stores.conversation_segments import (
     TURN_ID_KEY,
     Line,

@@ -22,10 +22,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from idea.domain.conversation_log import ConversationTurn, TurnId
-from idea.domain.conversation_pages import PageCursor, TurnSlice
+from idea.domain.knowledge.conversation_log import ConversationTurn, TurnId
+from idea.domain.knowledge.conversation_pages import PageCursor, TurnSlice
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.log_rotation import ACTIVE_SEGMENT, RotationReport, RotationThresholds
+from idea.domain.knowledge.log_rotation import ACTIVE_SEGMENT, RotationReport, RotationThresholds
 from idea.domain.project import IDEAI_DIR
 from idea.infrastructure.file_lock import locked_file
 from idea.infrastructure.stores.conversation_archive import FolderReader, ReadCache

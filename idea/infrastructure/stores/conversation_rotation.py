@@ -17,8 +17,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from idea.domain.conversation_log import ConversationTurn, TurnId
-from idea.domain.log_rotation import (
+from idea.domain.knowledge.conversation_log import ConversationTurn, TurnId
+from idea.domain.knowledge.log_rotation import (
     ACTIVE_SEGMENT,
     Archive,
     RotationReport,

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from idea.domain.conversation_log import ConversationTurn, UnreadableTurn, parse_turn
-from idea.domain.log_rotation import ACTIVE_SEGMENT, archive_number
+from idea.domain.knowledge.conversation_log import ConversationTurn, UnreadableTurn, parse_turn
+from idea.domain.knowledge.log_rotation import ACTIVE_SEGMENT, archive_number
 
 BLOCK_BYTES = 64 * 1024
 TURN_ID_KEY = b'"id":"'

@@ -11,8 +11,8 @@ import uuid
 from pathlib import Path
 
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.front_matter import Problem
-from idea.domain.handoff import Handoff, parse_handoff, render_handoff
+from idea.domain.knowledge.front_matter import Problem
+from idea.domain.knowledge.handoff import Handoff, parse_handoff, render_handoff
 from idea.domain.project import IDEAI_DIR
 from idea.infrastructure.fs import atomic_write_text, quarantine, read_text
 from idea.infrastructure.stores.document_file import path_lock

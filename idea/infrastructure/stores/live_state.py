@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from idea.domain.live_state import LiveState
+from idea.domain.orchestration.live_state import LiveState
 from idea.domain.project import IDEAI_DIR
 from idea.infrastructure.fs import atomic_write_json, quarantine, read_json
 from idea.infrastructure.stores.document_file import path_lock

@@ -15,9 +15,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from idea.domain.errors import CorruptFileError
-from idea.domain.memory import INDEX_FILE, MEMORY_DIR, NOTE_SUFFIX, MemoryIndex, MemoryNote, ReadNote, is_valid_slug
-from idea.domain.memory import parse_index as parse_index_text
-from idea.domain.memory import read_note as parse_note
+from idea.domain.knowledge.memory import (
+    INDEX_FILE,
+    MEMORY_DIR,
+    NOTE_SUFFIX,
+    MemoryIndex,
+    MemoryNote,
+    ReadNote,
+    is_valid_slug,
+)
+from idea.domain.knowledge.memory import parse_index as parse_index_text
+from idea.domain.knowledge.memory import read_note as parse_note
 from idea.domain.project import IDEAI_DIR
 from idea.infrastructure.fs import atomic_write_text, read_text, remove_if_present
 from idea.infrastructure.stores.document_file import path_lock

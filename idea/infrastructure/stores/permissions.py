@@ -13,8 +13,8 @@ import shutil
 import time
 from pathlib import Path
 
-from idea.domain.permission import ProjectPermissions
-from idea.domain.permission_document import (
+from idea.domain.permissions.model import ProjectPermissions
+from idea.domain.permissions.document import (
     PermissionsReading,
     permissions_to_json,
     read_permissions,

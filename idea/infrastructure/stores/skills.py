@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from idea.domain.errors import CorruptFileError
-from idea.domain.skill import BODIES_DIR, INDEX_FILE, SKILLS_DIR, SkillIndex, body_hash, parse_index
+from idea.domain.knowledge.skill import BODIES_DIR, INDEX_FILE, SKILLS_DIR, SkillIndex, body_hash, parse_index
 from idea.domain.project import IDEAI_DIR
 from idea.infrastructure.fs import atomic_write_json, atomic_write_text, quarantine, read_json, read_text, remove_if_present
 from idea.infrastructure.stores.document_file import path_lock

@@ -23,14 +23,14 @@ from idea.application.agents.templates import TemplateCatalogue
 from idea.application.projects import ProjectRuntime
 from idea.domain.events import AgentExited, AgentsChanged, LayoutChanged, OrchestrationNews, SessionsChanged
 from idea.domain.ids import AgentId
-from idea.domain.orchestration_events import (
+from idea.domain.orchestration.events import (
     AgentAttention,
     DeliveryMayBeStuck,
     HumanReplyReceived,
     LateReplyAvailable,
     LiveStateChanged,
 )
-from idea.domain.tickets import preview
+from idea.domain.orchestration.tickets import preview
 from idea.ui.agents.agent_actions import AgentActions
 from idea.ui.agents.agent_list import AgentList
 from idea.ui.agents.gestures import GestureContext

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from idea.application.projects import ProjectRuntime
-from idea.domain.agent_state_events import (
+from idea.domain.agent_states.events import (
     AgentLimitDismissed,
     AgentRateLimitSuspected,
     AgentResumed,

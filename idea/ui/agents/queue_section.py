@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
 
 from idea.application.agents.agent_activity import NOTHING_KNOWN, AgentActivity
 from idea.domain.ids import TicketId
-from idea.domain.orchestration_events import QueuedTicketView
-from idea.domain.tickets import TicketPhase
+from idea.domain.orchestration.events import QueuedTicketView
+from idea.domain.orchestration.tickets import TicketPhase
 from idea.ui.theme import palette_colors
 from idea.ui.widgets.labels import ElidedLabel
 

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from idea.application.agents.resume_candidates import ResumeCandidate
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
-from idea.domain.resume_offer import ResumeChoice
+from idea.domain.agent_states.resume_offer import ResumeChoice
 from idea.infrastructure.agent_watching import format_local_time
 from idea.ui.core_client import CoreClient
 from idea.ui.widgets.labels import HintLabel

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from idea.application.agents.agent_activity import WorkRow
 from idea.application.agents.templates import TemplateStatus
 from idea.domain.ids import AgentId
-from idea.domain.orchestration_events import AgentQueueSnapshot
+from idea.domain.orchestration.events import AgentQueueSnapshot
 from idea.ui.agents.team_model import TeamModel
 from idea.ui.core_client import CoreClient
 

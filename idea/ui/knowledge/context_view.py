@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from idea.application.knowledge.context import ProposalReview
-from idea.domain.context import DiffKind
-from idea.domain.knowledge_events import ProjectContextChanged, ProposalFiled, ProposalResolved
+from idea.domain.knowledge.context import DiffKind
+from idea.domain.knowledge.events import ProjectContextChanged, ProposalFiled, ProposalResolved
 from idea.ui.knowledge.common import Caller, StatusLine, call_for, clock_time, theme_of, unwrapped
 from idea.ui.widgets.list_row_delegate import ListRowDelegate
 

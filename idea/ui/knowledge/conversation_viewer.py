@@ -24,10 +24,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from idea.domain.conversation_log import ConversationTurn
-from idea.domain.conversation_pages import TurnPage
+from idea.domain.knowledge.conversation_log import ConversationTurn
+from idea.domain.knowledge.conversation_pages import TurnPage
 from idea.domain.ids import ConversationId
-from idea.domain.orchestration_events import (
+from idea.domain.orchestration.events import (
     AgentQueueChanged,
     DelegationDelivered,
     DelegationReady,
@@ -35,7 +35,7 @@ from idea.domain.orchestration_events import (
     LateReplyAvailable,
     RendezvousEnded,
 )
-from idea.domain.tickets import AgentSource
+from idea.domain.orchestration.tickets import AgentSource
 from idea.ui.knowledge.common import Caller, StatusLine, call_for, clock_time, tool_button, unwrapped
 from idea.ui.knowledge.turn_list import TurnDelegate, TurnListModel
 from idea.ui.widgets.timers import single_shot_timer

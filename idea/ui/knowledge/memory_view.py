@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from idea.application.knowledge.memory import MemoryListing
-from idea.domain.knowledge_events import MemoryDeleted, MemorySaved
-from idea.domain.memory import MemoryNote, MemoryType, is_valid_slug
+from idea.domain.knowledge.events import MemoryDeleted, MemorySaved
+from idea.domain.knowledge.memory import MemoryNote, MemoryType, is_valid_slug
 from idea.ui.knowledge.common import Caller, call_for, column, confirm, list_and_editor, theme_of, unwrapped
 from idea.ui.widgets.list_row_delegate import ListRowDelegate
 

@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
 
 from idea.application.knowledge.skills import SkillCatalogue
 from idea.domain.agent import AgentManifest, SkillScope
-from idea.domain.knowledge_events import SkillsChanged
-from idea.domain.skill import GLOBAL, PROJECT, Skill, is_valid_name
+from idea.domain.knowledge.events import SkillsChanged
+from idea.domain.knowledge.skill import GLOBAL, PROJECT, Skill, is_valid_name
 from idea.ui.knowledge.common import Caller, call_for, column, confirm, list_and_editor, unwrapped
 from idea.ui.widgets.list_row_delegate import ListRowDelegate
 

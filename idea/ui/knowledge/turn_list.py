@@ -12,8 +12,8 @@ from PySide6.QtCore import QAbstractListModel, QEvent, QModelIndex, QPersistentM
 from PySide6.QtGui import QColor, QFont, QMouseEvent, QPainter, QTextDocument
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
-from idea.domain.conversation_log import ConversationTurn, TurnRole
-from idea.domain.tickets import AgentSource
+from idea.domain.knowledge.conversation_log import ConversationTurn, TurnRole
+from idea.domain.orchestration.tickets import AgentSource
 from idea.ui.knowledge.common import clock_time, theme_of
 
 TURN_ROLE = Qt.ItemDataRole.UserRole + 1

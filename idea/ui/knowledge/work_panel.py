@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
 )
 
 from idea.domain.ids import ConversationId
-from idea.domain.orchestration_events import QueuedTicketView
-from idea.domain.tickets import AgentSource, TicketPhase
-from idea.domain.work_state import (
+from idea.domain.orchestration.events import QueuedTicketView
+from idea.domain.orchestration.tickets import AgentSource, TicketPhase
+from idea.domain.knowledge.work_state import (
     AgentWork,
     ConversationWork,
     Liveness,

@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
 from idea.application.permissions.service import PermissionService, PermissionsOverview, SaveResult
 from idea.application.agents.permission_team import restart_to_apply, team_overview
 from idea.domain.errors import AppError
-from idea.domain.permission import PermissionSet
-from idea.domain.permission_summary import SAME_USER_LIMIT
-from idea.domain.sandbox import EnforcementLevel
+from idea.domain.permissions.model import PermissionSet
+from idea.domain.permissions.summary import SAME_USER_LIMIT
+from idea.domain.permissions.sandbox import EnforcementLevel
 from idea.ui.core_client import CoreClient
 from idea.ui.permissions.effective_view import STATUS_COLORS, EffectiveView
 from idea.ui.permissions.rules_editor import RulesEditor

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from idea.domain.permission import (
+from idea.domain.permissions.model import (
     MATCH_KINDS,
     Capability,
     CommandMatcher,
@@ -30,7 +30,7 @@ from idea.domain.permission import (
     command_problem,
     path_glob_problem,
 )
-from idea.domain.permission_view import PRESETS, matching_preset, preset
+from idea.domain.permissions.view import PRESETS, matching_preset, preset
 
 CAPABILITY_LABELS = {
     Capability.READ: "Read files",

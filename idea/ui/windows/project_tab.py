@@ -16,12 +16,12 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from idea.application.agents.agent_activity import ActivityBook
 from idea.application.agents.agent_rows import describe_limit
 from idea.application.projects import ProjectRuntime
-from idea.domain.agent_state_events import AgentAttentionCleared, AgentNeedsAttention
+from idea.domain.agent_states.events import AgentAttentionCleared, AgentNeedsAttention
 from idea.domain import layout as lay
 from idea.domain.errors import AppError
 from idea.domain.events import LayoutChanged, OrchestrationNews, ProjectProblem, SessionsChanged
 from idea.domain.ids import SessionId
-from idea.domain.orchestration_events import (
+from idea.domain.orchestration.events import (
     AgentAttention,
     AgentQueueChanged,
     AgentQueueSnapshot,

@@ -24,7 +24,7 @@ from idea.domain.agent import Worktree
 from idea.domain.errors import AppError
 from idea.domain.events import AgentsChanged
 from idea.domain.git.worktrees import WorktreeMissing
-from idea.domain.permission_view import preset
+from idea.domain.permissions.view import preset
 from idea.domain.profile import reference_profile_id
 from idea.domain.session import SessionKind
 from idea.infrastructure.git.files import LocalWorktreeFiles

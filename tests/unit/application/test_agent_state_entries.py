@@ -9,7 +9,7 @@ from idea.application.knowledge.agent_state_entries import (
     SUSPECTED_BY_REASON,
     AgentStateEntries,
 )
-from idea.domain.agent_state_events import (
+from idea.domain.agent_states.events import (
     AgentLimitDismissed,
     AgentAttentionCleared,
     AgentLivenessChanged,
@@ -22,9 +22,9 @@ from idea.domain.agent_state_events import (
     ResumeCancelReason,
     SuspicionReason,
 )
-from idea.domain.attention import AttentionReason
-from idea.domain.liveness import Liveness as CoreLiveness
-from idea.domain.work_state import AgentWork, Attention, Liveness, NoticeLevel, RateLimit
+from idea.domain.agent_states.attention import AttentionReason
+from idea.domain.agent_states.liveness import Liveness as CoreLiveness
+from idea.domain.knowledge.work_state import AgentWork, Attention, Liveness, NoticeLevel, RateLimit
 
 QA = "c932c770-cf36-4fb2-a966-71bb1644e4b4"
 MAIN = "a6ced819-b893-4213-b003-9e9dc79b9641"

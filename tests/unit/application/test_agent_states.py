@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from idea.domain.agent_state_events import (
+from idea.domain.agent_states.events import (
     AgentAttentionCleared,
     AgentLivenessChanged,
     AgentNeedsAttention,
@@ -15,11 +15,11 @@ from idea.domain.agent_state_events import (
     AgentResumed,
     AgentResumeScheduled,
 )
-from idea.domain.attention import AttentionReason
+from idea.domain.agent_states.attention import AttentionReason
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.liveness import Liveness
-from idea.domain.orchestration import Reply, Source
-from idea.domain.session_limit import HOUR_MS, RESUME_PROMPT
+from idea.domain.agent_states.liveness import Liveness
+from idea.domain.orchestration.commands import Reply, Source
+from idea.domain.agent_states.session_limit import HOUR_MS, RESUME_PROMPT
 from tests.fakes_orchestration import settle
 from tests.fakes_watching import FakeWatching
 from tests.world import Harness, claude_profile, make_harness
@@ -193,7 +193,7 @@ async def test_a_limit_record_in_the_claude_transcript_is_a_structured_detection
 
 
 async def test_enter_in_the_agent_cell_while_a_resume_is_armed_hands_control_to_the_person() -> None:
-    from idea.domain.agent_state_events import AgentResumeCancelled, ResumeCancelReason
+    from idea.domain.agent_states.events import AgentResumeCancelled, ResumeCancelReason
 
     holder: list[FakeWatching] = []
 

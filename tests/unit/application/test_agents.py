@@ -14,9 +14,9 @@ from idea.domain import layout as lay
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.agent import AgentEntry, AgentManifest
 from idea.domain.events import AgentsChanged, ProjectProblem
-from idea.domain.live_state import LiveEntry, LiveState, WorkStatus
-from idea.domain.orchestration import AgentCaller, SetWorkState, Source
-from idea.domain.orchestration_events import AgentQueueSnapshot
+from idea.domain.orchestration.live_state import LiveEntry, LiveState, WorkStatus
+from idea.domain.orchestration.commands import AgentCaller, SetWorkState, Source
+from idea.domain.orchestration.events import AgentQueueSnapshot
 from idea.domain.profile import reference_profile_id
 from idea.domain.session import SessionState
 from tests.fakes_orchestration import MemoryLiveStateStore
@@ -418,7 +418,7 @@ async def test_a_cli_without_credentials_started_by_the_person_starts_and_says_w
 
 
 async def test_a_delegation_to_a_cli_without_credentials_is_refused_with_what_to_do(world: World) -> None:
-    from idea.domain.orchestration import AgentCaller, AskAgent, Source
+    from idea.domain.orchestration.commands import AgentCaller, AskAgent, Source
 
     runtime = await open_project(world)
     main = await runtime.agents.create("Main", CLAUDE, "")
@@ -450,7 +450,7 @@ async def test_a_session_the_cli_started_itself_is_recorded_for_its_conversation
 async def test_lr13_the_resume_offer_lists_background_agents_says_what_resuming_means_and_starts_nothing_alone(
     world: World,
 ) -> None:
-    from idea.domain.resume_offer import ResumeChoice
+    from idea.domain.agent_states.resume_offer import ResumeChoice
 
     runtime = await open_project(world)
     main = await runtime.agents.create("Main", CLAUDE, "")

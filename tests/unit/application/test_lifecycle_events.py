@@ -16,8 +16,8 @@ from idea.domain.events import (
     OrchestrationNews,
     OrchestratorChanged,
 )
-from idea.domain.orchestration import AgentCaller, AskAgent, Human, ListAgents, Source
-from idea.domain.orchestration_events import AgentAttention, OrchestratorRequestProcessed, command_action
+from idea.domain.orchestration.commands import AgentCaller, AskAgent, Human, ListAgents, Source
+from idea.domain.orchestration.events import AgentAttention, OrchestratorRequestProcessed, command_action
 from idea.domain.profile import reference_profile_id
 from idea.infrastructure.mcp.tools import TOOLS, parse_tool_call
 from tests.unit.infrastructure.test_knowledge_tools import VALID_CALLS as KNOWLEDGE_CALLS

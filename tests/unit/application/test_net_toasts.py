@@ -7,7 +7,7 @@ from idea.application.agents.agent_activity import ActivityBook
 from idea.application.agents.agent_rows import AgentRow, AgentState
 from idea.application.agents.net_toasts import DEFAULT_NET_DELAY_MS, MAX_SHOWN, NetToasts
 from idea.application.agents.templates import TemplateLink, TemplateStatus
-from idea.domain.agent_state_events import (
+from idea.domain.agent_states.events import (
     AgentLimitDismissed,
     AgentRateLimited,
     AgentRateLimitSuspected,

@@ -8,8 +8,8 @@ from collections.abc import Callable
 import pytest
 
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.orchestration import Reply, Source
-from idea.domain.orchestration_events import ColdStartDegraded
+from idea.domain.orchestration.commands import Reply, Source
+from idea.domain.orchestration.events import ColdStartDegraded
 from tests.fakes_orchestration import settle
 from tests.world import Harness, claude_profile, file_protocol_profile, make_harness
 

@@ -10,8 +10,8 @@ import pytest
 from idea.application.orchestrator.timing import OrchestratorTimings
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import conversation_for_pair
-from idea.domain.live_state import STALE_AT_RESTART_MARKER, LiveEntry, LiveState, LiveStateRow
-from idea.domain.orchestration import (
+from idea.domain.orchestration.live_state import STALE_AT_RESTART_MARKER, LiveEntry, LiveState, LiveStateRow
+from idea.domain.orchestration.commands import (
     AskAgent,
     CancelTicket,
     Interrupt,
@@ -27,8 +27,8 @@ from idea.domain.orchestration import (
     Visibility,
     WorkStatus,
 )
-from idea.domain.orchestration_events import HumanReplyReceived
-from idea.domain.tickets import AgentSource, HumanSource
+from idea.domain.orchestration.events import HumanReplyReceived
+from idea.domain.orchestration.tickets import AgentSource, HumanSource
 from tests.fakes_orchestration import MemoryLiveStateStore, settle
 from tests.world import HUMAN, Harness, bridgeless_profile, claude_profile, file_protocol_profile, make_harness
 
@@ -106,7 +106,7 @@ async def test_empty_arguments_are_invalid_arguments() -> None:
 
 async def test_an_agent_unknown_to_the_manifest_is_not_a_caller() -> None:
     h = team()
-    from idea.domain.orchestration import AgentCaller
+    from idea.domain.orchestration.commands import AgentCaller
 
     error = await refused(h, AgentCaller("ffffffff-0000-4000-8000-000000000000"), ListAgents())
     assert (error.code, error.message) == (ErrorCode.PERMISSION_DENIED, "unauthenticated caller")

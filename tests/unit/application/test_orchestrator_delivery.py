@@ -6,10 +6,10 @@ import asyncio
 
 import pytest
 
-from idea.domain.delivery import BRACKETED_PASTE_END, BRACKETED_PASTE_START, ERASE_CHAR
+from idea.domain.orchestration.delivery import BRACKETED_PASTE_END, BRACKETED_PASTE_START, ERASE_CHAR
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.orchestration import Reply, Source
-from idea.domain.orchestration_events import (
+from idea.domain.orchestration.commands import Reply, Source
+from idea.domain.orchestration.events import (
     DelegationDelivered,
     DelegationReady,
     DeliveryMayBeStuck,

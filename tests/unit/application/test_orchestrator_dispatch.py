@@ -10,7 +10,7 @@ import pytest
 
 from idea.application.orchestrator.dispatch import CommandDispatch
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.orchestration import AgentCaller, Command, ListAgents, Outcome, Requester, Source
+from idea.domain.orchestration.commands import AgentCaller, Command, ListAgents, Outcome, Requester, Source
 from tests.world import HUMAN, claude_profile, make_harness
 
 

@@ -7,9 +7,9 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from idea.domain.orchestration import CancelTicket, Reply, Source, SubmitHumanInput
-from idea.domain.orchestration_events import AgentBusyChanged, AgentQueueChanged
-from idea.domain.tickets import AgentSource, TicketPhase
+from idea.domain.orchestration.commands import CancelTicket, Reply, Source, SubmitHumanInput
+from idea.domain.orchestration.events import AgentBusyChanged, AgentQueueChanged
+from idea.domain.orchestration.tickets import AgentSource, TicketPhase
 from tests.fakes_orchestration import settle
 from tests.world import HUMAN, Harness, claude_profile, make_harness
 

@@ -8,8 +8,8 @@ import pytest
 
 from idea.application.orchestrator.timing import OrchestratorTimings
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.orchestration import AskAgent, CancelTicket, Reply, Source, StopAgent, WorkStatus
-from idea.domain.orchestration_events import RendezvousEnded
+from idea.domain.orchestration.commands import AskAgent, CancelTicket, Reply, Source, StopAgent, WorkStatus
+from idea.domain.orchestration.events import RendezvousEnded
 from tests.fakes_orchestration import settle
 from tests.world import HUMAN, Harness, claude_profile, codex_profile, file_protocol_profile, make_harness
 

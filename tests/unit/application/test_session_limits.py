@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from idea.application.limits.service import AgentPlace, SessionLimitService
-from idea.domain.agent_state_events import (
+from idea.domain.agent_states.events import (
     AgentLimitDismissed,
     AgentRateLimited,
     AgentRateLimitSuspected,
@@ -18,7 +18,7 @@ from idea.domain.agent_state_events import (
     SuspicionReason,
 )
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.session_limit import DAY_MS, HOUR_MS, RESUME_PROMPT, RateLimitSource, ResumeAgent
+from idea.domain.agent_states.session_limit import DAY_MS, HOUR_MS, RESUME_PROMPT, RateLimitSource, ResumeAgent
 from tests.fakes import FakeClock, RecordingDiagnostics, RecordingEvents
 from tests.fakes_limits import ManualScheduler, RecordingResumer
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from idea.infrastructure.resources import resources_dir
-from idea.domain.attention import (
+from idea.domain.agent_states.attention import (
     Attention,
     AttentionOrigin,
     AttentionReason,

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from idea.domain.conversation_log import ConversationTurn, TurnRole, UnreadableTurn, parse_turn
-from idea.domain.conversation_pages import (
+from idea.domain.knowledge.conversation_log import ConversationTurn, TurnRole, UnreadableTurn, parse_turn
+from idea.domain.knowledge.conversation_pages import (
     Direction,
     PageCursor,
     TurnPage,
@@ -18,7 +18,7 @@ from idea.domain.conversation_pages import (
     page_of,
     parse_direction,
 )
-from idea.domain.log_rotation import (
+from idea.domain.knowledge.log_rotation import (
     Archive,
     RotationThresholds,
     Skip,
@@ -28,7 +28,7 @@ from idea.domain.log_rotation import (
     next_archive_number,
     rotation_plan,
 )
-from idea.domain.tickets import AgentSource, HumanSource
+from idea.domain.orchestration.tickets import AgentSource, HumanSource
 
 # Line 2 of the original's log (003_01c39438a6ce3029.txt), text shortened.
 ORIGINAL_LINE = (

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from idea.domain.conversation_log import ConversationTurn, TurnRole
-from idea.domain.handoff import (
+from idea.domain.knowledge.conversation_log import ConversationTurn, TurnRole
+from idea.domain.knowledge.handoff import (
     HANDOFF_SUMMARY_MAX_CHARS,
     OBJECTIVE_MAX_CHARS,
     OBJECTIVE_PREFIXES,
@@ -21,7 +21,7 @@ from idea.domain.handoff import (
     resume_text,
     turn_line,
 )
-from idea.domain.tickets import AgentSource, HumanSource
+from idea.domain.orchestration.tickets import AgentSource, HumanSource
 
 CONVERSATION = "6ffc1f69-77a5-0da1-1965-ef26d1df72f5"
 ORIGINAL_HANDOFF = """---

@@ -3,7 +3,7 @@ agents never stall; the stall that turns into the human net."""
 
 from __future__ import annotations
 
-from idea.domain.liveness import (
+from idea.domain.agent_states.liveness import (
     DEFAULT_STALL_AFTER_MS,
     HUMAN_NET_AFTER_STALL_MS,
     Liveness,

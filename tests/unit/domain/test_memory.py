@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from idea.domain.errors import AppError
-from idea.domain.front_matter import parse_block, render_block, split_front_matter
-from idea.domain.memory import (
+from idea.domain.knowledge.front_matter import parse_block, render_block, split_front_matter
+from idea.domain.knowledge.memory import (
     IndexEntry,
     MemoryIndex,
     MemoryType,
@@ -21,7 +21,7 @@ from idea.domain.memory import (
     wiki_links,
     write_note,
 )
-from idea.domain.memory_harvest import parse_memory_blocks
+from idea.domain.knowledge.memory_harvest import parse_memory_blocks
 
 # A note exactly as the original's write tool left it (002_f461842d34657061.txt L590-626, shortened), with
 # the function-call markup that leaked at the end of other notes.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from idea.domain.delivery import (
+from idea.domain.orchestration.delivery import (
     BRACKETED_PASTE_END,
     BRACKETED_PASTE_START,
     CHUNK_MAX_CODE_POINTS,
@@ -14,7 +14,7 @@ from idea.domain.delivery import (
     encode_delivery,
     is_idea_delivery,
 )
-from idea.domain.tickets import AgentSource, HumanSource, Ticket, TicketKind
+from idea.domain.orchestration.tickets import AgentSource, HumanSource, Ticket, TicketKind
 
 TICKET_ID = "3f2a9c1e-5d7b-4c1a-9e0f-2b6d8a4c7e11"
 

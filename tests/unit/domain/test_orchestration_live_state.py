@@ -7,7 +7,7 @@ import json
 import pytest
 
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.live_state import (
+from idea.domain.orchestration.live_state import (
     FIELD_MAX_BYTES,
     LIVE_STATE_MAX_ENTRIES,
     LIVE_STATE_TTL_MS,
@@ -17,7 +17,7 @@ from idea.domain.live_state import (
     abandoned_marker,
     exited_marker,
 )
-from idea.domain.orchestration import WorkStatus
+from idea.domain.orchestration.commands import WorkStatus
 
 NOW = 1_781_368_615_582
 ORIGINAL_ROW = {

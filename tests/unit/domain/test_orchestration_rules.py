@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from idea.domain import orchestration_rules as rules
-from idea.domain.conversation_log import ConversationTurn, TurnRole
+from idea.domain.orchestration import rules
+from idea.domain.knowledge.conversation_log import ConversationTurn, TurnRole
 from idea.domain.errors import ErrorCode
-from idea.domain.tickets import (
+from idea.domain.orchestration.tickets import (
     AgentSource,
     CancelSource,
     HumanSource,

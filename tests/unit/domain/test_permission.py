@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from idea.domain.globs import match_path, match_text
-from idea.domain.permission import (
+from idea.domain.permissions.globs import match_path, match_text
+from idea.domain.permissions.model import (
     Capability,
     CommandMatcher,
     CommandRule,

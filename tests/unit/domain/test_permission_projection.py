@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from idea.domain.permission import (
+from idea.domain.permissions.model import (
     Capability,
     CommandMatcher,
     CommandRule,
@@ -16,7 +16,7 @@ from idea.domain.permission import (
     PermissionSet,
     resolve,
 )
-from idea.domain.permission_projection import (
+from idea.domain.permissions.projection import (
     CLAUDE_GUARDRAILS,
     ProjectionContext,
     ProjectionSupport,
@@ -24,7 +24,7 @@ from idea.domain.permission_projection import (
     codex_projection,
     project_permissions,
 )
-from idea.domain.sandbox import SandboxContext, compile_sandbox_plan
+from idea.domain.permissions.sandbox import SandboxContext, compile_sandbox_plan
 
 CTX = ProjectionContext("/proj", "/proj/.ideai/run/a")
 

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
-from idea.domain.permission import Capability, Effect, EffectivePermissions, PermissionRule, PermissionSet, resolve
-from idea.domain.permission_projection import ProjectionSupport
-from idea.domain.permission_summary import NO_POLICY_SUMMARY, render_permission_summary
-from idea.domain.permission_view import preset
-from idea.domain.sandbox import EnforcementLevel, SandboxContext, SandboxStatus, compile_sandbox_plan
+from idea.domain.permissions.model import (
+    Capability,
+    Effect,
+    EffectivePermissions,
+    PermissionRule,
+    PermissionSet,
+    resolve,
+)
+from idea.domain.permissions.projection import ProjectionSupport
+from idea.domain.permissions.summary import NO_POLICY_SUMMARY, render_permission_summary
+from idea.domain.permissions.view import preset
+from idea.domain.permissions.sandbox import EnforcementLevel, SandboxContext, SandboxStatus, compile_sandbox_plan
 
 ROOT = "/home/me/proj"
 ENFORCED = SandboxStatus(EnforcementLevel.ENFORCED, "Landlock ABI 7")

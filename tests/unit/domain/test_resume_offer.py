@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from idea.domain.resume_offer import ResumeChoice, ResumeRow, native_resume
+from idea.domain.agent_states.resume_offer import ResumeChoice, ResumeRow, native_resume
 
 
 def row(native: bool) -> ResumeRow:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from idea.domain.permission import (
+from idea.domain.permissions.model import (
     Capability,
     CommandMatcher,
     CommandRule,
@@ -15,7 +15,7 @@ from idea.domain.permission import (
     PermissionSet,
     resolve,
 )
-from idea.domain.sandbox import (
+from idea.domain.permissions.sandbox import (
     AmbientPaths,
     ExecGrant,
     PathAccess,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from idea.domain.session_limit import (
+from idea.domain.agent_states.session_limit import (
     DAY_MS,
     HOUR_MS,
     MINUTE_MS,

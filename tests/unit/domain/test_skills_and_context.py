@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from idea.domain.agent import AgentEntry, AgentManifest, SkillRef
-from idea.domain.context import (
+from idea.domain.knowledge.context import (
     DiffKind,
     Proposal,
     context_diff,
@@ -17,7 +17,7 @@ from idea.domain.context import (
     proposal_file_name,
 )
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.skill import (
+from idea.domain.knowledge.skill import (
     SkillIndex,
     SkillRecord,
     assigned,

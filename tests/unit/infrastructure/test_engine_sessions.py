@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from idea.domain.engine_sessions import HookSession, session_from_hook
+from idea.domain.agent_states.engine_sessions import HookSession, session_from_hook
 from idea.infrastructure.inspect.engine_sessions import (
     EngineSession,
     TranscriptTail,

@@ -12,9 +12,9 @@ import pytest
 from mcp import types
 
 from idea.application.agents.convention_file import ComposeInputs, MemoryPointer, SkillBrief, compose_convention_file
-from idea.domain.delivery import FileReplyChannel, compose_delivery
+from idea.domain.orchestration.delivery import FileReplyChannel, compose_delivery
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.knowledge_commands import (
+from idea.domain.knowledge.commands import (
     CreateSkill,
     KnowledgeCommand,
     ProposeContext,
@@ -23,8 +23,8 @@ from idea.domain.knowledge_commands import (
     ReadSkill,
     WriteMemory,
 )
-from idea.domain.memory import MemoryType
-from idea.domain.tickets import AgentSource, Ticket, TicketKind
+from idea.domain.knowledge.memory import MemoryType
+from idea.domain.orchestration.tickets import AgentSource, Ticket, TicketKind
 from idea.infrastructure.mcp.knowledge_tools import KNOWLEDGE_TOOLS
 from idea.infrastructure.mcp.server import INSTRUCTIONS
 from idea.infrastructure.mcp.tools import REQUEST_TYPES, TOOL_NAMES, parse_tool_call

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 from idea.infrastructure.resources import resources_dir
 from idea.domain.profile import Profile, RateLimitPattern
-from idea.domain.session_limit import LimitEpisodes, LimitReport
+from idea.domain.agent_states.session_limit import LimitEpisodes, LimitReport
 from idea.infrastructure.limits.detector import (
     TAIL_BYTES,
     LimitMatch,

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.orchestration import (
+from idea.domain.orchestration.commands import (
     AskAgent,
     Command,
     LaunchAgent,

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from idea.domain.agent_text import follows_the_rule
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.orchestration import LaunchAgent, SetWorkState, Visibility, WorkStatus
+from idea.domain.orchestration.commands import LaunchAgent, SetWorkState, Visibility, WorkStatus
 from idea.infrastructure.mcp.tools import TOOLS, ToolSpec, parse_tool_call
 from tests.tool_strategies import calls
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from idea.domain.session_limit import HOUR_MS, ResumeAgent
+from idea.domain.agent_states.session_limit import HOUR_MS, ResumeAgent
 from idea.infrastructure.scheduler import AsyncioWallClockScheduler
 from tests.fakes import FakeClock
 

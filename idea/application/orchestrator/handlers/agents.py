@@ -13,10 +13,10 @@ from idea.application.orchestrator.ports import LiveAgent
 from idea.application.orchestrator.signals import AgentSignals
 from idea.application.orchestrator.ticket_book import TicketBook
 from idea.domain.agent import AgentEntry
-from idea.domain.context import may_replace_persona
-from idea.domain.conversation_log import TurnRole
+from idea.domain.knowledge.context import may_replace_persona
+from idea.domain.knowledge.conversation_log import TurnRole
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.orchestration import (
+from idea.domain.orchestration.commands import (
     LaunchAgent,
     ListAgents,
     Outcome,
@@ -26,7 +26,7 @@ from idea.domain.orchestration import (
     UpdateAgentContext,
     Visibility,
 )
-from idea.domain.tickets import TicketKind
+from idea.domain.orchestration.tickets import TicketKind
 
 PERSONA_MAX_CHARS = 200_000
 

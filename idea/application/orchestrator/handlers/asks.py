@@ -24,13 +24,13 @@ from idea.application.orchestrator.context import CoreContext
 from idea.application.orchestrator.dispatch import CommandDispatch
 from idea.application.orchestrator.mailbox import TicketRecord
 from idea.application.orchestrator.ticket_book import TicketBook
-from idea.domain import orchestration_rules as rules
+from idea.domain.orchestration import rules
 from idea.domain.agent import AgentEntry
-from idea.domain.conversation_log import TurnRole
+from idea.domain.knowledge.conversation_log import TurnRole
 from idea.domain.ids import AgentId
-from idea.domain.orchestration import AskAgent, CancelTicket, Outcome, Reply, Requester, Source
-from idea.domain.orchestration_events import AgentReplied, HumanReplyReceived, LateReplyAvailable
-from idea.domain.tickets import AgentSource, CancelSource, Ticket, TicketEnd, TicketEndKind, TicketKind
+from idea.domain.orchestration.commands import AskAgent, CancelTicket, Outcome, Reply, Requester, Source
+from idea.domain.orchestration.events import AgentReplied, HumanReplyReceived, LateReplyAvailable
+from idea.domain.orchestration.tickets import AgentSource, CancelSource, Ticket, TicketEnd, TicketEndKind, TicketKind
 
 
 class AskCommands:

@@ -4,7 +4,7 @@
 Its handlers use the project's knowledge services (memory, skills, the shared context) and its file guard;
 the family is given to the `OrchestratorService` of each project (`families=`), built where the project's
 knowledge is (`application/project_knowledge.py`). The requester comes from the door, never from an argument;
-who may write what is decided by the domain (`domain/context.py`), the guard only serialises.
+who may write what is decided by the domain (`domain/knowledge/context.py`), the guard only serialises.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from idea.application.knowledge.ports import Team
 from idea.application.knowledge.skills import SkillService
 from idea.application.orchestrator.callers import caller_of, required, resolve_target
 from idea.application.orchestrator.dispatch import CommandDispatch
-from idea.domain.context import CONTEXT_MAX_CHARS, may_replace_persona
+from idea.domain.knowledge.context import CONTEXT_MAX_CHARS, may_replace_persona
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.knowledge_commands import (
+from idea.domain.knowledge.commands import (
     CreateSkill,
     ProposeContext,
     ReadContext,
@@ -28,7 +28,7 @@ from idea.domain.knowledge_commands import (
     ReadSkill,
     WriteMemory,
 )
-from idea.domain.orchestration import Outcome, Requester, Source
+from idea.domain.orchestration.commands import Outcome, Requester, Source
 
 
 class KnowledgeCommands:

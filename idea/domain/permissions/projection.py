@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from idea.domain.permission import Capability, Effect, EffectivePermissions, PermissionRule
-from idea.domain.sandbox import SandboxPlan, writable_roots
+from idea.domain.permissions.model import Capability, Effect, EffectivePermissions, PermissionRule
+from idea.domain.permissions.sandbox import SandboxPlan, writable_roots
 
 CLAUDE_SETTINGS_PATH = ".claude/settings.local.json"
 CODEX_CONFIG_PATH = ".codex/config.toml"

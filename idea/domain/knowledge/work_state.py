@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from idea.domain.conversation_log import ConversationTurn, TurnId
-from idea.domain.handoff import Handoff
+from idea.domain.knowledge.conversation_log import ConversationTurn, TurnId
+from idea.domain.knowledge.handoff import Handoff
 from idea.domain.ids import AgentId, ConversationId, NodeId, SessionId, conversation_for_pair
-from idea.domain.orchestration_events import AgentQueueSnapshot, QueuedTicketView
-from idea.domain.tickets import source_to_json
-from idea.domain.tickets import preview as collapse_preview
+from idea.domain.orchestration.events import AgentQueueSnapshot, QueuedTicketView
+from idea.domain.orchestration.tickets import source_to_json
+from idea.domain.orchestration.tickets import preview as collapse_preview
 
 TASK_PREVIEW_CHARS = 160
 OBJECTIVE_PREVIEW_CHARS = 160

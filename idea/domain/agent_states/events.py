@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from idea.domain.attention import AttentionReason
+from idea.domain.agent_states.attention import AttentionReason
 from idea.domain.ids import AgentId
-from idea.domain.liveness import Liveness
+from idea.domain.agent_states.liveness import Liveness
 
 
 @dataclass(frozen=True)

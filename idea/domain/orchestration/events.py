@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from idea.domain.ids import AgentId, ConversationId, TicketId
-from idea.domain.tickets import InputSource, TicketPhase
+from idea.domain.orchestration.tickets import InputSource, TicketPhase
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from idea.domain.agent import AgentManifest, slugify
-from idea.domain.front_matter import Problem, render_block, split_front_matter
+from idea.domain.knowledge.front_matter import Problem, render_block, split_front_matter
 from idea.domain.template import content_hash
 
 CONTEXT_FILE = "CONTEXT.md"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from idea.domain.permission import (
+from idea.domain.permissions.model import (
     Capability,
     CommandMatcher,
     CommandRule,
@@ -18,8 +18,8 @@ from idea.domain.permission import (
     decide_bash,
     decide_file,
 )
-from idea.domain.permission_projection import ProjectionSupport
-from idea.domain.sandbox import EnforcementLevel, ExecPlan, SandboxStatus, dropped_allows, is_descendant
+from idea.domain.permissions.projection import ProjectionSupport
+from idea.domain.permissions.sandbox import EnforcementLevel, ExecPlan, SandboxStatus, dropped_allows, is_descendant
 
 GUARDRAIL_COMMANDS: tuple[str, ...] = (
     "sudo *", "rm -rf /", "rm -rf /*", "rm -rf ~", "rm -rf ~/*", "mkfs*", "dd if=*", "shutdown*", "reboot*",

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from idea.domain.conversation_log import ConversationTurn, TurnId, normalised_turn_id
-from idea.domain.tickets import source_to_json
+from idea.domain.knowledge.conversation_log import ConversationTurn, TurnId, normalised_turn_id
+from idea.domain.orchestration.tickets import source_to_json
 
 PAGE_DEFAULT_LIMIT = 50
 PAGE_MIN_LIMIT = 1

@@ -6,14 +6,14 @@ enforced by the operating system (Landlock on Linux); commands are only ever adv
 
 from __future__ import annotations
 
-from idea.domain.permission import Capability, Effect, EffectivePermissions
-from idea.domain.permission_projection import (
+from idea.domain.permissions.model import Capability, Effect, EffectivePermissions
+from idea.domain.permissions.projection import (
     CLAUDE_GUARDRAILS,
     CODEX_APPROVAL_POLICY,
     CODEX_SANDBOX_MODE,
     ProjectionSupport,
 )
-from idea.domain.sandbox import (
+from idea.domain.permissions.sandbox import (
     EnforcementLevel,
     SandboxPlan,
     SandboxStatus,

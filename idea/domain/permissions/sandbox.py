@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from enum import IntFlag, StrEnum
 from typing import Literal
 
-from idea.domain.permission import Capability, Effect, EffectivePermissions, Posture
-from idea.domain.sandbox_file import (  # noqa: F401 - the plan file's types are part of this module's API
+from idea.domain.permissions.model import Capability, Effect, EffectivePermissions, Posture
+from idea.domain.permissions.sandbox_file import (  # noqa: F401 - the plan file's types are part of this module's API
     DEGRADED,
     ENFORCED,
     SANDBOX_PLAN_FILE,

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from idea.domain.memory import MemoryType, is_valid_slug
+from idea.domain.knowledge.memory import MemoryType, is_valid_slug
 
 BLOCK_TAG = "idea-memory"
 MAX_DIRECTIVES = 5

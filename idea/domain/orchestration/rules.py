@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import TicketId
-from idea.domain.tickets import CancelSource, TicketEnd, TicketEndKind
+from idea.domain.orchestration.tickets import CancelSource, TicketEnd, TicketEndKind
 
 DEFAULT_RENDEZVOUS_WINDOW_MS = 600_000
 DEFAULT_RENDEZVOUS_CEILING_MS = 14_400_000

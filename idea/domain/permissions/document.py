@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from idea.domain.permission import (
+from idea.domain.permissions.model import (
     MATCH_KINDS,
     PERMISSIONS_VERSION,
     AgentPermissionOverride,

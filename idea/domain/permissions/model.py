@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Literal
 
-from idea.domain.globs import match_path, match_text
+from idea.domain.permissions.globs import match_path, match_text
 
 PERMISSIONS_VERSION = 1
 WHOLE_PROJECT = "**"

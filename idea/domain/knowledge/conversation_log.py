@@ -10,7 +10,7 @@ from enum import StrEnum
 from typing import Any
 
 from idea.domain.ids import AgentId, ConversationId, TicketId, is_uuid
-from idea.domain.tickets import AgentSource, HumanSource, InputSource, source_to_json
+from idea.domain.orchestration.tickets import AgentSource, HumanSource, InputSource, source_to_json
 
 TurnId = str
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from idea.domain.agent import SkillScope
-from idea.domain.memory import MemoryType
+from idea.domain.knowledge.memory import MemoryType
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.front_matter import Problem, render_block, split_front_matter
+from idea.domain.knowledge.front_matter import Problem, render_block, split_front_matter
 
 MEMORY_DIR = "memory"
 INDEX_FILE = "MEMORY.md"

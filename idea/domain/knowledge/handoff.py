@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from idea.domain.conversation_log import ConversationTurn, TurnId, TurnRole
-from idea.domain.front_matter import Problem, render_block, split_front_matter
+from idea.domain.knowledge.conversation_log import ConversationTurn, TurnId, TurnRole
+from idea.domain.knowledge.front_matter import Problem, render_block, split_front_matter
 
 HANDOFF_SUMMARY_MAX_CHARS = 4096
 TURN_LINE_MAX_CHARS = 240

@@ -12,7 +12,7 @@ from typing import Any, Final
 
 from idea.domain.errors import invalid
 from idea.domain.ids import AgentId, TicketId
-from idea.domain.orchestration import WorkStatus
+from idea.domain.orchestration.commands import WorkStatus
 
 LIVE_STATE_VERSION = 1
 LIVE_STATE_TTL_MS = 21_600_000  # 6 h without an update: the row is pruned on read

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from idea.domain.tickets import Ticket, TicketKind
+from idea.domain.orchestration.tickets import Ticket, TicketKind
 
 HEADER_MARK = "[IdeA ·"
 BRACKETED_PASTE_START = "\x1b[200~"
