@@ -1,5 +1,5 @@
 """The commands of the six knowledge tools (spec 03 §2, §5.7-§5.12), built by every door like the orchestration
-commands of `orchestration.py`. The requester is never a field: it comes from the door."""
+commands of `orchestration/commands.py`. The requester is never a field: it comes from the door."""
 
 from __future__ import annotations
 
