@@ -90,7 +90,7 @@ def make_pyghostty() -> Probe:
 def make_pyte() -> Probe:
     import pyte
 
-    from idea.infrastructure.terminal_stream import Utf8Decoder
+    from idea.infrastructure.terminal.stream import Utf8Decoder
 
     replies: list[bytes] = []
     screen = pyte.Screen(COLUMNS, LINES)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from idea.application.projects import ProjectRuntime
 from idea.domain.errors import AppError
 from idea.domain.ids import SessionId
-from idea.infrastructure.process_tree import process_name
+from idea.infrastructure.terminal.process_tree import process_name
 
 UNNAMED_PROGRAM = "a program"
 

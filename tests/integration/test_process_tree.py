@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from idea.infrastructure.process_tree import (
+from idea.infrastructure.terminal.process_tree import (
     descendants,
     marked_processes,
     process_name,

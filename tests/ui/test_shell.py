@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QApplication
 
 from idea.domain import layout as lay
 from idea.domain.workspace import NewCellContent
-from idea.infrastructure.process_tree import process_name
+from idea.infrastructure.terminal.process_tree import process_name
 from idea.ui.terminal.appearance import LIGHT_SCHEME
 from tests.ui.gui_support import new_project
 

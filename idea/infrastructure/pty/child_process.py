@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from ptyprocess import PtyProcess
 
-from idea.infrastructure.terminal_start import start_refused
+from idea.infrastructure.terminal.start import start_refused
 
 _EXIT_POLL_FIRST_S = 0.01
 _EXIT_POLL_MAX_S = 0.25

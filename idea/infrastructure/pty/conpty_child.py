@@ -27,7 +27,7 @@ from types import ModuleType
 import psutil
 
 from idea.domain.command_line import windows_argument
-from idea.infrastructure.terminal_start import start_refused
+from idea.infrastructure.terminal.start import start_refused
 from idea.infrastructure.windows.job_objects import PROCESS_JOBS, JobTrees
 from idea.infrastructure.windows.program_lookup import launch_argv, launch_command_line
 

@@ -21,7 +21,7 @@ from typing import Protocol
 
 import psutil
 
-from idea.infrastructure.process_tree import AGENT_MARKER_VARIABLE
+from idea.infrastructure.terminal.process_tree import AGENT_MARKER_VARIABLE
 
 POLL_INTERVAL_S = 0.05
 KILL_SETTLE_S = 1.0

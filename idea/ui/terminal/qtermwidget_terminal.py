@@ -24,8 +24,8 @@ from idea.application.ports import OUTPUT_TAIL_BYTES
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import ProjectId, SessionId
 from idea.domain.terminal import SpawnSpec
-from idea.infrastructure.process_tree import AGENT_MARKER_VARIABLE
-from idea.infrastructure.terminal_stream import ColorQueryResponder, OutputScanners
+from idea.infrastructure.terminal.process_tree import AGENT_MARKER_VARIABLE
+from idea.infrastructure.terminal.stream import ColorQueryResponder, OutputScanners
 from idea.ui.gui_thread import GuiThread
 from idea.ui.terminal.appearance import TerminalAppearance
 from idea.ui.terminal.factory import TerminalViewFactory

@@ -43,7 +43,7 @@ from pyside6_qtermwidget import QTermWidget
 
 from idea.domain.errors import AppError, ErrorCode
 from idea.infrastructure.resources import resources_dir
-from idea.infrastructure.terminal_start import start_refused
+from idea.infrastructure.terminal.start import start_refused
 from idea.ui.terminal.activity_mark import ActivityMark
 from idea.ui.terminal.shift_enter import shift_enter_mapped
 from idea.ui.terminal.appearance import TerminalAppearance, register_color_schemes

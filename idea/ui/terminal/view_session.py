@@ -18,9 +18,9 @@ from idea.application.ports import Unsubscribe
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import ProjectId, SessionId
 from idea.domain.terminal import SpawnSpec
-from idea.infrastructure.terminal_program import ProgramTerminal
-from idea.infrastructure.terminal_start import executable_for
-from idea.infrastructure.terminal_subscribers import Subscribers
+from idea.infrastructure.terminal.program import ProgramTerminal
+from idea.infrastructure.terminal.start import executable_for
+from idea.infrastructure.terminal.subscribers import Subscribers
 from idea.ui.gui_thread import GuiThread
 from idea.ui.terminal.appearance import TerminalAppearance
 from idea.ui.terminal.write_portal import PortalView, WritePortal

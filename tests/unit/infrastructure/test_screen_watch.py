@@ -159,7 +159,7 @@ async def test_a_flood_of_output_is_scanned_a_few_times_a_second_not_per_chunk()
 
 
 def test_a_sequence_half_read_by_a_terminal_scanner_is_read_on_whatever_follows() -> None:
-    from idea.infrastructure.terminal_stream import BracketedPasteTracker
+    from idea.infrastructure.terminal.stream import BracketedPasteTracker
 
     tracker = BracketedPasteTracker()
     tracker.feed(b"\x1b[?20")

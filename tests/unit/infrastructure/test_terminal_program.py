@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from idea.infrastructure.terminal_program import TerminalProgram
+from idea.infrastructure.terminal.program import TerminalProgram
 
 
 async def test_the_first_exit_report_counts_and_is_told_once() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from idea.infrastructure.terminal_stream import BracketedPasteTracker, ColorQueryResponder, OutputScanners
+from idea.infrastructure.terminal.stream import BracketedPasteTracker, ColorQueryResponder, OutputScanners
 
 BLACK, WHITE = (0, 0, 0), (255, 255, 255)
 # Plain text with the scanners' rare bytes in it (a question, brackets), colours, bracketed paste on inside a

@@ -13,8 +13,8 @@ from collections.abc import Callable
 
 from idea.application.ports import Unsubscribe
 from idea.domain.ids import SessionId
-from idea.infrastructure.process_tree import terminate_terminal_program
-from idea.infrastructure.terminal_subscribers import Subscribers
+from idea.infrastructure.terminal.process_tree import terminate_terminal_program
+from idea.infrastructure.terminal.subscribers import Subscribers
 
 _log = logging.getLogger(__name__)
 
