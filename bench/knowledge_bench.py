@@ -38,8 +38,8 @@ from idea.application.orchestrator.board import LiveBoard  # noqa: E402
 from idea.domain.agent import AgentEntry, AgentManifest  # noqa: E402
 from idea.domain.knowledge.conversation_log import ConversationTurn, TurnRole  # noqa: E402
 from idea.domain.knowledge.conversation_pages import Direction, PageCursor  # noqa: E402
-from idea.domain.orchestration.live_state import RowChange  # noqa: E402
 from idea.domain.orchestration.commands import WorkStatus  # noqa: E402
+from idea.domain.orchestration.live_state import RowChange  # noqa: E402
 from idea.domain.orchestration.tickets import AgentSource, HumanSource  # noqa: E402
 from idea.infrastructure.clock import SystemClock, Uuid4Generator  # noqa: E402
 from idea.infrastructure.knowledge_adapters import LocalKnowledgeAdapters  # noqa: E402

@@ -24,8 +24,8 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
 from idea.domain.permissions.model import resolve  # noqa: E402
-from idea.domain.permissions.view import preset  # noqa: E402
 from idea.domain.permissions.sandbox import AmbientPaths, SandboxContext, compile_sandbox_plan, exec_plan  # noqa: E402
+from idea.domain.permissions.view import preset  # noqa: E402
 from idea.infrastructure.sandbox.enforcer import LandlockSandbox  # noqa: E402
 
 PROGRAMS = {

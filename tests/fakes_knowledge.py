@@ -9,10 +9,10 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
 from idea.application.knowledge.runtime import KnowledgeStores
+from idea.domain.errors import AppError, ErrorCode, invalid
 from idea.domain.knowledge.context import ParsedProposal, Proposal, parse_proposal
 from idea.domain.knowledge.conversation_log import ConversationTurn, TurnId
 from idea.domain.knowledge.conversation_pages import PageCursor, TurnSlice, page_of
-from idea.domain.errors import AppError, ErrorCode, invalid
 from idea.domain.knowledge.handoff import Handoff
 from idea.domain.knowledge.log_rotation import RotationReport, RotationThresholds
 from idea.domain.knowledge.memory import MemoryIndex, MemoryNote, ReadNote, read_note

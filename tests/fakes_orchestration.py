@@ -12,8 +12,8 @@ from collections.abc import Callable
 from idea.application.orchestrator.ports import LiveAgent
 from idea.application.ports import Unsubscribe
 from idea.domain.agent import AgentEntry, AgentManifest
-from idea.domain.knowledge.conversation_log import ConversationTurn
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode
+from idea.domain.knowledge.conversation_log import ConversationTurn
 from idea.domain.orchestration.live_state import LiveState
 from idea.domain.profile import Profile
 from tests.fakes import FakeTerminal

@@ -9,9 +9,9 @@ from idea.application.knowledge.runtime import ProjectKnowledge
 from idea.application.orchestrator.dispatch import CommandDispatch
 from idea.application.orchestrator.handlers.knowledge import KnowledgeCommands
 from idea.domain.agent import AgentEntry, AgentManifest
+from idea.domain.knowledge.work_state import LiveSession
 from idea.domain.orchestration.commands import Outcome, Requester, Source
 from idea.domain.orchestration.events import AgentQueueSnapshot
-from idea.domain.knowledge.work_state import LiveSession
 from idea.infrastructure.knowledge_adapters import LocalKnowledgeAdapters
 from tests.fakes import FakeClock, RecordingDiagnostics, RecordingEvents, SequentialIds
 from tests.fakes_orchestration import VirtualTime

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from idea.application.ports import Clock, Diagnostics, EventPublisher, Unsubscribe
-from idea.domain.agent_states.events import AgentAttentionCleared, AgentNeedsAttention
 from idea.domain.agent_states.attention import Attention, AttentionEntry, AttentionOrigin, AttentionReason
+from idea.domain.agent_states.events import AgentAttentionCleared, AgentNeedsAttention
 from idea.domain.ids import AgentId
 
 AttentionListener = Callable[[AgentId, Attention | None], None]

@@ -13,8 +13,8 @@ from typing import Protocol
 
 from idea.application.ports import Clock, Diagnostics, EventPublisher
 from idea.domain.agent_states.events import AgentLivenessChanged
-from idea.domain.ids import AgentId
 from idea.domain.agent_states.liveness import SWEEP_INTERVAL_MS, LivenessBook, LivenessChange
+from idea.domain.ids import AgentId
 
 
 class Sleeper(Protocol):

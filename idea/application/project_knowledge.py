@@ -19,8 +19,8 @@ from idea.application.write_behind import Sleeper
 from idea.domain import layout as lay
 from idea.domain.agent import AgentManifest
 from idea.domain.ids import AgentId
-from idea.domain.orchestration.events import AgentQueueSnapshot
 from idea.domain.knowledge.work_state import LiveSession
+from idea.domain.orchestration.events import AgentQueueSnapshot
 
 
 class QueueSource(Protocol):

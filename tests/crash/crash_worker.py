@@ -22,12 +22,12 @@ from pathlib import Path
 
 from idea.bootstrap import bootstrap
 from idea.domain import layout as lay
-from idea.domain.knowledge.conversation_log import ConversationTurn, TurnRole
 from idea.domain.errors import AppError
+from idea.domain.knowledge.conversation_log import ConversationTurn, TurnRole
 from idea.domain.orchestration.commands import AgentCaller, SetWorkState, Source, WorkStatus
+from idea.domain.orchestration.tickets import HumanSource
 from idea.domain.profile import reference_profile_id
 from idea.domain.providers import RunningAgent, RunningAgents
-from idea.domain.orchestration.tickets import HumanSource
 from idea.domain.workspace import ColorScheme, NewCellContent, WindowState, Workspace
 from idea.infrastructure.stores.running import JsonRunningAgentsStore
 from idea.infrastructure.stores.user_data import JsonUserDataStore

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from idea.application.orchestrator import timing
-from idea.domain.agent_states.events import AgentAttentionCleared, AgentNeedsAttention
 from idea.domain.agent_states.attention import AttentionReason
+from idea.domain.agent_states.events import AgentAttentionCleared, AgentNeedsAttention
 from idea.domain.events import OrchestrationNews
 from tests.integration.scenario_support import (
     ScenarioFactory,

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from ptyprocess import PtyProcess
 
-from idea.domain.orchestration.delivery import compose_delivery, encode_delivery
 from idea.domain.mcp_wiring import McpServerWiring, claude_settings
+from idea.domain.orchestration.delivery import compose_delivery, encode_delivery
 from idea.domain.orchestration.tickets import AgentSource, Ticket, TicketKind
 
 FAKE_AGENT = Path(__file__).resolve().parents[1] / "fake_agent"

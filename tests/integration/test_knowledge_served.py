@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
+from idea.domain.ids import conversation_for_pair
 from idea.domain.knowledge.conversation_log import ConversationTurn, TurnRole
 from idea.domain.knowledge.handoff import HANDOFF_SUMMARY_MAX_CHARS, turn_line
-from idea.domain.ids import conversation_for_pair
 from idea.domain.orchestration.tickets import AgentSource, HumanSource
 from idea.infrastructure.mcp.tools import TOOL_DEFINITIONS
 from tests.integration.scenario_support import (

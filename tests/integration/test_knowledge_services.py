@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from idea.application.knowledge.file_guard import FileGuard
-from idea.domain.knowledge.conversation_log import TurnRole
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.knowledge.commands import (
     CreateSkill,
@@ -20,10 +19,11 @@ from idea.domain.knowledge.commands import (
     ReadSkill,
     WriteMemory,
 )
+from idea.domain.knowledge.conversation_log import TurnRole
 from idea.domain.knowledge.events import MemoryDeleted, MemorySaved, ProjectContextChanged, ProposalFiled, SkillsChanged
 from idea.domain.knowledge.memory import MemoryType
-from idea.domain.orchestration.commands import AgentCaller, Human
 from idea.domain.knowledge.skill import body_hash
+from idea.domain.orchestration.commands import AgentCaller, Human
 from tests.knowledge_support import ARCHITECT, MAIN, QA, KnowledgeWorld
 
 CLOSING = "</" + "invoke>"

@@ -14,10 +14,10 @@ import psutil
 import pytest
 
 from idea.application.agents.placement_rules import InBackground
+from idea.domain.agent_states.session_limit import HOUR_MS, RESUME_PROMPT
+from idea.domain.ids import AgentId, ConversationId, conversation_for_pair
 from idea.domain.knowledge.conversation_log import ConversationTurn, TurnRole
 from idea.domain.knowledge.handoff import Handoff
-from idea.domain.ids import AgentId, ConversationId, conversation_for_pair
-from idea.domain.agent_states.session_limit import HOUR_MS, RESUME_PROMPT
 from idea.domain.orchestration.tickets import AgentSource, HumanSource
 from tests.integration.scenario_support import Scenario, ScenarioFactory, eventually, fake_profile, scenario_factory
 

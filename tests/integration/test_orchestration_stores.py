@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from idea.domain.knowledge.conversation_log import ConversationTurn, TurnRole
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode
-from idea.domain.orchestration.live_state import LiveState
+from idea.domain.knowledge.conversation_log import ConversationTurn, TurnRole
 from idea.domain.orchestration.commands import WorkStatus
+from idea.domain.orchestration.live_state import LiveState
 from idea.domain.orchestration.tickets import AgentSource, HumanSource
 from idea.infrastructure.inspect.activity import TranscriptActivityProbe, agent_run_dir, encode_cwd
 from idea.infrastructure.inspect.process_cpu import DescendantCpuProbe

@@ -11,8 +11,8 @@ from idea.application.conversation.handoff import HandoffService
 from idea.application.conversation.pages import ConversationPages
 from idea.application.conversation.record import SAVE_DELAY_MS, RecordTurn
 from idea.application.conversation.rotate import RotateConversationLog
-from idea.domain.knowledge.conversation_log import ConversationTurn, TurnRole
 from idea.domain.errors import AppError, ErrorCode
+from idea.domain.knowledge.conversation_log import ConversationTurn, TurnRole
 from idea.domain.knowledge.handoff import HANDOFF_SUMMARY_MAX_CHARS, Handoff, parse_handoff, turn_line
 from idea.domain.knowledge.log_rotation import RotationThresholds
 from idea.domain.orchestration.tickets import AgentSource, HumanSource

@@ -17,7 +17,6 @@ import pytest
 
 from idea.domain.permissions.model import Capability, Effect, PermissionRule, PermissionSet, resolve
 from idea.domain.permissions.projection import ProjectionSupport
-from idea.domain.permissions.summary import render_permission_summary
 from idea.domain.permissions.sandbox import (
     AmbientPaths,
     EnforcementLevel,
@@ -25,6 +24,7 @@ from idea.domain.permissions.sandbox import (
     compile_sandbox_plan,
     exec_plan,
 )
+from idea.domain.permissions.summary import render_permission_summary
 from idea.infrastructure.sandbox.enforcer import LandlockSandbox
 from idea.infrastructure.sandbox.exec_wrapper import EXIT_REFUSED, MAX_ABI_ENV
 

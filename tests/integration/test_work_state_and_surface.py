@@ -14,10 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from idea.application.agents.convention_file import ComposeInputs, MemoryPointer, SkillBrief, compose_convention_file
-from idea.domain.knowledge.conversation_log import ConversationTurn, TurnRole
 from idea.domain.events import OrchestrationNews
-from idea.domain.knowledge.handoff import HANDOFF_SUMMARY_MAX_CHARS, turn_line
 from idea.domain.ids import conversation_for_pair
+from idea.domain.knowledge.conversation_log import ConversationTurn, TurnRole
+from idea.domain.knowledge.handoff import HANDOFF_SUMMARY_MAX_CHARS, turn_line
+from idea.domain.knowledge.work_state import AgentWork, LiveSession, NoticeLevel, RateLimit, WorkNotice
 from idea.domain.orchestration.events import (
     AgentAttention,
     AgentQueueSnapshot,
@@ -27,7 +28,6 @@ from idea.domain.orchestration.events import (
     RendezvousEnded,
 )
 from idea.domain.orchestration.tickets import AgentSource, HumanSource, TicketPhase
-from idea.domain.knowledge.work_state import AgentWork, LiveSession, NoticeLevel, RateLimit, WorkNotice
 from idea.infrastructure.resources import ResourcePromptLibrary
 from tests.knowledge_support import ARCHITECT, MAIN, QA, KnowledgeWorld
 

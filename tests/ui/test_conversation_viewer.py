@@ -8,9 +8,9 @@ from pathlib import Path
 from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
 
-from idea.domain.knowledge.conversation_pages import PAGE_DEFAULT_LIMIT
 from idea.domain.events import OrchestrationNews
 from idea.domain.ids import conversation_for_pair
+from idea.domain.knowledge.conversation_pages import PAGE_DEFAULT_LIMIT
 from idea.domain.orchestration.events import RendezvousEnded
 from idea.ui.knowledge.conversation_viewer import ConversationViewer
 from idea.ui.knowledge.turn_list import FOLD_CHARS

@@ -12,10 +12,10 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMessageBox, QToolButton
 
 from idea.application.agents.placement_rules import InBackground
-from idea.domain.knowledge.conversation_log import ConversationTurn, TurnRole
 from idea.domain.ids import conversation_for_pair
-from idea.domain.profile import Profile
+from idea.domain.knowledge.conversation_log import ConversationTurn, TurnRole
 from idea.domain.orchestration.tickets import AgentSource, HumanSource
+from idea.domain.profile import Profile
 from idea.ui.knowledge.knowledge_screens import KnowledgeWindow
 from idea.ui.knowledge.memory_view import MemoryView
 from tests.ui.gui_support import Gui

@@ -25,10 +25,10 @@ from idea.application.agents.templates import TemplateLink, TemplateStatus
 from idea.domain import layout as lay
 from idea.domain.agent import AgentEntry, AgentManifest, Worktree
 from idea.domain.agent_states.attention import AttentionReason, attention_title
+from idea.domain.agent_states.session_limit import format_countdown
 from idea.domain.ids import AgentId, NodeId, SessionId
 from idea.domain.profile import ProfileBook
 from idea.domain.session import SessionInfo, SessionState
-from idea.domain.agent_states.session_limit import format_countdown
 
 NO_PLACE = "—"
 BACKGROUND = "background"

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from idea.domain.knowledge.handoff import RESUME_HEADING, bound_summary
-from idea.domain.orchestration.live_state import LiveStateRow
 from idea.domain.knowledge.memory import MemoryPointerLine as MemoryPointer
+from idea.domain.orchestration.live_state import LiveStateRow
 
 SKILL_DESCRIPTION_MAX_CHARS = 160
 MEMORY_INJECT_MAX_ENTRIES = 60

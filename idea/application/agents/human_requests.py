@@ -9,7 +9,6 @@ from typing import Protocol
 
 from idea.application.agents.agent_activity import WorkRow
 from idea.domain.ids import AgentId, TicketId
-from idea.domain.orchestration.live_state import LiveStateRow
 from idea.domain.orchestration.commands import (
     CancelTicket,
     Command,
@@ -21,6 +20,7 @@ from idea.domain.orchestration.commands import (
     SubmitHumanInput,
 )
 from idea.domain.orchestration.events import AgentQueueSnapshot
+from idea.domain.orchestration.live_state import LiveStateRow
 
 NO_AGENT: AgentId = ""  # no agent has an empty id: "the live-state rows of every agent"
 

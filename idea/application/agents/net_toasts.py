@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from idea.application.agents.agent_activity import HumanNet
 from idea.application.agents.agent_rows import AgentRow
 from idea.domain.agent_states.events import SuspicionReason
-from idea.domain.ids import AgentId
 from idea.domain.agent_states.session_limit import MINUTE_MS
+from idea.domain.ids import AgentId
 
 MAX_SHOWN = 3
 DEFAULT_NET_DELAY_MS = 60 * MINUTE_MS  # pre-filled when IdeA read no time at all

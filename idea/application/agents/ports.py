@@ -18,12 +18,12 @@ from idea.application.sessions import SessionRegistry
 from idea.domain import layout as lay
 from idea.domain.agent import AgentManifest
 from idea.domain.ids import AgentId, ConversationId, ProjectId, SessionId
-from idea.domain.orchestration.live_state import LiveStateRow
 from idea.domain.knowledge.memory import MemoryPointerLine
+from idea.domain.knowledge.skill import Skill
 from idea.domain.orchestration.commands import Command, Outcome, Requester, Source
+from idea.domain.orchestration.live_state import LiveStateRow
 from idea.domain.profile import Profile, ProfileBook
 from idea.domain.providers import ProviderSessions, RunningAgents
-from idea.domain.knowledge.skill import Skill
 from idea.domain.template import TemplateIndex, TemplateRecord
 from idea.domain.workspace import Settings
 

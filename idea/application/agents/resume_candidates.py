@@ -9,10 +9,10 @@ from dataclasses import dataclass, replace
 from idea.application.agents.catalogue import AgentCatalogue
 from idea.application.agents.ports import AgentProject, ProviderSessionStore, RunningAgentsStore, SessionInspector
 from idea.domain import layout as lay
+from idea.domain.agent_states.resume_offer import native_resume
 from idea.domain.errors import AppError
 from idea.domain.ids import AgentId, ConversationId, NodeId, conversation_for_pair
 from idea.domain.profile import Profile
-from idea.domain.agent_states.resume_offer import native_resume
 
 
 @dataclass(frozen=True)

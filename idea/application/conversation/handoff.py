@@ -14,8 +14,8 @@ from collections.abc import Callable
 from idea.application.conversation.ports import HandoffStore, ResumeSummarizer, TurnLog
 from idea.application.ports import Diagnostics
 from idea.domain.errors import AppError
-from idea.domain.knowledge.handoff import Handoff, bound_handoff_summary, resume_text
 from idea.domain.ids import ConversationId
+from idea.domain.knowledge.handoff import Handoff, bound_handoff_summary, resume_text
 
 REFINE_TIMEOUT_S = 10.0
 REFINE_RECENT_TURNS = 40

@@ -8,9 +8,9 @@ from typing import Any
 
 from idea.application.conversation.ports import ConversationArchive
 from idea.application.conversation.rotate import RotateConversationLog
-from idea.domain.knowledge.conversation_pages import TurnPage, cursor_from
 from idea.domain.errors import invalid
 from idea.domain.ids import ConversationId, is_uuid
+from idea.domain.knowledge.conversation_pages import TurnPage, cursor_from
 
 
 class ConversationPages:

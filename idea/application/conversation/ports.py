@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from idea.domain.ids import ConversationId
 from idea.domain.knowledge.conversation_log import ConversationTurn, TurnId
 from idea.domain.knowledge.conversation_pages import PageCursor, TurnSlice
 from idea.domain.knowledge.handoff import Handoff
-from idea.domain.ids import ConversationId
 from idea.domain.knowledge.log_rotation import RotationReport, RotationThresholds
 
 

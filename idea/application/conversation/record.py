@@ -24,10 +24,10 @@ from idea.application.conversation.ports import HandoffStore, HandoffSummarizer,
 from idea.application.conversation.summarizer import HeuristicSummarizer
 from idea.application.ports import Diagnostics
 from idea.application.write_behind import Sleeper, WriteBehind
-from idea.domain.knowledge.conversation_log import ConversationTurn
 from idea.domain.errors import AppError
-from idea.domain.knowledge.handoff import Handoff, bound_handoff_summary, rebuilt_handoff
 from idea.domain.ids import ConversationId
+from idea.domain.knowledge.conversation_log import ConversationTurn
+from idea.domain.knowledge.handoff import Handoff, bound_handoff_summary, rebuilt_handoff
 
 CACHED_CONVERSATIONS = 256
 SAVE_DELAY_MS = 200

@@ -19,8 +19,8 @@ from idea.domain.agent_states.events import (
     ResumeCancelReason,
     SuspicionReason,
 )
-from idea.domain.ids import AgentId
 from idea.domain.agent_states.liveness import Liveness as CoreLiveness
+from idea.domain.ids import AgentId
 from idea.domain.knowledge.work_state import AgentWork, Attention, Liveness, NoticeLevel, RateLimit, WorkNotice
 
 WHERE_TO_ANSWER = "answer in the window's notice or under Needs you (Agents panel)"

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from idea.application.knowledge.file_guard import CONTEXT, FileGuard
 from idea.application.knowledge.ports import ContextStore, Team
 from idea.application.ports import Clock, Diagnostics, EventPublisher
+from idea.domain.errors import AppError, ErrorCode, not_found
+from idea.domain.ids import AgentId
 from idea.domain.knowledge.context import (
     CONTEXT_MAX_CHARS,
     PROPOSALS_DIR,
@@ -24,8 +26,6 @@ from idea.domain.knowledge.context import (
     may_write_directly,
     proposal_file_name,
 )
-from idea.domain.errors import AppError, ErrorCode, not_found
-from idea.domain.ids import AgentId
 from idea.domain.knowledge.events import ProjectContextChanged, ProposalFiled, ProposalResolved
 
 

@@ -8,8 +8,8 @@ from contextlib import AbstractContextManager
 from typing import Protocol
 
 from idea.domain.agent import AgentManifest
-from idea.domain.knowledge.context import ParsedProposal, Proposal
 from idea.domain.ids import AgentId
+from idea.domain.knowledge.context import ParsedProposal, Proposal
 from idea.domain.knowledge.memory import MemoryIndex, MemoryNote, ReadNote
 from idea.domain.knowledge.skill import SkillIndex
 

@@ -36,8 +36,8 @@ from idea.application.knowledge.work_state import (
 )
 from idea.application.ports import Clock, Diagnostics, EventPublisher, IdGenerator
 from idea.application.write_behind import Sleeper
-from idea.domain.knowledge.conversation_log import ConversationTurn, TurnRole
 from idea.domain.ids import AgentId, ConversationId
+from idea.domain.knowledge.conversation_log import ConversationTurn, TurnRole
 from idea.domain.knowledge.memory import MemoryPointerLine
 from idea.domain.knowledge.memory_harvest import BLOCK_TAG
 from idea.domain.knowledge.skill import Skill

@@ -16,11 +16,23 @@ from typing import Protocol
 from idea.application.conversation.ports import HandoffStore, TurnLog
 from idea.application.ports import Diagnostics
 from idea.domain.agent import AgentManifest
-from idea.domain.knowledge.conversation_log import ConversationTurn
 from idea.domain.errors import AppError
 from idea.domain.events import AgentsChanged, LayoutChanged, OrchestrationNews, SessionsChanged
-from idea.domain.knowledge.handoff import Handoff
 from idea.domain.ids import AgentId, ConversationId, conversation_for_pair
+from idea.domain.knowledge.conversation_log import ConversationTurn
+from idea.domain.knowledge.handoff import Handoff
+from idea.domain.knowledge.work_state import (
+    RECENT_RENDEZVOUS_KEPT,
+    RECENT_TURNS,
+    AgentWork,
+    Attention,
+    ConversationWork,
+    Failed,
+    LiveSession,
+    ProjectWorkState,
+    conversation_work,
+    conversations_in_view,
+)
 from idea.domain.orchestration.events import (
     AgentAttention,
     AgentBusyChanged,
@@ -33,18 +45,6 @@ from idea.domain.orchestration.events import (
     LateReplyAvailable,
     LiveStateChanged,
     RendezvousEnded,
-)
-from idea.domain.knowledge.work_state import (
-    RECENT_RENDEZVOUS_KEPT,
-    RECENT_TURNS,
-    AgentWork,
-    Attention,
-    ConversationWork,
-    Failed,
-    LiveSession,
-    ProjectWorkState,
-    conversation_work,
-    conversations_in_view,
 )
 
 # What makes the panel recompute (the project's events, and the orchestration core's inside

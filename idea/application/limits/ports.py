@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from idea.domain.ids import AgentId, NodeId
 from idea.domain.agent_states.session_limit import ResumeAgent
+from idea.domain.ids import AgentId, NodeId
 
 ScheduleId = int
 ScheduledTask = ResumeAgent

@@ -31,8 +31,6 @@ from idea.domain.agent_states.events import (
     ResumeCancelReason,
     SuspicionReason,
 )
-from idea.domain.errors import AppError, not_found
-from idea.domain.ids import AgentId, NodeId
 from idea.domain.agent_states.session_limit import (
     RESUME_PROMPT,
     HumanFallback,
@@ -47,6 +45,8 @@ from idea.domain.agent_states.session_limit import (
     plan_resume,
     staggered_fire_at,
 )
+from idea.domain.errors import AppError, not_found
+from idea.domain.ids import AgentId, NodeId
 
 
 @dataclass(frozen=True)

@@ -37,9 +37,9 @@ from idea.domain.agent_states.attention import (
     reason_of_screen_prompt,
     requester_note,
 )
-from idea.domain.ids import AgentId, NodeId
 from idea.domain.agent_states.liveness import stall_after_ms
 from idea.domain.agent_states.session_limit import RateLimitSource
+from idea.domain.ids import AgentId, NodeId
 from idea.domain.orchestration.tickets import TicketEnd, TicketEndKind, TicketKind
 
 DEFAULT_NOTIFICATION = "waiting for your input"

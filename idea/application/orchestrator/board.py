@@ -22,8 +22,8 @@ from idea.application.ports import Clock, Diagnostics, EventPublisher
 from idea.application.write_behind import Sleeper, WriteBehind
 from idea.domain.errors import AppError
 from idea.domain.ids import AgentId
-from idea.domain.orchestration.live_state import LiveEntry, LiveState, RowChange
 from idea.domain.orchestration.events import LiveStateChanged
+from idea.domain.orchestration.live_state import LiveEntry, LiveState, RowChange
 
 SAVE_DELAY_MS = 200
 

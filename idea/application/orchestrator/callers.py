@@ -6,9 +6,9 @@ names, matched case-insensitively against the project's manifest.
 
 from __future__ import annotations
 
-from idea.domain.orchestration import rules
 from idea.domain.agent import AgentEntry, AgentManifest
 from idea.domain.errors import AppError, ErrorCode
+from idea.domain.orchestration import rules
 from idea.domain.orchestration.commands import Human, Requester
 
 

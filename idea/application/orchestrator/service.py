@@ -50,9 +50,9 @@ from idea.application.orchestrator.watch_ports import AgentWatchAdapters, HookSe
 from idea.application.ports import Clock, Diagnostics, EventPublisher, IdGenerator
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import AgentId, ProjectId, TicketId
-from idea.domain.orchestration.live_state import LiveEntry, LiveStateRow
 from idea.domain.orchestration.commands import AgentCaller, Command, Human, Outcome, Requester, Source, SubmitHumanInput
 from idea.domain.orchestration.events import AgentQueueSnapshot, OrchestratorRequestProcessed, command_action
+from idea.domain.orchestration.live_state import LiveEntry, LiveStateRow
 from idea.domain.orchestration.tickets import CancelSource, TicketEnd, TicketEndKind
 from idea.domain.wait_for import WaitForGraph
 

@@ -18,11 +18,11 @@ from idea.application.orchestrator.context import CoreContext
 from idea.application.orchestrator.mailbox import AgentLane, TicketRecord
 from idea.application.orchestrator.ticket_book import TicketBook
 from idea.application.orchestrator.ticket_watch import TicketWatch
-from idea.domain.orchestration.delivery import is_idea_delivery
 from idea.domain.ids import AgentId, TicketId
-from idea.domain.orchestration.live_state import RowChange, exited_marker
 from idea.domain.orchestration.commands import WorkStatus
+from idea.domain.orchestration.delivery import is_idea_delivery
 from idea.domain.orchestration.events import AgentAttention, BridgeStateChanged
+from idea.domain.orchestration.live_state import RowChange, exited_marker
 from idea.domain.orchestration.tickets import (
     CancelSource,
     TicketEnd,

@@ -18,13 +18,12 @@ from typing import Protocol
 
 from idea.application.orchestrator.context import CoreContext, cancel_unless_current
 from idea.application.orchestrator.mailbox import AgentLane, TicketRecord
-from idea.domain.orchestration import rules
 from idea.domain.agent import AgentEntry
 from idea.domain.ids import AgentId, TicketId, conversation_for_pair
-from idea.domain.orchestration.live_state import RowChange, abandoned_marker
+from idea.domain.orchestration import rules
 from idea.domain.orchestration.commands import AgentCaller, Requester, WorkStatus
 from idea.domain.orchestration.events import AgentBusyChanged, RendezvousEnded
-from idea.domain.profile import Profile
+from idea.domain.orchestration.live_state import RowChange, abandoned_marker
 from idea.domain.orchestration.tickets import (
     AgentSource,
     HumanSource,
@@ -34,6 +33,7 @@ from idea.domain.orchestration.tickets import (
     TicketEndKind,
     TicketKind,
 )
+from idea.domain.profile import Profile
 
 CLOSED_TICKETS_KEPT = 2000  # ended tickets remembered so late replies find their requester
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from idea.domain.orchestration import rules
 from idea.domain.mcp_wiring import rendezvous_tool_timeout_ms
+from idea.domain.orchestration import rules
 
 WINDOW_ENV = "IDEA_ASK_RENDEZVOUS_TIMEOUT_MS"
 CEILING_ENV = "IDEA_ASK_RENDEZVOUS_CEILING_MS"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from idea.domain.permissions.model import ProjectPermissions
 from idea.domain.permissions.document import PermissionsReading
+from idea.domain.permissions.model import ProjectPermissions
 from idea.domain.permissions.sandbox import ExecPlan, SandboxStatus
 
 

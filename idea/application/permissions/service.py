@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from idea.application.permissions.ports import PermissionStore, SandboxEnforcer
 from idea.application.ports import Host
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.permissions.model import EffectivePermissions, PermissionSet, ProjectPermissions
 from idea.domain.permissions.document import PermissionsReading
+from idea.domain.permissions.model import EffectivePermissions, PermissionSet, ProjectPermissions
 from idea.domain.permissions.projection import (
     PermissionProjection,
     ProjectionContext,
@@ -25,10 +25,6 @@ from idea.domain.permissions.projection import (
     project_permissions,
     projection_support,
 )
-from idea.domain.permissions.summary import render_permission_summary
-from idea.domain.permissions.view import ChangeImpact, change_impact, permission_warnings
-from idea.domain.profile import Profile
-from idea.domain.project import IDEAI_DIR
 from idea.domain.permissions.sandbox import (
     NOT_SET,
     SANDBOX_PLAN_FILE,
@@ -41,6 +37,10 @@ from idea.domain.permissions.sandbox import (
     compile_sandbox_plan,
     exec_plan,
 )
+from idea.domain.permissions.summary import render_permission_summary
+from idea.domain.permissions.view import ChangeImpact, change_impact, permission_warnings
+from idea.domain.profile import Profile
+from idea.domain.project import IDEAI_DIR
 
 RUN_DIR = "run"
 REQUESTS_DIR = "requests"

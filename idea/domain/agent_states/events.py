@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from idea.domain.agent_states.attention import AttentionReason
-from idea.domain.ids import AgentId
 from idea.domain.agent_states.liveness import Liveness
+from idea.domain.ids import AgentId
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ from typing import Any
 
 from idea.domain.agent import AgentManifest, SkillRef, SkillScope
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.knowledge.front_matter import Problem
 from idea.domain.ids import is_uuid
+from idea.domain.knowledge.front_matter import Problem
 from idea.domain.template import content_hash
 
 SKILLS_DIR = "skills"

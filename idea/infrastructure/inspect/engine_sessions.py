@@ -27,8 +27,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from idea.domain.orchestration.delivery import is_idea_delivery
 from idea.domain.ids import is_uuid
+from idea.domain.orchestration.delivery import is_idea_delivery
 from idea.domain.profile import Profile
 from idea.infrastructure.inspect.activity import encode_cwd
 

@@ -5,7 +5,6 @@ them through the same validation; their handlers are the knowledge family of the
 
 from __future__ import annotations
 
-from idea.domain.knowledge.context import CONTEXT_MAX_CHARS
 from idea.domain.knowledge.commands import (
     CreateSkill,
     ProposeContext,
@@ -14,6 +13,7 @@ from idea.domain.knowledge.commands import (
     ReadSkill,
     WriteMemory,
 )
+from idea.domain.knowledge.context import CONTEXT_MAX_CHARS
 from idea.domain.knowledge.memory import MemoryType
 from idea.domain.knowledge.skill import DESCRIPTION_MAX_CHARS as SKILL_DESCRIPTION_MAX_CHARS
 from idea.domain.knowledge.skill import GLOBAL, PROJECT

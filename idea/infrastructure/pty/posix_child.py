@@ -7,8 +7,8 @@ import select
 
 from ptyprocess import PtyProcess
 
-from idea.infrastructure.terminal.process_tree import terminate_terminal_program
 from idea.infrastructure.pty.child_process import spawn_in_pty
+from idea.infrastructure.terminal.process_tree import terminate_terminal_program
 
 _READ_SIZE = 64 * 1024
 

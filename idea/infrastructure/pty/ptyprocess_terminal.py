@@ -20,7 +20,6 @@ from ptyprocess import PtyProcess
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import ProjectId, SessionId
 from idea.domain.terminal import SpawnSpec
-from idea.infrastructure.terminal.process_tree import AGENT_MARKER_VARIABLE
 from idea.infrastructure.pty.child_process import ChildExitWatch, spawn_in_pty
 from idea.infrastructure.pty.pyte_screen import (
     BACKGROUND,
@@ -31,6 +30,7 @@ from idea.infrastructure.pty.pyte_screen import (
     TolerantStream,
     render_screen,
 )
+from idea.infrastructure.terminal.process_tree import AGENT_MARKER_VARIABLE
 from idea.infrastructure.terminal.program import ProgramTerminal
 from idea.infrastructure.terminal.start import executable_for
 from idea.infrastructure.terminal.stream import BracketedPasteTracker, ColorQueryResponder, Utf8Decoder

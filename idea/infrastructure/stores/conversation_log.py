@@ -22,9 +22,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from idea.domain.errors import AppError, ErrorCode
 from idea.domain.knowledge.conversation_log import ConversationTurn, TurnId
 from idea.domain.knowledge.conversation_pages import PageCursor, TurnSlice
-from idea.domain.errors import AppError, ErrorCode
 from idea.domain.knowledge.log_rotation import ACTIVE_SEGMENT, RotationReport, RotationThresholds
 from idea.domain.project import IDEAI_DIR
 from idea.infrastructure.file_lock import locked_file

@@ -13,13 +13,13 @@ import shutil
 import time
 from pathlib import Path
 
-from idea.domain.permissions.model import ProjectPermissions
 from idea.domain.permissions.document import (
     PermissionsReading,
     permissions_to_json,
     read_permissions,
     unreadable_reading,
 )
+from idea.domain.permissions.model import ProjectPermissions
 from idea.domain.project import IDEAI_DIR
 from idea.infrastructure.fs import atomic_write_json
 from idea.infrastructure.stores.document_file import path_lock

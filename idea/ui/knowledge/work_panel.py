@@ -25,8 +25,6 @@ from PySide6.QtWidgets import (
 )
 
 from idea.domain.ids import ConversationId
-from idea.domain.orchestration.events import QueuedTicketView
-from idea.domain.orchestration.tickets import AgentSource, TicketPhase
 from idea.domain.knowledge.work_state import (
     AgentWork,
     ConversationWork,
@@ -36,6 +34,8 @@ from idea.domain.knowledge.work_state import (
     SummaryStatus,
     conversation_parties,
 )
+from idea.domain.orchestration.events import QueuedTicketView
+from idea.domain.orchestration.tickets import AgentSource, TicketPhase
 from idea.ui.knowledge.common import Caller, StatusLine, call_for, clock_time, theme_of, tool_button
 from idea.ui.theme import Colors
 from idea.ui.widgets.timers import single_shot_timer

@@ -17,8 +17,8 @@ from PySide6.QtWidgets import (
 
 from idea.application.permissions.service import AgentView
 from idea.domain.permissions.model import Capability, Effect
-from idea.domain.permissions.view import explain_bash, explain_file, normalize_query_path
 from idea.domain.permissions.sandbox import EnforcementLevel
+from idea.domain.permissions.view import explain_bash, explain_file, normalize_query_path
 
 STATUS_COLORS = {
     EnforcementLevel.ENFORCED: "#2e9d57",

@@ -23,9 +23,9 @@ needs_evp(module_level=True)
 from idea.application.agents.placement_rules import InBackground
 from idea.bootstrap import App, bootstrap
 from idea.domain.agent_states.events import AgentResumeCancelled, ResumeCancelReason
+from idea.domain.agent_states.session_limit import HOUR_MS
 from idea.domain.events import OrchestrationNews
 from idea.domain.profile import Profile
-from idea.domain.agent_states.session_limit import HOUR_MS
 from idea.infrastructure.core_loop import CoreLoop
 from idea.ui.gui_thread import GuiThread
 from idea.ui.terminal.appearance import TerminalAppearance

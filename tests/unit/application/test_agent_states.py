@@ -7,6 +7,7 @@ import asyncio
 
 import pytest
 
+from idea.domain.agent_states.attention import AttentionReason
 from idea.domain.agent_states.events import (
     AgentAttentionCleared,
     AgentLivenessChanged,
@@ -15,11 +16,10 @@ from idea.domain.agent_states.events import (
     AgentResumed,
     AgentResumeScheduled,
 )
-from idea.domain.agent_states.attention import AttentionReason
-from idea.domain.errors import AppError, ErrorCode
 from idea.domain.agent_states.liveness import Liveness
-from idea.domain.orchestration.commands import Reply, Source
 from idea.domain.agent_states.session_limit import HOUR_MS, RESUME_PROMPT
+from idea.domain.errors import AppError, ErrorCode
+from idea.domain.orchestration.commands import Reply, Source
 from tests.fakes_orchestration import settle
 from tests.fakes_watching import FakeWatching
 from tests.world import Harness, claude_profile, make_harness

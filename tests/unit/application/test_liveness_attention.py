@@ -10,8 +10,8 @@ from idea.application.attention import AttentionBoard
 from idea.application.desktop_alerts import DesktopAlerts
 from idea.application.liveness import LivenessMonitor
 from idea.application.notifications import DesktopNote, NotificationKind
-from idea.domain.agent_states.events import AgentAttentionCleared, AgentLivenessChanged, AgentNeedsAttention
 from idea.domain.agent_states.attention import AttentionOrigin, AttentionReason
+from idea.domain.agent_states.events import AgentAttentionCleared, AgentLivenessChanged, AgentNeedsAttention
 from idea.domain.agent_states.liveness import HUMAN_NET_AFTER_STALL_MS, Liveness
 from tests.fakes import FakeClock, RecordingDiagnostics, RecordingEvents
 

@@ -10,7 +10,6 @@ import pytest
 from idea.application.orchestrator.timing import OrchestratorTimings
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import conversation_for_pair
-from idea.domain.orchestration.live_state import STALE_AT_RESTART_MARKER, LiveEntry, LiveState, LiveStateRow
 from idea.domain.orchestration.commands import (
     AskAgent,
     CancelTicket,
@@ -28,6 +27,7 @@ from idea.domain.orchestration.commands import (
     WorkStatus,
 )
 from idea.domain.orchestration.events import HumanReplyReceived
+from idea.domain.orchestration.live_state import STALE_AT_RESTART_MARKER, LiveEntry, LiveState, LiveStateRow
 from idea.domain.orchestration.tickets import AgentSource, HumanSource
 from tests.fakes_orchestration import MemoryLiveStateStore, settle
 from tests.world import HUMAN, Harness, bridgeless_profile, claude_profile, file_protocol_profile, make_harness

@@ -6,9 +6,9 @@ import asyncio
 
 import pytest
 
-from idea.domain.orchestration.delivery import BRACKETED_PASTE_END, BRACKETED_PASTE_START, ERASE_CHAR
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.orchestration.commands import Reply, Source
+from idea.domain.orchestration.delivery import BRACKETED_PASTE_END, BRACKETED_PASTE_START, ERASE_CHAR
 from idea.domain.orchestration.events import (
     DelegationDelivered,
     DelegationReady,

@@ -12,12 +12,12 @@ from idea.application.agents.placement_rules import InBackground
 from idea.application.project_service import ProjectService
 from idea.application.projects import ProjectRuntime
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.permissions.model import Capability, Effect, PermissionRule, PermissionSet, resolve
 from idea.domain.permissions.document import permissions_to_json
+from idea.domain.permissions.model import Capability, Effect, PermissionRule, PermissionSet, resolve
+from idea.domain.permissions.sandbox import EnforcementLevel, SandboxStatus
 from idea.domain.permissions.summary import NO_POLICY_SUMMARY
 from idea.domain.permissions.view import preset
 from idea.domain.profile import reference_profile_id
-from idea.domain.permissions.sandbox import EnforcementLevel, SandboxStatus
 from tests.fakes_permissions import IDEA_EXE
 from tests.world import ROOT, World
 

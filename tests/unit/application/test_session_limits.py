@@ -17,8 +17,8 @@ from idea.domain.agent_states.events import (
     ResumeCancelReason,
     SuspicionReason,
 )
-from idea.domain.errors import AppError, ErrorCode
 from idea.domain.agent_states.session_limit import DAY_MS, HOUR_MS, RESUME_PROMPT, RateLimitSource, ResumeAgent
+from idea.domain.errors import AppError, ErrorCode
 from tests.fakes import FakeClock, RecordingDiagnostics, RecordingEvents
 from tests.fakes_limits import ManualScheduler, RecordingResumer
 

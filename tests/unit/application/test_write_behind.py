@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from idea.application.orchestrator.board import SAVE_DELAY_MS
 from idea.application.write_behind import WriteBehind
-from idea.domain.orchestration.live_state import LiveEntry, LiveState, WorkStatus
 from idea.domain.orchestration.commands import SetWorkState, Source
 from idea.domain.orchestration.events import LiveStateChanged
+from idea.domain.orchestration.live_state import LiveEntry, LiveState, WorkStatus
 from tests.fakes_orchestration import MemoryLiveStateStore, VirtualTime
 from tests.world import claude_profile, make_harness
 

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from idea.domain.errors import AppError, ErrorCode
+from idea.domain.orchestration.commands import WorkStatus
 from idea.domain.orchestration.live_state import (
     FIELD_MAX_BYTES,
     LIVE_STATE_MAX_ENTRIES,
@@ -17,7 +18,6 @@ from idea.domain.orchestration.live_state import (
     abandoned_marker,
     exited_marker,
 )
-from idea.domain.orchestration.commands import WorkStatus
 
 NOW = 1_781_368_615_582
 ORIGINAL_ROW = {

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from idea.domain.orchestration import rules
-from idea.domain.knowledge.conversation_log import ConversationTurn, TurnRole
 from idea.domain.errors import ErrorCode
+from idea.domain.knowledge.conversation_log import ConversationTurn, TurnRole
+from idea.domain.orchestration import rules
 from idea.domain.orchestration.tickets import (
     AgentSource,
     CancelSource,

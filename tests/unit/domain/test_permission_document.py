@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from idea.domain.permissions.model import Capability, CommandMatcher, CommandRule, Effect, decide_bash, decide_file
 from idea.domain.permissions.document import ALL_AGENTS, permissions_to_json, read_permissions
+from idea.domain.permissions.model import Capability, CommandMatcher, CommandRule, Effect, decide_bash, decide_file
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "permissions"
 ARCHITECT = "dce19c75-9669-4e45-b8de-9950025157da"

@@ -11,9 +11,9 @@ from idea.domain.permissions.model import (
     resolve,
 )
 from idea.domain.permissions.projection import ProjectionSupport
+from idea.domain.permissions.sandbox import EnforcementLevel, SandboxContext, SandboxStatus, compile_sandbox_plan
 from idea.domain.permissions.summary import NO_POLICY_SUMMARY, render_permission_summary
 from idea.domain.permissions.view import preset
-from idea.domain.permissions.sandbox import EnforcementLevel, SandboxContext, SandboxStatus, compile_sandbox_plan
 
 ROOT = "/home/me/proj"
 ENFORCED = SandboxStatus(EnforcementLevel.ENFORCED, "Landlock ABI 7")

@@ -12,7 +12,6 @@ import pytest
 from mcp import types
 
 from idea.application.agents.convention_file import ComposeInputs, MemoryPointer, SkillBrief, compose_convention_file
-from idea.domain.orchestration.delivery import FileReplyChannel, compose_delivery
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.knowledge.commands import (
     CreateSkill,
@@ -24,6 +23,7 @@ from idea.domain.knowledge.commands import (
     WriteMemory,
 )
 from idea.domain.knowledge.memory import MemoryType
+from idea.domain.orchestration.delivery import FileReplyChannel, compose_delivery
 from idea.domain.orchestration.tickets import AgentSource, Ticket, TicketKind
 from idea.infrastructure.mcp.knowledge_tools import KNOWLEDGE_TOOLS
 from idea.infrastructure.mcp.server import INSTRUCTIONS

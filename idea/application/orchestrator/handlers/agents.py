@@ -13,9 +13,9 @@ from idea.application.orchestrator.ports import LiveAgent
 from idea.application.orchestrator.signals import AgentSignals
 from idea.application.orchestrator.ticket_book import TicketBook
 from idea.domain.agent import AgentEntry
+from idea.domain.errors import AppError, ErrorCode
 from idea.domain.knowledge.context import may_replace_persona
 from idea.domain.knowledge.conversation_log import TurnRole
-from idea.domain.errors import AppError, ErrorCode
 from idea.domain.orchestration.commands import (
     LaunchAgent,
     ListAgents,

@@ -24,10 +24,10 @@ from idea.application.orchestrator.context import CoreContext
 from idea.application.orchestrator.dispatch import CommandDispatch
 from idea.application.orchestrator.mailbox import TicketRecord
 from idea.application.orchestrator.ticket_book import TicketBook
-from idea.domain.orchestration import rules
 from idea.domain.agent import AgentEntry
-from idea.domain.knowledge.conversation_log import TurnRole
 from idea.domain.ids import AgentId
+from idea.domain.knowledge.conversation_log import TurnRole
+from idea.domain.orchestration import rules
 from idea.domain.orchestration.commands import AskAgent, CancelTicket, Outcome, Reply, Requester, Source
 from idea.domain.orchestration.events import AgentReplied, HumanReplyReceived, LateReplyAvailable
 from idea.domain.orchestration.tickets import AgentSource, CancelSource, Ticket, TicketEnd, TicketEndKind, TicketKind

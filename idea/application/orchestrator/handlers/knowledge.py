@@ -18,7 +18,6 @@ from idea.application.knowledge.ports import Team
 from idea.application.knowledge.skills import SkillService
 from idea.application.orchestrator.callers import caller_of, required, resolve_target
 from idea.application.orchestrator.dispatch import CommandDispatch
-from idea.domain.knowledge.context import CONTEXT_MAX_CHARS, may_replace_persona
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.knowledge.commands import (
     CreateSkill,
@@ -28,6 +27,7 @@ from idea.domain.knowledge.commands import (
     ReadSkill,
     WriteMemory,
 )
+from idea.domain.knowledge.context import CONTEXT_MAX_CHARS, may_replace_persona
 from idea.domain.orchestration.commands import Outcome, Requester, Source
 
 

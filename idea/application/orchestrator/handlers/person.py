@@ -8,8 +8,8 @@ from idea.application.orchestrator.cold_launch import ColdLaunches
 from idea.application.orchestrator.context import CoreContext
 from idea.application.orchestrator.dispatch import CommandDispatch
 from idea.application.orchestrator.ticket_book import TicketBook
-from idea.domain.knowledge.conversation_log import TurnRole
 from idea.domain.errors import AppError, ErrorCode
+from idea.domain.knowledge.conversation_log import TurnRole
 from idea.domain.orchestration.commands import Interrupt, Outcome, Requester, Source, SubmitHumanInput
 from idea.domain.orchestration.tickets import TicketKind
 

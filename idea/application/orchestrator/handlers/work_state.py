@@ -8,8 +8,8 @@ import json
 from idea.application.orchestrator.callers import require_agent
 from idea.application.orchestrator.context import CoreContext
 from idea.application.orchestrator.dispatch import CommandDispatch
-from idea.domain.orchestration.live_state import KEEP, RowChange
 from idea.domain.orchestration.commands import Outcome, ReadWorkState, Requester, SetWorkState, Source
+from idea.domain.orchestration.live_state import KEEP, RowChange
 
 
 class WorkStateCommands:

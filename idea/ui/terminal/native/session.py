@@ -21,8 +21,8 @@ from PySide6.QtWidgets import QWidget
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import ProjectId, SessionId
 from idea.domain.terminal import SpawnSpec
-from idea.infrastructure.terminal.process_tree import AGENT_MARKER_VARIABLE
 from idea.infrastructure.pty.pty_pump import PtyChild, PtyPump
+from idea.infrastructure.terminal.process_tree import AGENT_MARKER_VARIABLE
 from idea.infrastructure.terminal.stream import BracketedPasteTracker
 from idea.ui.gui_thread import GuiThread
 from idea.ui.terminal.appearance import TerminalAppearance
