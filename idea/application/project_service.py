@@ -12,6 +12,7 @@ from idea.domain import layout as lay
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode, not_found
 from idea.domain.events import ProjectClosed, ProjectOpened, ProjectProblem
 from idea.domain.ids import ProjectId
+from idea.domain.path_names import last_part
 from idea.domain.project import ProjectRecord, ProjectRegistry
 
 
@@ -60,7 +61,7 @@ class ProjectService:
     async def _open(self, root: str) -> ProjectRuntime:
         registry = self._load_registry()
         record = registry.by_root(root) or ProjectRecord(
-            id=self._deps.ids.new_id(), name=_folder_name(root), root=root
+            id=self._deps.ids.new_id(), name=last_part(root), root=root
         )
         runtime = ProjectRuntime(record, self._deps)
         try:  # refused before anything is written if another IdeA serves it
@@ -136,8 +137,3 @@ def _cannot_prepare(root: str, exc: OSError) -> AppError:
     if not inside:  # the endpoint's socket folder, not the project
         return AppError(ErrorCode.STORE, f"Cannot start the agents' endpoint for {root}: {exc.strerror or exc} ({exc.filename})")
     return AppError(ErrorCode.STORE, f"Cannot prepare {root} for IdeA: {exc.strerror or exc}")
-
-
-def _folder_name(root: str) -> str:
-    return root.rstrip("/").rsplit("/", 1)[-1] or root
-

@@ -43,6 +43,7 @@ from idea.domain.errors import AppError, CorruptFileError
 from idea.domain.agent_states.events import AgentRateLimited, AgentResumed
 from idea.domain.events import LayoutChanged, OrchestrationNews, ProjectProblem
 from idea.domain.ids import AgentId, NodeId, ProjectId, SessionId
+from idea.domain.path_names import program_name
 from idea.domain.project import ProjectRecord
 from idea.domain.session import SessionInfo, SessionKind
 from idea.domain.workspace import NewCellContent, Settings
@@ -332,8 +333,7 @@ class ProjectRuntime:
 
     def _shell_request(self) -> LaunchRequest:
         shell = self._deps.host.login_shell()
-        label = shell.rsplit("/", 1)[-1]
-        return LaunchRequest(argv=(shell,), cwd=self.root, kind=SessionKind.SHELL, label=label, env={})
+        return LaunchRequest(argv=(shell,), cwd=self.root, kind=SessionKind.SHELL, label=program_name(shell), env={})
 
     def release_unshown(self, session_id: SessionId) -> None:
         """Forget an ended session once no layout shows it any more."""

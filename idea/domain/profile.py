@@ -17,6 +17,7 @@ from pydantic import Field, field_validator
 from idea.domain.documents import CamelDocument
 from idea.domain.errors import not_found
 from idea.domain.ids import is_uuid
+from idea.domain.path_names import program_name
 
 REFERENCE_PROFILE_NAMESPACE = uuid.UUID("6f9b1d2a-7c34-4e58-9a1b-2c3d4e5f6a7b")
 REFERENCE_PROFILE_SLUGS: tuple[str, ...] = ("claude", "codex", "gemini", "aider")
@@ -323,10 +324,7 @@ class Profile(CamelDocument):
             return self.structured_adapter
         if self.session is None:
             return None
-        name = self.command.replace("\\", "/").rsplit("/", 1)[-1].lower()
-        for suffix in (".exe", ".cmd", ".bat"):
-            name = name.removesuffix(suffix)
-        return name or None
+        return program_name(self.command).lower() or None
 
     def materializes_idea_bridge(self) -> bool:
         """True when IdeA writes an MCP declaration this CLI really reads, so `idea_*` tools reach it.

@@ -12,6 +12,7 @@ from idea.application.sessions import LaunchRequest
 from idea.domain import layout as lay
 from idea.domain.git.worktrees import SetupCommand
 from idea.domain.ids import AgentId, NodeId, SessionId
+from idea.domain.path_names import last_part
 from idea.domain.session import SessionKind
 
 
@@ -28,7 +29,7 @@ async def run_setup_in_cell(
     """Start the setup shell and show it: in the first empty cell, else in a new cell beside the agent's
     cell (or `beside`, or the last cell). One saved change of the layout."""
     shell = project.host.login_shell()
-    label = f"setup · {setup.cwd.rstrip('/').rsplit('/', 1)[-1]}"
+    label = f"setup · {last_part(setup.cwd)}"
     info = await project.sessions.start(
         LaunchRequest(argv=setup_argv(shell, setup.command), cwd=setup.cwd, kind=SessionKind.SHELL, label=label,
                       env={})

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from idea.application.permissions.ports import PermissionStore, SandboxEnforcer
 from idea.application.ports import Host
 from idea.domain.errors import AppError, ErrorCode
+from idea.domain.path_names import last_part
 from idea.domain.permissions.document import PermissionsReading
 from idea.domain.permissions.model import EffectivePermissions, PermissionSet, ProjectPermissions
 from idea.domain.permissions.projection import (
@@ -259,7 +260,7 @@ def run_dir_of(root: str, agent_id: str) -> str:
 
 
 def cli_family(profile: Profile) -> str | None:
-    name = posixpath.basename(profile.command.replace("\\", "/")).lower()
+    name = last_part(profile.command).lower()
     return next((family for family in CLI_FAMILIES if name.startswith(family)), None)
 
 

@@ -9,6 +9,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QMenu, QToolButton, QWidget
 
 from idea.domain.git.model import Branch, Head
+from idea.domain.path_names import last_part
 
 NO_PUSH = "Push / fetch / pull request: in a terminal (see below)"
 
@@ -41,7 +42,7 @@ class BranchButton(QToolButton):
         for branch in branches:
             label = branch.name
             if branch.worktree:
-                label += f"   (in worktree {branch.worktree.rsplit('/', 1)[-1]})"
+                label += f"   (in worktree {last_part(branch.worktree)})"
             action = menu.addAction(label, lambda name=branch.name: self.switchRequested.emit(name))
             action.setCheckable(True)
             action.setChecked(branch.is_head)

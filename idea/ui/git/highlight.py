@@ -13,6 +13,7 @@ from pygments.token import Comment, Keyword, Name, Number, Operator, String, Tok
 from PySide6.QtGui import QColor
 
 from idea.domain.git.diff import Diff
+from idea.domain.path_names import last_part
 
 CHUNK_LINES = 64  # about one screen: the first screen lexes one or two chunks
 Spans = tuple[tuple[int, int, QColor], ...]  # (start, length, colour) within one line
@@ -46,7 +47,7 @@ def lexer_for(path: str) -> Lexer:
     """The lexer of a file name, found by its suffix or exact name in Pygments' own table. (Pygments' search
     by file name matches every glob of every lexer and reads the installed plugins: 300 ms the first time,
     too long for a diff's first screen.)"""
-    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    name = last_part(path)
     table = _lexer_table()
     suffix = name[name.rfind(".") :].lower() if "." in name else ""
     found = table.get(name) or table.get(suffix)

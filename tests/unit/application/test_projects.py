@@ -222,3 +222,20 @@ async def test_a_failed_open_can_be_tried_again(world: World) -> None:
     runtime = await world.service.open(ROOT)
 
     assert runtime.root == ROOT
+
+
+async def test_a_project_opened_from_a_windows_path_is_named_after_its_folder_and_its_shell_after_the_program(
+    world: World,
+) -> None:
+    # As IdeA on Windows gets them: a root with backslashes and the shell's full path.
+    root = "C:\\Users\\dev\\shop"
+    world.folder.roots.add(root)
+    world.host.shell = "C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe"
+
+    runtime = await world.service.open(root)
+
+    assert runtime.record.name == "shop"
+    assert [p.name for p in world.user_data.projects.projects] == ["shop"]
+    [leaf] = lay.leaves(runtime.active.root)
+    assert leaf.session is not None
+    assert runtime.sessions.info(leaf.session).label == "powershell"
