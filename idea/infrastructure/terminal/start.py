@@ -9,7 +9,8 @@ from idea.domain.errors import AppError, ErrorCode
 
 
 def start_refused(program: str, reason: str) -> AppError:
-    return AppError(ErrorCode.PROCESS, f"Cannot start {program}: {reason}.")
+    """`reason` as the system words it, one sentence ("Invalid handle." and "Invalid handle" read alike)."""
+    return AppError(ErrorCode.PROCESS, f"Cannot start {program}: {reason.rstrip('. ')}.")
 
 
 def executable_for(program: str, cwd: str, search_path: str) -> str:
