@@ -12,7 +12,7 @@ def last_part(path: str) -> str:
     gives itself, trailing separators aside."""
     trimmed = path.rstrip("/\\")
     cut = max(trimmed.rfind("/"), trimmed.rfind("\\"))
-    return trimmed[cut + 1 :] or trimmed or path
+    return trimmed[cut + 1 :] or path
 
 
 def program_name(path: str) -> str:
