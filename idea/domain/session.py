@@ -8,6 +8,15 @@ from enum import StrEnum
 from idea.domain.ids import AgentId, SessionId
 
 
+_REFUSED = "Cannot start "
+
+
+def start_refusal(program: str, reason: str) -> str:
+    """Why `program` could not be started, in one sentence ("Invalid handle." and "Invalid handle" read
+    alike): the words every terminal adapter refuses a start with, and what a failed session's cell shows."""
+    return f"{_REFUSED}{program}: {reason.rstrip('. ')}."
+
+
 class SessionKind(StrEnum):
     SHELL = "shell"
     AGENT = "agent"
@@ -47,13 +56,20 @@ class SessionInfo:
     def failed(self, error: str) -> SessionInfo:
         return replace(self, state=SessionState.FAILED, error=error)
 
+    def describe_failed_start(self) -> str:
+        """One sentence for a start that did not leave the program running (refused, or ended at once)."""
+        if self.state is SessionState.FAILED:
+            return self.describe_end()
+        return f"{self.describe_end()} as soon as it started"
+
     def retitled(self, title: str) -> SessionInfo:
         return replace(self, title=title)
 
     def describe_end(self) -> str:
         """One line for the cell that shows how the program ended."""
         if self.state is SessionState.FAILED:
-            return f"Could not start {self.label}: {self.error}"
+            error = self.error or "no reason was given"
+            return error if error.startswith(_REFUSED) else f"Could not start {self.label}: {error}"
         if self.exit_code is None:
             return f"{self.label} exited"
         if self.exit_code < 0:

@@ -255,7 +255,7 @@ class AgentPlacement:
             change.release(info.id)
             target = None
         if not info.is_live:
-            raise AppError(ErrorCode.PROCESS, f"{info.label} could not start: {info.describe_end()}")
+            raise AppError(ErrorCode.PROCESS, info.describe_failed_start())
         change.after.append(partial(self._runner.launched, info, target, conversation_id, reason))
 
     def _show_running(self, change: LayoutChange, running: SessionInfo, target: NodeId | None) -> None:

@@ -6,11 +6,12 @@ import os
 import shutil
 
 from idea.domain.errors import AppError, ErrorCode
+from idea.domain.session import start_refusal
 
 
 def start_refused(program: str, reason: str) -> AppError:
-    """`reason` as the system words it, one sentence ("Invalid handle." and "Invalid handle" read alike)."""
-    return AppError(ErrorCode.PROCESS, f"Cannot start {program}: {reason.rstrip('. ')}.")
+    """`reason` as the system words it."""
+    return AppError(ErrorCode.PROCESS, start_refusal(program, reason))
 
 
 def executable_for(program: str, cwd: str, search_path: str) -> str:

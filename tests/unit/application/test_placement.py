@@ -22,7 +22,7 @@ from idea.domain.agent import AgentEntry
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.events import LayoutChanged
 from idea.domain.profile import reference_profile_id
-from idea.domain.session import SessionKind
+from idea.domain.session import SessionKind, start_refusal
 from tests.world import ROOT, World
 
 CLAUDE = reference_profile_id("claude")
@@ -149,15 +149,17 @@ async def test_a_cli_that_cannot_start_in_a_cell_shows_why_there(world: World) -
     runtime = await open_project(world)
     [dev] = await team(runtime, "Dev")
     [cell] = cells(runtime)
-    world.terminals.fail_next = "exec failed"
+    world.terminals.fail_next = start_refusal("/usr/bin/claude", "Permission denied")
 
     with pytest.raises(AppError) as raised:
         await runtime.placement.launch(dev.agent_id, InCell(cell.id))
 
-    assert raised.value.code is ErrorCode.PROCESS and "exec failed" in raised.value.message
+    # Said once, in the adapter's words, both in the error and in the cell.
+    assert raised.value.code is ErrorCode.PROCESS
+    assert raised.value.message == "Cannot start /usr/bin/claude: Permission denied."
     [leaf] = cells(runtime)
     assert leaf.agent == dev.agent_id and not leaf.agent_was_running
-    assert runtime.sessions.info(leaf.session).error == "exec failed"
+    assert runtime.sessions.info(leaf.session).describe_end() == raised.value.message
 
 
 async def test_attaching_needs_a_running_agent(world: World) -> None:

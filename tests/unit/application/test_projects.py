@@ -9,7 +9,7 @@ import pytest
 from idea.domain import layout as lay
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode
 from idea.domain.events import LayoutChanged, ProjectOpened, ProjectProblem, SessionsChanged
-from idea.domain.session import SessionState
+from idea.domain.session import SessionState, start_refusal
 from tests.world import ROOT, SOCKET, World
 
 
@@ -143,6 +143,13 @@ async def test_a_program_that_cannot_start_shows_its_error_in_the_cell(world: Wo
     info = runtime.sessions.info(leaf.session)
     assert info.state is SessionState.FAILED
     assert info.describe_end() == "Could not start bash: /bin/bash cannot be executed: permission denied"
+
+
+async def test_a_start_refused_by_the_terminal_says_so_once(world: World) -> None:
+    world.terminals.fail_next = start_refusal("C:\\Windows\\System32\\cmd.exe", "Invalid handle.")
+    runtime = await world.service.open(ROOT)
+    [leaf] = lay.leaves(runtime.active.root)
+    assert runtime.sessions.info(leaf.session).describe_end() == "Cannot start C:\\Windows\\System32\\cmd.exe: Invalid handle."
 
 
 async def test_switching_layouts_never_stops_a_session(world: World) -> None:
