@@ -81,6 +81,7 @@ class CellWidget(QFrame):
             lambda menu: controller.fill_launch_menu(self.leaf_id, menu),
             lambda: controller.start_shell(self.leaf_id),
             lambda menu: controller.fill_attach_menu(self.leaf_id, menu),
+            lambda: controller.restart(self.leaf_id),
         )
         self._banner = self._build_banner()
         self._waiting_banner = self._build_waiting_banner()
@@ -236,8 +237,9 @@ class CellWidget(QFrame):
         self._waiting_banner.hide()
 
     def _refresh_banner(self) -> None:
+        # Under the program's last screen; a start that failed is told (once) by the placeholder instead.
         session = self._session
-        ended = session is not None and session.state in (SessionState.EXITED, SessionState.FAILED)
+        ended = session is not None and session.state is SessionState.EXITED
         self._banner.setVisible(ended)
         if ended and session is not None:
             self._banner_text.setText(session.describe_end())

@@ -157,9 +157,7 @@ class CellHeader(QFrame):
             parts.append(self._foreground)
         if session.title:
             parts.append(session.title)
-        elif not session.is_live:
-            parts.append(session.describe_end())
-        return " — ".join(parts)
+        return " — ".join(parts)  # how a program ended is the cell's to say (its banner), and the dot's tooltip
 
     # -- clicks and drags --
 

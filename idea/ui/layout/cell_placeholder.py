@@ -1,5 +1,5 @@
-"""What an empty cell shows: why it is empty (or what failed to start), and the ways to fill it — launch an
-agent, open a shell, attach a session running in the background."""
+"""What an empty cell shows: why it is empty (or what failed to start, with a way to try again), and the ways
+to fill it — launch an agent, open a shell, attach a session running in the background."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ class CellPlaceholder(QFrame):
         fill_launch_menu: MenuFiller,
         open_shell: Callable[[], None],
         fill_attach_menu: MenuFiller,
+        try_again: Callable[[], None],
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -31,6 +32,10 @@ class CellPlaceholder(QFrame):
         column.addWidget(self.text)
         row = QHBoxLayout()
         row.addStretch(1)
+        self.try_again = QPushButton("Try again")
+        self.try_again.clicked.connect(lambda _checked=False: try_again())
+        self.try_again.hide()
+        row.addWidget(self.try_again)
         self.launch = QPushButton("Launch agent")
         self.launch.setMenu(_filled_on_show(self.launch, fill_launch_menu))
         row.addWidget(self.launch)
@@ -45,7 +50,9 @@ class CellPlaceholder(QFrame):
         column.addStretch(1)
 
     def show_session(self, session: SessionInfo | None) -> None:
-        if session is not None and session.state is SessionState.FAILED:
+        failed = session is not None and session.state is SessionState.FAILED
+        self.try_again.setVisible(failed)
+        if session is not None and failed:
             self.text.setText(session.describe_end())
         elif session is not None and session.state is SessionState.STARTING:
             self.text.setText(f"Starting {session.label}…")
