@@ -135,6 +135,21 @@ def imports() -> None:
     assert not broken, broken
 
 
+@check("every module imported so far was loaded from the payload's bytecode")
+def bytecode() -> None:
+    # The installed interpreter writes no bytecode (its ._pth file): a module without its .pyc in the payload
+    # is compiled again at every start of IdeA.
+    site = ROOT / "python" / "Lib" / "site-packages"
+    loaded = [module.__spec__ for module in list(sys.modules.values()) if getattr(module, "__spec__", None)]
+    sources = [
+        spec for spec in loaded if spec.origin and spec.origin.endswith(".py") and Path(spec.origin).is_relative_to(site)
+    ]
+    uncompiled = sorted(spec.name for spec in sources if not (spec.cached and Path(spec.cached).is_file()))
+    print(f"     {len(sources)} modules of site-packages loaded", flush=True)
+    assert sys.dont_write_bytecode, "the installed interpreter writes bytecode: this check no longer applies"
+    assert len(sources) > 100 and not uncompiled, uncompiled[:20]
+
+
 @check("bridge fails clearly on a missing endpoint")
 def missing_endpoint() -> None:
     endpoint = str(WORK / "nowhere" / "missing.endpoint")

@@ -1,6 +1,6 @@
 """The Windows installer's build steps that need no network or Wine: the Windows lock is pyproject's current
 dependencies resolved for Windows, wheels unpack as an installer would, the trim keeps what a widgets
-application loads, the icon is a valid .ico, the launchers compile. (The installer itself is exercised
+application loads, the payload is compiled to bytecode, the icon is a valid .ico, the launchers compile. (The installer itself is exercised
 under Wine by packaging/windows/smoke.sh in .ci/run.)"""
 
 from __future__ import annotations
@@ -112,6 +112,40 @@ def test_the_trim_keeps_what_widgets_load_and_removes_quick_qml_tools_unused_mod
     assert saved == 10 * len(removed)
     assert [name for name in kept if not (pyside / name).exists()] == []
     assert [name for name in removed if (pyside / name).exists()] == []
+
+
+def embeddable_home(tmp_path: Path, magic: bytes) -> Path:
+    home = tmp_path / "python"
+    (home / "Lib" / "site-packages" / "demo").mkdir(parents=True)
+    with zipfile.ZipFile(home / f"python{build.PYTHON_TAG}.zip", "w") as archive:
+        archive.writestr("os.pyc", magic + bytes(12))
+    return home
+
+
+def test_the_payload_is_compiled_to_bytecode_that_the_installed_interpreter_uses_unchecked(tmp_path: Path) -> None:
+    home = embeddable_home(tmp_path, importlib.util.MAGIC_NUMBER)
+    site = home / "Lib" / "site-packages"
+    (site / "demo" / "__init__.py").write_text("ANSWER = 42\n")
+    (site / "py2_only.py").write_text("print 'hello'\n")  # cannot compile: left as it is
+
+    build.compile_bytecode(home)
+
+    cached = Path(importlib.util.cache_from_source(str(site / "demo" / "__init__.py")))
+    data = cached.read_bytes()
+    assert data[:4] == importlib.util.MAGIC_NUMBER
+    assert int.from_bytes(data[4:8], "little") == 0b01  # hash-based, source never checked
+    assert not list(site.rglob("py2_only*.pyc"))
+
+
+def test_bytecode_of_another_python_version_is_refused_with_what_to_do(tmp_path: Path) -> None:
+    home = embeddable_home(tmp_path, b"\x00\x00\r\n")
+    (home / "Lib" / "site-packages" / "demo" / "__init__.py").write_text("ANSWER = 42\n")
+
+    with pytest.raises(SystemExit) as refused:
+        build.compile_bytecode(home)
+
+    assert "must be compiled by Python 3.13" in str(refused.value) and "IDEA_PYTHON" in str(refused.value)
+    assert not list(home.rglob("*.pyc"))
 
 
 def test_the_icon_is_an_ico_of_every_size(tmp_path: Path) -> None:
