@@ -325,10 +325,10 @@ def compile_bytecode(home: Path) -> None:
     """Compile every module of site-packages to bytecode in its __pycache__.
 
     Started through its ._pth file, the embeddable interpreter never writes bytecode (`sys.dont_write_bytecode`
-    is set), so without this every start of IdeA compiled every module it imports from source again: 18 to
-    32 s before the window under Wine, each time. The bytecode is hash-based and unchecked: an installed
-    payload only changes by an install, which replaces the whole python folder. It is written by this
-    Python, which must be the embeddable interpreter's version (the same magic number); a file Python
+    is set), so without this every start of IdeA compiled every module it imports from source again (about
+    2 s of CPU on Linux, 4 to 8 s under Wine: bench/RESULTS.md). The bytecode is hash-based and unchecked: an
+    installed payload only changes by an install, which replaces the whole python folder. It is written by
+    this Python, which must be the embeddable interpreter's version (the same magic number); a file Python
     cannot compile is left as it is (it would fail at import anyway)."""
     magic = _embedded_magic(home / f"python{PYTHON_TAG}.zip")
     if magic != importlib.util.MAGIC_NUMBER:
