@@ -33,8 +33,8 @@ class LaunchPreparation:
         if program is None:
             raise AppError(
                 ErrorCode.PROCESS,
-                f"{profile.name} ({profile.command}) is not installed or not on PATH; install it or set the "
-                f"full path of the program in the profile",
+                f"{profile.name} ({profile.command}) is not installed or not on PATH. Install it, or give its "
+                "full path in the profile (Agents ▸ Profiles).",
             )
         return program
 

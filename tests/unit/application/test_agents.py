@@ -250,7 +250,10 @@ async def test_a_cli_missing_from_path_gives_a_clear_error_and_no_process(world:
     with pytest.raises(AppError) as raised:
         await runtime.placement.launch(agent.agent_id, InBackground())
     assert raised.value.code is ErrorCode.PROCESS
-    assert "Codex (codex) is not installed or not on PATH" in raised.value.message
+    assert raised.value.message == (
+        "Codex (codex) is not installed or not on PATH. Install it, or give its full path in the profile "
+        "(Agents ▸ Profiles)."
+    )
     assert world.terminals.terminals == {}
 
 
