@@ -326,7 +326,7 @@ def compile_bytecode(home: Path) -> None:
 
     Started through its ._pth file, the embeddable interpreter never writes bytecode (`sys.dont_write_bytecode`
     is set), so without this every start of IdeA compiled every module it imports from source again (about
-    2 s of CPU on Linux, 4 to 8 s under Wine: bench/RESULTS.md). The bytecode is hash-based and unchecked: an
+    2.5 s of CPU on Linux, 4 to 8 s under Wine: bench/RESULTS.md). The bytecode is hash-based and unchecked: an
     installed payload only changes by an install, which replaces the whole python folder. It is written by
     this Python, which must be the embeddable interpreter's version (the same magic number); a file Python
     cannot compile is left as it is (it would fail at import anyway)."""

@@ -157,7 +157,7 @@ class CellHeader(QFrame):
             parts.append(self._foreground)
         if session.title:
             parts.append(session.title)
-        return " — ".join(parts)  # how a program ended is the cell's to say (its banner), and the dot's tooltip
+        return " — ".join(parts)  # how a program ended, or why it never started, the cell body says once
 
     # -- clicks and drags --
 
