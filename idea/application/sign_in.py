@@ -17,8 +17,9 @@ class SignInCheck:
     what_to_do: str  # empty when signed in
 
     def refusal(self, agent_name: str) -> str:
-        """The launch refusal: which agent, which CLI, and the way out."""
-        return f"{self.cli} is not signed in for agent {agent_name}: {self.what_to_do}"
+        """The launch refusal: which agent and which CLI, then the way out, as two sentences."""
+        way_out = self.what_to_do.rstrip(". ")
+        return f"{self.cli} is not signed in for agent {agent_name}. {way_out[:1].upper()}{way_out[1:]}."
 
 
 class SignInChecker(Protocol):

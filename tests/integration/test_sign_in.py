@@ -38,7 +38,10 @@ def test_claude(home: Path) -> None:
     profile = shipped("Claude Code")
     check = checker(home).check(profile)
     assert check is not None and not check.signed_in and "/login" in check.what_to_do
-    assert "Claude Code is not signed in for agent Architect: open a cell" in check.refusal("Architect")
+    assert check.refusal("Architect") == (
+        "Claude Code is not signed in for agent Architect. Open a cell, run `claude` and sign in with /login (or set "
+        "ANTHROPIC_API_KEY in IdeA's environment), then start the agent again."
+    )
     assert checker(home, ANTHROPIC_API_KEY="k").check(profile).signed_in  # type: ignore[union-attr]
     (home / ".claude").mkdir()
     (home / ".claude" / ".credentials.json").write_text("{}")

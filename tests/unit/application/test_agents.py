@@ -417,7 +417,7 @@ async def test_a_cli_without_credentials_started_by_the_person_starts_and_says_w
     live = await runtime.placement.launch(agent.agent_id, InCell(only_leaf(runtime).id))
     assert live is not None
     [problem] = [e for e in world.events.events if isinstance(e, ProjectProblem)]
-    assert "Claude Code is not signed in for agent Main: run `claude login`" in problem.message
+    assert problem.message.startswith("Claude Code is not signed in for agent Main. Run `claude login`")
 
 
 async def test_a_delegation_to_a_cli_without_credentials_is_refused_with_what_to_do(world: World) -> None:
@@ -431,7 +431,7 @@ async def test_a_delegation_to_a_cli_without_credentials_is_refused_with_what_to
     with pytest.raises(AppError) as refused:
         await runtime.orchestrator.dispatch(AgentCaller(main.agent_id), AskAgent("Reviewer", "review"), Source.MCP)
     assert refused.value.code is ErrorCode.PROCESS
-    assert "Codex is not signed in for agent Reviewer: run `codex login`" in refused.value.message
+    assert refused.value.message.startswith("Codex is not signed in for agent Reviewer. Run `codex login`")
     assert runtime.runner.live(runtime.agents.manifest().by_name("Reviewer").agent_id) is None  # type: ignore[union-attr]
 
 
