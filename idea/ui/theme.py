@@ -23,17 +23,18 @@ class Colors:
     ok: str
     warn: str
     error: str
+    notice: str  # the problem banner's background, under near-black text
 
 
 DARK = Colors(
     window="#1e2127", base="#16181d", text="#d7dae0", muted="#8b919c", header="#262a31",
     header_active="#2f3540", border="#353b45", accent="#5aa2f0", ok="#6cc070", warn="#e5b94e",
-    error="#e86671",
+    error="#e86671", notice="#e5b94e",
 )
 LIGHT = Colors(
     window="#f3f3f4", base="#ffffff", text="#1f2328", muted="#6a737d", header="#e8e9eb",
     header_active="#dbe6f5", border="#c9ccd1", accent="#1f6feb", ok="#2f8f46", warn="#a36b00",
-    error="#cf222e",
+    error="#cf222e", notice="#f5d67b",
 )
 
 
@@ -93,7 +94,9 @@ def _stylesheet(c: Colors) -> str:
     #CellBanner QLabel {{ color: {c.text}; }}
     #Placeholder {{ background: {c.base}; }}
     #Placeholder QLabel {{ color: {c.muted}; }}
-    #ProblemBanner {{ background: {c.warn}; color: #1a1a1a; padding: 6px 10px; }}
+    #ProblemBanner {{ background: {c.notice}; color: #1a1a1a; padding: 6px 10px; }}
+    #ProblemBanner QToolButton {{ border: none; background: transparent; padding: 2px; border-radius: 3px; }}
+    #ProblemBanner QToolButton:hover {{ background: rgba(0, 0, 0, 40); }}
     #GridHandle {{ background: {c.border}; }}
     #GridHandle:hover {{ background: {c.accent}; }}
     #LayoutBar {{ background: {c.window}; border-bottom: 1px solid {c.border}; }}
