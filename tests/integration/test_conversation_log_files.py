@@ -295,3 +295,24 @@ def test_segment_lines_keep_unknown_keys_byte_for_byte_through_rotation(tmp_path
     rotate_folder(folder, records[3]["id"], RotationThresholds(after_turns=2))
 
     assert (folder / "log.1.jsonl").read_bytes() + (folder / "log.jsonl").read_bytes() == raw
+
+
+async def test_a_log_left_empty_by_a_crash_before_its_first_line_reads_empty_and_takes_the_next_turn(
+    tmp_path: Path,
+) -> None:
+    # Killed between creating the active segment and writing its first line: the file exists, empty.
+    folder = folder_of(tmp_path)
+    folder.mkdir(parents=True)
+    (folder / "log.jsonl").write_bytes(b"")
+    log = JsonlConversationLog(str(tmp_path))
+
+    assert (await log.page(CONVERSATION, PageCursor(), 5)).turns == ()
+    assert await log.last(CONVERSATION, 3) == [] and await log.first(CONVERSATION, 3) == []
+    report = await log.rotate(CONVERSATION, None, RotationThresholds())
+    assert isinstance(report.decision, Skip) and report.set_aside is None and report.unreadable_lines == []
+
+    turn = make_turn(1)
+    await log.append(turn)
+
+    assert (folder / "log.jsonl").read_bytes() == turn.to_line().encode()
+    assert await log.last(CONVERSATION, 3) == [turn]
