@@ -63,6 +63,11 @@ def apply_theme(app: QApplication, scheme: ColorScheme) -> Colors:
     palette.setColor(role.LinkVisited, QColor(palette_colors.accent))
     palette.setColor(role.Mid, QColor(palette_colors.border))
     palette.setColor(role.Dark, QColor(palette_colors.border))
+    # Fusion draws bevels and the tab bar's base line with these; Qt's defaults are white, a bright line in the
+    # dark theme.
+    bevel = palette_colors.border if scheme is ColorScheme.DARK else palette_colors.base
+    palette.setColor(role.Light, QColor(bevel))
+    palette.setColor(role.Midlight, QColor(bevel))
     for disabled in (role.WindowText, role.Text, role.ButtonText):
         palette.setColor(QPalette.ColorGroup.Disabled, disabled, QColor(palette_colors.muted))
     app.setPalette(palette)

@@ -6,9 +6,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from tests.ui.gui_support import Gui, complete_first_run
+
+
+@pytest.fixture
+def themed(qapp: QApplication) -> Iterator[QApplication]:
+    """The application, its palette and style sheet put back after the test changes its theme."""
+    palette, sheet = qapp.palette(), qapp.styleSheet()
+    yield qapp
+    qapp.setPalette(palette)
+    qapp.setStyleSheet(sheet)
 
 
 @pytest.fixture

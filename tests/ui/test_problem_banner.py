@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication, QToolButton
@@ -13,14 +11,6 @@ from pytestqt.qtbot import QtBot
 from idea.domain.workspace import ColorScheme
 from idea.ui.theme import apply_theme
 from idea.ui.widgets.problem_banner import ProblemBanner
-
-
-@pytest.fixture
-def themed(qapp: QApplication) -> Iterator[QApplication]:
-    palette, sheet = qapp.palette(), qapp.styleSheet()
-    yield qapp
-    qapp.setPalette(palette)
-    qapp.setStyleSheet(sheet)
 
 
 def luminance(color: QColor) -> float:
