@@ -79,6 +79,10 @@ class WelcomePage(QWidget):
             lambda item: manager.open_project(item.data(Qt.ItemDataRole.UserRole), window)
         )
         column.addWidget(self.recent, 1)
+        self.no_recent = QLabel("None yet: the project folders you open are listed here.")
+        self.no_recent.setEnabled(False)  # in the muted colour
+        column.addWidget(self.no_recent)
+        column.addStretch()  # keeps the page at the top while the list is hidden
 
     def refresh(self) -> None:
         self.recent.clear()
@@ -87,6 +91,8 @@ class WelcomePage(QWidget):
             item.setData(Qt.ItemDataRole.UserRole, record.root)
             item.setToolTip(record.root)
             self.recent.addItem(item)
+        self.recent.setVisible(self.recent.count() > 0)
+        self.no_recent.setVisible(self.recent.count() == 0)
 
 
 class MainWindow(QMainWindow):
