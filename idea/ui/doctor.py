@@ -19,6 +19,7 @@ from pathlib import Path
 
 from idea import DISTRIBUTION, __version__
 from idea.domain.errors import AppError
+from idea.domain.wording import counted
 from idea.infrastructure.cli_probe import probe
 from idea.infrastructure.installation import Installation, Kind, detect
 from idea.infrastructure.paths import logs_dir, user_data_dir
@@ -230,7 +231,7 @@ def run_doctor(args: list[str]) -> int:
     problems = [row for row in rows if row.fix]
     if not problems:
         return 0
-    print(f"\nIdeA cannot start: {len(problems)} problem{'s' if len(problems) > 1 else ''}.")
+    print(f"\nIdeA cannot start: {counted(len(problems), 'problem')}.")
     for row in problems:
         print(f"- {row.name}: {row.fix}")
     return 1

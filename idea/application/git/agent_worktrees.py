@@ -24,6 +24,7 @@ from idea.domain.git.worktrees import (
 )
 from idea.domain.ids import AgentId, NodeId, SessionId
 from idea.domain.template import TemplateRecord
+from idea.domain.wording import counted
 
 NO_GIT = "Git is not available for this project, so an agent cannot run in its own worktree."
 
@@ -151,7 +152,8 @@ class AgentWorktrees:
         running = self._project.sessions.live_agent_session(entry.agent_id) is not None
         outcome = AgentWorktree(entry, created, session, running)
         self._project.diagnostics.beacon(
-            f"[git] {entry.name} runs in its worktree {created.info.path} ({len(created.copied)} file(s) copied, "
+            f"[git] {entry.name} runs in its worktree {created.info.path} "
+            f"({counted(len(created.copied), 'file')} copied, "
             f"{len(created.skipped)} skipped, setup {'started' if session else 'none'})"
         )
         return outcome

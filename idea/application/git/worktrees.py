@@ -33,6 +33,7 @@ from idea.domain.git.worktrees import (
     worktree_branch,
     worktree_slug,
 )
+from idea.domain.wording import counted
 
 UNMERGED_SHOWN = 200
 
@@ -133,7 +134,7 @@ class WorktreeService:
         setup = SetupCommand(command, info.path) if command else None
         self._access.diagnostics.beacon(
             f"[git] worktree {'kept' if reused else 'created'} {info.path} on {branch} from {chosen_base}; "
-            f"copied {len(copied)} file(s)"
+            f"copied {counted(len(copied), 'file')}"
         )
         self._access.changed("worktree created")
         return WorktreeCreated(info, chosen_base, copied, skipped, setup, reused)

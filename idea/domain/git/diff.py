@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 from idea.domain.errors import invalid
 from idea.domain.git.model import ChangeKind, short_oid
+from idea.domain.wording import counted
 
 
 class DiffKind(StrEnum):
@@ -134,7 +135,7 @@ class Diff:
 
     def stats_text(self) -> str:
         count = len(self.files)
-        return f"{count} file{'s' if count != 1 else ''} changed, +{self.additions} −{self.deletions}"
+        return f"{counted(count, 'file')} changed, +{self.additions} −{self.deletions}"
 
 
 def human_size(size: int) -> str:

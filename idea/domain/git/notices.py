@@ -9,6 +9,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from idea.domain.git.model import RepoFacts, RepoState, short_oid
+from idea.domain.wording import counted
 
 OUTGOING_NOTE = (
     "Push, fetch and pull requests are not done from this panel: they need your credentials and talk to a "
@@ -45,7 +46,7 @@ def notices(facts: RepoFacts) -> list[str]:
             "delete the file."
         )
     if facts.state is RepoState.MERGE:
-        conflicts = f" {len(facts.conflicted_paths)} file(s) still conflict." if facts.conflicted_paths else ""
+        conflicts = f" {_still_conflicting(facts.conflicted_paths)}." if facts.conflicted_paths else ""
         found.append(
             "A merge is in progress." + conflicts + " Resolve and stage the files, then commit to conclude it, "
             "or run `git merge --abort` in a terminal. IdeA does not abort it for you."
@@ -85,7 +86,7 @@ def refusal(facts: RepoFacts, gesture: Gesture) -> str | None:
         if gesture is Gesture.COMMIT:
             if facts.conflicted_paths:
                 return (
-                    f"{len(facts.conflicted_paths)} file(s) still conflict: resolve them and stage the result "
+                    f"{_still_conflicting(facts.conflicted_paths)}: resolve the conflicts and stage the result "
                     "before committing the merge."
                 )
             return None
@@ -96,3 +97,7 @@ def refusal(facts: RepoFacts, gesture: Gesture) -> str | None:
     if gesture is Gesture.MERGE and facts.head.unborn:
         return "There is no commit yet to merge into."
     return None
+
+
+def _still_conflicting(paths: tuple[str, ...]) -> str:
+    return f"{counted(len(paths), 'file')} still {'conflicts' if len(paths) == 1 else 'conflict'}"

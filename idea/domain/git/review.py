@@ -15,6 +15,7 @@ from idea.domain.documents import CamelDocument
 from idea.domain.errors import invalid, not_found
 from idea.domain.git.diff import DiffKind, DiffSpec
 from idea.domain.git.model import display_path
+from idea.domain.wording import counted
 
 REVIEW_VERSION = 1
 EXCERPT_MAX_CHARS = 120
@@ -120,7 +121,7 @@ def ticket_text(review: Review, comments: Sequence[ReviewComment]) -> str:
     if not comments:
         raise invalid("There is no comment to send.")
     count = len(comments)
-    lines = [f"Review of {review.head} against {review.base} — {count} comment{'s' if count != 1 else ''}:"]
+    lines = [f"Review of {review.head} against {review.base} — {counted(count, 'comment')}:"]
     for number, comment in enumerate(comments, start=1):
         body = comment.text.strip().replace("\r\n", "\n").split("\n")
         quoted = _code(comment.excerpt)

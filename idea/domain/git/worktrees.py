@@ -9,6 +9,7 @@ from enum import StrEnum
 from idea.domain.agent import slugify
 from idea.domain.errors import AppError, ErrorCode, invalid
 from idea.domain.git.model import CommitInfo, StatusEntry
+from idea.domain.wording import counted
 
 BRANCH_PREFIX = "idea/"
 WORKTREES_SUFFIX = ".worktrees"
@@ -118,12 +119,12 @@ class RemovalReport:
     def describe(self, base: str) -> str:
         lines = []
         if self.uncommitted:
-            lines.append(f"{len(self.uncommitted)} uncommitted file(s):")
+            lines.append(f"{counted(len(self.uncommitted), 'uncommitted file')}:")
             lines.extend(f"  {entry.path}" for entry in self.uncommitted[:50])
             if len(self.uncommitted) > 50:
                 lines.append(f"  … and {len(self.uncommitted) - 50} more")
         if self.unmerged:
-            lines.append(f"{len(self.unmerged)} commit(s) not merged into {base}:")
+            lines.append(f"{counted(len(self.unmerged), 'commit')} not merged into {base}:")
             lines.extend(f"  {c.short} {c.summary}" for c in self.unmerged[:50])
             if len(self.unmerged) > 50:
                 lines.append(f"  … and {len(self.unmerged) - 50} more")
@@ -156,7 +157,8 @@ class MergeOutcome:
             case MergeKind.CONFLICTS:
                 shown = ", ".join(self.conflicts[:10]) + (" …" if len(self.conflicts) > 10 else "")
                 return (
-                    f"Merging {self.branch} into {self.base} conflicts in {len(self.conflicts)} file(s): {shown}. "
+                    f"Merging {self.branch} into {self.base} conflicts in "
+                    f"{counted(len(self.conflicts), 'file')}: {shown}. "
                     f"Nothing was changed. Resolve it in the worktree (merge {self.base} into {self.branch} "
                     "there) or ask the agent to, then merge again."
                 )

@@ -9,6 +9,7 @@ from pygit2.enums import FileStatus, RepositoryState
 
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.git.model import ChangeKind, Head, RepoFacts, RepoState, StatusEntry, StatusReport
+from idea.domain.wording import counted
 from idea.infrastructure.git.errors import git_errors
 
 _STATES = {
@@ -114,6 +115,6 @@ def changes_in_the_way(paths: list[str], what: str) -> AppError:
     """A refusal naming the person's uncommitted files (ten at most) that `what` would overwrite."""
     shown = ", ".join(paths[:10]) + (" …" if len(paths) > 10 else "")
     return AppError(
-        ErrorCode.GIT, what.format(count=len(paths), files=shown) + " Commit or stash them first.",
+        ErrorCode.GIT, what.format(changed=counted(len(paths), "file"), files=shown) + " Commit or stash them first.",
         data={"files": paths},
     )

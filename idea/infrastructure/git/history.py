@@ -11,6 +11,7 @@ from pygit2.enums import RepositoryState, SortMode
 
 from idea.domain.errors import AppError, ErrorCode, invalid
 from idea.domain.git.model import Branch, CommitInfo, Identity
+from idea.domain.wording import counted
 from idea.infrastructure.git.diffs import head_tree, resolve_commit
 from idea.infrastructure.git.errors import git_errors
 from idea.infrastructure.git.facts import changes_in_the_way, read_status
@@ -206,7 +207,7 @@ def switch_branch(repo: pygit2.Repository, name: str, elsewhere: str | None) -> 
         changed = {d.new_file.path for d in deltas} | {d.old_file.path for d in deltas}
         dirty = [e.path for e in read_status(repo).changed() if e.path in changed]
         if dirty:
-            raise changes_in_the_way(dirty, f"Switching to {name} would overwrite your changes to {{count}} file(s): "
+            raise changes_in_the_way(dirty, f"Switching to {name} would overwrite your changes to {{changed}}: "
                                      "{files}.")
         repo.checkout(branch)
 
@@ -225,8 +226,8 @@ def delete_branch(repo: pygit2.Repository, name: str, force: bool) -> None:
             if ahead:
                 raise AppError(
                     ErrorCode.GIT,
-                    f"{name} has {len(ahead)} commit(s) the current branch does not have; deleting it would "
-                    "lose them.",
+                    f"{name} has {counted(len(ahead), 'commit')} the current branch does not have; deleting the "
+                    f"branch would lose {'it' if len(ahead) == 1 else 'them'}.",
                     data={"unmerged": len(ahead)},
                 )
         branch.delete()

@@ -24,6 +24,7 @@ from idea.application.agents.agent_activity import AgentActivity
 from idea.application.agents.agent_rows import AgentRow, AgentState
 from idea.application.agents.templates import TemplateLink
 from idea.domain.ids import AgentId
+from idea.domain.wording import counted
 from idea.infrastructure.agent_watching import format_local_time
 from idea.ui.agents.queue_section import QueueSection
 from idea.ui.theme import Colors, palette_colors
@@ -212,7 +213,7 @@ def _tooltip(row: AgentRow, now_ms: int) -> str:
     if row.since_text():
         lines.append(row.since_text())
     if row.queue_depth:
-        lines.append(f"Queue: {row.queue_depth} ticket{'s' if row.queue_depth > 1 else ''}")
+        lines.append(f"Queue: {counted(row.queue_depth, 'ticket')}")
     if row.work_text:
         lines.append(f"Live-state: {row.work_text}")
     if row.attention_text:

@@ -24,6 +24,7 @@ from idea.application.agents.resume_candidates import ResumeCandidate
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
 from idea.domain.agent_states.resume_offer import ResumeChoice
+from idea.domain.wording import counted
 from idea.infrastructure.agent_watching import format_local_time
 from idea.ui.core_client import CoreClient
 from idea.ui.widgets.labels import HintLabel
@@ -122,7 +123,7 @@ class ResumeDialog(QDialog):
             widget.setEnabled(False)
         starting = sum(choice is not ResumeChoice.SKIP for _c, choice in choices)
         if starting:
-            self.status.show_hint(f"Starting {starting} agent{'s' if starting != 1 else ''}…")
+            self.status.show_hint(f"Starting {counted(starting, 'agent')}…")
         self._client.call(
             self._runtime.placement.apply_resume(choices), on_done=self._finished, on_error=self._failed
         )

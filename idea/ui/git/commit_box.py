@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, 
 
 from idea.domain.git.model import Identity
 from idea.domain.git.notices import OUTGOING_NOTE
+from idea.domain.wording import counted
 from idea.ui.widgets.labels import HintLabel
 
 
@@ -62,7 +63,7 @@ class CommitBox(QWidget):
         elif not self._staged:
             self.button.setToolTip("Stage the changes to commit first.")
         else:
-            self.button.setToolTip(f"Commit {self._staged} staged file(s).")
+            self.button.setToolTip(f"Commit {counted(self._staged, 'staged file')}.")
 
     def _commit(self) -> None:
         if self.button.isEnabled():

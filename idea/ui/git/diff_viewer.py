@@ -25,6 +25,7 @@ from idea.domain.git.diff import Diff, DiffKind, DiffSpec
 from idea.domain.git.events import GitChanged
 from idea.domain.git.model import display_path
 from idea.domain.git.review import Hint, Review, ticket_text
+from idea.domain.wording import counted
 from idea.ui.git.diff_paint import CHANGE_LETTERS
 from idea.ui.git.diff_view import Anchor, DiffView
 from idea.ui.git.git_client import GitClient
@@ -249,7 +250,7 @@ class DiffWindow(QWidget):
             self._git.call(lambda ws: ws.reviews.discard(review.id), on_done=lambda _: self._set_review(None, {}),
                            on_error=self._failed)
 
-        ask(self, "Discard the review", f"Delete the review and its {len(review.comments)} comment(s)?",
+        ask(self, "Discard the review", f"Delete the review and its {counted(len(review.comments), 'comment')}?",
             "Discard", discard, destructive=True)
 
     # -- sending --

@@ -29,6 +29,7 @@ from idea.domain.git.diff import DiffKind, DiffSpec
 from idea.domain.git.events import GitChanged
 from idea.domain.git.model import RepoState, StatusReport
 from idea.domain.git.notices import Gesture, refusal
+from idea.domain.wording import counted
 from idea.ui.core_client import CoreClient
 from idea.ui.git.actions import PanelActions
 from idea.ui.git.branch_menu import BranchButton
@@ -224,7 +225,7 @@ class GitPanel(QWidget):
         if facts.bare:
             self.summary.setText("bare repository")
         else:
-            self.summary.setText("clean" if status.is_clean else f"{len(status.changed())} changed file(s)")
+            self.summary.setText("clean" if status.is_clean else counted(len(status.changed()), "changed file"))
         self._show_notices(list(snapshot.notices))
         if snapshot.status_error:
             self.status_error.show_error(snapshot.status_error)

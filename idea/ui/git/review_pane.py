@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from idea.domain.git.model import display_path
 from idea.domain.git.review import Hint, Review, ReviewComment
+from idea.domain.wording import counted
 from idea.ui.theme import monospace_font
 from idea.ui.widgets.labels import HintLabel
 
@@ -98,7 +99,7 @@ class ReviewPane(QWidget):
             self.comments.addItem(item)
         unsent = len(review.unsent()) if review is not None else 0
         sent = len(comments) - unsent
-        counts = f"{len(comments)} comment{'s' if len(comments) != 1 else ''}"
+        counts = counted(len(comments), "comment")
         self.title.setText(f"<b>Review</b> — {counts}" + (f", {sent} sent" if sent else ""))
         self.send_button.setText(f"Send {unsent} to agent ▸" if unsent else "Send to agent ▸")
         self._update_buttons()

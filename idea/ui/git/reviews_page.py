@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from idea.domain.git.review import Review
+from idea.domain.wording import counted
 from idea.ui.git.git_client import GitClient
 from idea.ui.widgets.labels import HintLabel
 
@@ -41,7 +42,7 @@ class ReviewsPage(QWidget):
         for review in found:
             sent = sum(1 for c in review.comments if c.sent)
             item = QListWidgetItem(
-                f"{review.head} against {review.base} — {len(review.comments)} comment(s), {sent} sent"
+                f"{review.head} against {review.base} — {counted(len(review.comments), 'comment')}, {sent} sent"
             )
             item.setData(REVIEW_ROLE, review)
             self.list.addItem(item)

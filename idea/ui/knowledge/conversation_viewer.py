@@ -36,6 +36,7 @@ from idea.domain.orchestration.events import (
     RendezvousEnded,
 )
 from idea.domain.orchestration.tickets import AgentSource
+from idea.domain.wording import counted
 from idea.ui.knowledge.common import Caller, StatusLine, call_for, clock_time, tool_button, unwrapped
 from idea.ui.knowledge.turn_list import TurnDelegate, TurnListModel
 from idea.ui.widgets.timers import single_shot_timer
@@ -323,7 +324,7 @@ class ConversationViewer(QWidget):
         rows = sorted(index.row() for index in self.view.selectionModel().selectedRows())
         if rows:
             QGuiApplication.clipboard().setText(self._as_text([self.model.turns[row] for row in rows]))
-            self.status.say(f"Copied {len(rows)} turn{'s' if len(rows) > 1 else ''}.")
+            self.status.say(f"Copied {counted(len(rows), 'turn')}.")
 
     def copy_all(self) -> None:
         QGuiApplication.clipboard().setText(self._as_text(self.model.turns))

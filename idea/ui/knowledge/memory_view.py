@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from idea.application.knowledge.memory import MemoryListing
 from idea.domain.knowledge.events import MemoryDeleted, MemorySaved
 from idea.domain.knowledge.memory import MemoryNote, MemoryType, is_valid_slug
+from idea.domain.wording import counted
 from idea.ui.knowledge.common import Caller, call_for, column, confirm, list_and_editor, theme_of, unwrapped
 from idea.ui.widgets.list_row_delegate import ListRowDelegate
 
@@ -135,9 +136,10 @@ class MemoryView(QWidget):
             self.notes.addItem(item)
         self.notes.blockSignals(False)
         if listing.problems:
-            self.status.fail(f"{len(listing.problems)} problem(s) reading the notes: " + "; ".join(listing.problems))
+            problems = "; ".join(listing.problems)
+            self.status.fail(f"{counted(len(listing.problems), 'problem')} reading the notes: {problems}")
         else:
-            self.status.say(f"{len(listing.notes)} notes")
+            self.status.say(counted(len(listing.notes), "note"))
         if keep is not None and self._note(keep) is not None:
             self.select(keep)
         elif listing.notes:

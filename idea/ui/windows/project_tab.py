@@ -29,6 +29,7 @@ from idea.domain.orchestration.events import (
     DeliveryWaiting,
 )
 from idea.domain.session import SessionInfo
+from idea.domain.wording import counted
 from idea.infrastructure.agent_watching import format_local_time
 from idea.ui.core_client import CoreClient
 from idea.ui.foreground import program_in_front
@@ -230,7 +231,7 @@ class ProjectTab(QWidget):
     def _refresh_status(self) -> None:
         live = [s for s in self._sessions.values() if s.is_live]
         hidden = len(self.runtime.background_sessions())
-        parts = [self.runtime.root, f"{len(live)} terminal{'s' if len(live) != 1 else ''} running"]
+        parts = [self.runtime.root, f"{counted(len(live), 'terminal')} running"]
         if hidden:
             parts.append(f"{hidden} in the background")
         self._status.setText("  ·  ".join(parts))

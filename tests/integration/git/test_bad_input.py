@@ -35,7 +35,7 @@ async def test_a_merge_in_progress_is_explained_and_concluded_only_once_resolved
     assert snapshot.facts is not None and snapshot.facts.state is RepoState.MERGE
     assert snapshot.facts.conflicted_paths == ("a.txt",)
     assert snapshot.status is not None and [e.path for e in snapshot.status.conflicted()] == ["a.txt"]
-    assert any(n.startswith("A merge is in progress. 1 file(s) still conflict.") for n in snapshot.notices)
+    assert any(n.startswith("A merge is in progress. 1 file still conflicts.") for n in snapshot.notices)
     with pytest.raises(AppError, match="still conflict"):
         await git.commit("conclude")
     with pytest.raises(AppError, match="A merge is in progress"):

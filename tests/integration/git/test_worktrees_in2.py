@@ -109,7 +109,7 @@ async def test_removal_with_uncommitted_changes_is_refused_until_confirmed(
         await world.workspace.worktrees.remove("qa")
     report = refused.value.report
     assert [e.path for e in report.uncommitted] == ["app.py"] and report.unmerged == ()
-    assert "1 uncommitted file(s):\n  app.py" in refused.value.message
+    assert "1 uncommitted file:\n  app.py" in refused.value.message
     assert (wt / "app.py").exists()
 
     (wt / "notes.md").write_text("more work after the person looked\n")
@@ -177,7 +177,7 @@ async def test_a_conflicting_merge_is_reported_and_writes_nothing(
 
     outcome = await world.workspace.worktrees.merge_into_base("qa")
     assert outcome.kind is MergeKind.CONFLICTS and outcome.conflicts == ("app.py",)
-    assert "conflicts in 1 file(s): app.py. Nothing was changed." in outcome.message()
+    assert "conflicts in 1 file: app.py. Nothing was changed." in outcome.message()
     assert git_home.git("rev-parse", "main", cwd=b.path) == head_before
     assert (b.path / "app.py").read_text() == "print('main')\n"
     assert not (b.path / ".git" / "MERGE_HEAD").exists()

@@ -130,7 +130,7 @@ def test_turning_the_option_off_from_the_agents_menu_lists_what_would_be_lost(ag
     buttons(question)["Remove worktree"].click()  # type: ignore[union-attr]
     w.wait(lambda: isinstance(a.agents.worktree_gestures.dialog, LossDialog))
     loss = a.agents.worktree_gestures.dialog
-    assert isinstance(loss, LossDialog) and loss.details.toPlainText() == "1 uncommitted file(s):\n  notes.md"
+    assert isinstance(loss, LossDialog) and loss.details.toPlainText() == "1 uncommitted file:\n  notes.md"
     assert tree.exists()
     loss.accept_button.click()
     w.wait(lambda: a.runtime.agents.agent(created.agent.agent_id).worktree is None)

@@ -77,7 +77,7 @@ def test_the_worktree_list_and_its_actions(panel_world: PanelWorld) -> None:
     w.wait(lambda: isinstance(w.panel.worktree_actions.dialog, LossDialog))
     loss = w.panel.worktree_actions.dialog
     assert isinstance(loss, LossDialog)
-    assert loss.details.toPlainText() == "1 uncommitted file(s):\n  app.py"
+    assert loss.details.toPlainText() == "1 uncommitted file:\n  app.py"
     w.screenshot(loss, "git-worktree-removal-confirmation")
     assert dev.exists()
     loss.accept_button.click()

@@ -75,5 +75,5 @@ def test_the_removal_report_lists_what_would_be_lost() -> None:
         unmerged=(CommitInfo("c" * 40, (), "wip", "Ada", "a@x", 0),),
     )
     assert report.loses_work
-    assert report.describe("main") == "1 uncommitted file(s):\n  a.py\n1 commit(s) not merged into main:\n  ccccccc wip"
+    assert report.describe("main") == "1 uncommitted file:\n  a.py\n1 commit not merged into main:\n  ccccccc wip"
     assert not RemovalReport("qa").loses_work

@@ -1,0 +1,8 @@
+"""How messages count things: "1 file", "3 files", never "file(s)"."""
+
+from __future__ import annotations
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """`count` and the noun in the number it takes: `plural` when the noun does not just take an "s"."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"
