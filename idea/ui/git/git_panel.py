@@ -105,7 +105,6 @@ class GitPanel(QWidget):
         header = QHBoxLayout()
         header.addWidget(self.branch_button)
         header.addWidget(self.summary, 1)
-        header.addWidget(self.diff_button)
         header.addWidget(self.refresh_button)
         self.notices = QVBoxLayout()
         self.status_error = HintLabel("")
@@ -125,6 +124,7 @@ class GitPanel(QWidget):
         bulk.addWidget(self.stage_all)
         bulk.addWidget(self.unstage_all)
         bulk.addStretch(1)
+        bulk.addWidget(self.diff_button)  # here rather than in the header: the panel stays as narrow as Agents
         changes = _column(self.status, bulk, self.commit)
 
         self.history = HistoryPage(lambda: self.git, actions.failed)

@@ -43,16 +43,19 @@ class WorktreeList(QWidget):
         self.setup_button = QPushButton("Setup command…")
         self.setup_button.setToolTip("A command run in a shell cell in each new agent worktree (e.g. npm ci)")
         self.setup_button.clicked.connect(self.setupRequested.emit)
-        buttons = QHBoxLayout()
-        for button in (self.diff_button, self.merge_button, self.remove_button):
-            buttons.addWidget(button)
-        buttons.addStretch(1)
-        buttons.addWidget(self.setup_button)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.empty)
         column.addWidget(self.list, 1)
-        column.addLayout(buttons)
+        column.addStretch()  # holds the buttons down while the list is hidden
+        # Two rows: the project's setup command apart from the selected worktree's actions, and the panel stays
+        # as narrow as the Agents panel beside it.
+        for row in ((self.diff_button, self.merge_button, self.remove_button), (self.setup_button,)):
+            buttons = QHBoxLayout()
+            for button in row:
+                buttons.addWidget(button)
+            buttons.addStretch(1)
+            column.addLayout(buttons)
         self._update()
 
     def show_views(self, views: Sequence[WorktreeView], owners: Mapping[str, str] | None = None) -> None:
@@ -75,6 +78,7 @@ class WorktreeList(QWidget):
             if selected is not None and selected.info.name == info.name:
                 self.list.setCurrentItem(item)
         self.empty.setVisible(not views)
+        self.list.setVisible(bool(views))  # the hint says there is none; no empty box under it
         self._update()
 
     def owner(self, view: WorktreeView) -> str | None:

@@ -32,6 +32,8 @@ from idea.ui.windows.agent_screens import AgentScreens
 from idea.ui.windows.project_tab import ProjectTab
 from idea.ui.windows.tab_bar import ProjectTabBar
 from idea.ui.windows.window_menus import MenuHost, WindowMenus
+SIDE_PANELS_WIDTH = 340  # Agents, Git and Work at a first start: the Git panel's four tabs fit
+
 
 class WindowHost(MenuHost, Protocol):
     """What a window asks of the application's set of windows (the WindowManager implements it)."""
@@ -137,7 +139,7 @@ class MainWindow(QMainWindow):
         self.agents_dock.setObjectName("AgentsDock")
         self.agents_dock.setWidget(self.agents_panel)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.agents_dock)
-        self.resizeDocks([self.agents_dock], [300], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.agents_dock], [SIDE_PANELS_WIDTH], Qt.Orientation.Horizontal)
         self.git_panel, self.git_dock = git_dock(self, manager.client, beside=self.agents_dock)
         self.git_panel.statusMessage.connect(self.show_message)
         self.work_dock = knowledge.work_dock(self, self, beside=self.agents_dock)

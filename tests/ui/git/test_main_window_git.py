@@ -13,6 +13,8 @@ from tests.git_support import GitHome, RepoBuilder
 from tests.ui.git.conftest import SCREENSHOTS_ENV
 from tests.ui.gui_support import new_project
 
+NARROWEST_SIDE_AREA = 300  # pixels: how far the person can narrow the Agents, Git and Work panels
+
 
 def test_view_git_shows_the_current_projects_repository_and_follows_the_tabs(
     gui_factory, tmp_path: Path, git_home: GitHome  # noqa: ANN001
@@ -37,6 +39,8 @@ def test_view_git_shows_the_current_projects_repository_and_follows_the_tabs(
     gui.wait(lambda: window.git_panel.isVisible())
     panel = window.git_panel
     gui.wait(lambda: panel.pages.currentIndex() == PAGE_REPOSITORY and panel.branch_button.text() == "⎇ main")
+    for dock in (window.agents_dock, window.git_dock, window.work_dock):  # no tab keeps the side area wide
+        assert dock.minimumSizeHint().width() <= NARROWEST_SIDE_AREA, dock.windowTitle()
 
     [shell] = gui.wait_for_shells(tab, 1)
     gui.type_line(shell, "echo edited > app.py")  # a change made in IdeA's own terminal

@@ -85,3 +85,9 @@ def test_the_worktree_list_and_its_actions(panel_world: PanelWorld) -> None:
     w.wait(lambda: worktrees.list.count() == 1)
     assert (b.path / "app.py").read_text() == "print('hi')\n"  # the main tree untouched
     assert w.git.git("branch", "--list", "idea/dev-backend", cwd=b.path).strip() == "idea/dev-backend"
+
+    worktrees.list.setCurrentRow(0)  # QA, merged: nothing to lose
+    worktrees.remove_button.click()
+    accept(w.panel.worktree_actions.dialog)
+    w.wait(lambda: not qa.exists() and worktrees.list.count() == 0)
+    assert worktrees.empty.isVisibleTo(w.panel) and not worktrees.list.isVisibleTo(w.panel)  # words, no empty box
