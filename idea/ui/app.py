@@ -156,7 +156,7 @@ def run_gui(argv: list[str]) -> int:
     signals = QuitOnSignals(session.windows.quit_without_asking)
     try:
         refresh_at_start(session.app.diagnostics)
-        session.windows.restore([str(Path(p).expanduser()) for p in args.paths])
+        session.windows.restore([str(Path(p).expanduser().absolute()) for p in args.paths])
     except Exception as error:  # noqa: BLE001
         signals.close()
         session.windows.quit_without_asking()

@@ -1,4 +1,4 @@
-"""An IdeA window: a bar of project tabs, the menus, and a welcome page when no project is open."""
+"""An IdeA window: a bar of project tabs, the menus, and the welcome page when no project is open."""
 
 from __future__ import annotations
 
@@ -9,12 +9,8 @@ from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (
     QDockWidget,
-    QLabel,
-    QListWidget,
-    QListWidgetItem,
     QMainWindow,
     QMenu,
-    QPushButton,
     QStackedWidget,
     QTabWidget,
     QVBoxLayout,
@@ -31,6 +27,7 @@ from idea.ui.widgets.problem_banner import ProblemBanner
 from idea.ui.windows.agent_screens import AgentScreens
 from idea.ui.windows.project_tab import ProjectTab
 from idea.ui.windows.tab_bar import ProjectTabBar
+from idea.ui.windows.welcome_page import WelcomePage
 from idea.ui.windows.window_menus import MenuHost, WindowMenus
 SIDE_PANELS_WIDTH = 340  # Agents, Git and Work at a first start: the Git panel's four tabs fit
 
@@ -60,43 +57,6 @@ class WindowHost(MenuHost, Protocol):
         ...
 
 
-class WelcomePage(QWidget):
-    def __init__(self, manager: WindowHost, window: MainWindow) -> None:
-        super().__init__()
-        self._manager = manager
-        self._window = window
-        column = QVBoxLayout(self)
-        column.setContentsMargins(48, 48, 48, 48)
-        title = QLabel("<h1>IdeA</h1><p>Open a project folder to manage a team of agents in a grid of terminals.</p>")
-        title.setWordWrap(True)
-        column.addWidget(title)
-        open_button = QPushButton("Open project…")
-        open_button.setFixedWidth(200)
-        open_button.clicked.connect(lambda: manager.choose_and_open(window))
-        column.addWidget(open_button)
-        column.addSpacing(16)
-        column.addWidget(QLabel("Recent projects"))
-        self.recent = QListWidget()
-        self.recent.itemActivated.connect(
-            lambda item: manager.open_project(item.data(Qt.ItemDataRole.UserRole), window)
-        )
-        column.addWidget(self.recent, 1)
-        self.no_recent = QLabel("None yet: the project folders you open are listed here.")
-        self.no_recent.setEnabled(False)  # in the muted colour
-        column.addWidget(self.no_recent)
-        column.addStretch()  # keeps the page at the top while the list is hidden
-
-    def refresh(self) -> None:
-        self.recent.clear()
-        for record in self._manager.recent_projects():
-            item = QListWidgetItem(f"{record.name}    {record.root}")
-            item.setData(Qt.ItemDataRole.UserRole, record.root)
-            item.setToolTip(record.root)
-            self.recent.addItem(item)
-        self.recent.setVisible(self.recent.count() > 0)
-        self.no_recent.setVisible(self.recent.count() == 0)
-
-
 class MainWindow(QMainWindow):
     closing = Signal(object)  # this window, once its close was accepted
 
@@ -117,7 +77,9 @@ class MainWindow(QMainWindow):
         self.tabs.currentChanged.connect(self._current_changed)
         self.tab_bar.tabMoved.connect(lambda _a, _b: manager.workspace_changed())
         self.tab_bar.contextMenuRequestedAt.connect(self._tab_menu)
-        self.welcome = WelcomePage(manager, self)
+        self.welcome = WelcomePage(
+            lambda: manager.choose_and_open(self), lambda root: manager.open_project(root, self), manager.recent_projects
+        )
         self._stack = QStackedWidget()
         self._stack.addWidget(self.welcome)
         self._stack.addWidget(self.tabs)

@@ -136,8 +136,10 @@ class WindowManager:
         target = window or self.active_window()
         if restored_id is not None:
             self._workspace.opening(target.window_id, restored_id)
+        target.welcome.opening(path, True)
 
         def settled() -> None:
+            target.welcome.opening(path, False)
             if restored_id is not None:
                 self._workspace.settled(target.window_id, restored_id)
 
