@@ -15,7 +15,6 @@ from idea.infrastructure.hooks.http_door import HookHttpDoor, HookUrls
 from idea.infrastructure.inspect.activity import TranscriptActivityProbe
 from idea.infrastructure.mcp.connect import is_loopback_endpoint
 from idea.infrastructure.mcp.endpoint import mcp_endpoint
-from idea.infrastructure.mcp.server import McpSocketServer
 from idea.infrastructure.mcp.transport import LoopbackTransport
 from idea.infrastructure.project_lock import ProjectLock
 from idea.infrastructure.stores.live_state import JsonLiveStateStore
@@ -35,6 +34,10 @@ class ProjectDoors:
         endpoint: str | None = None,
         hook_urls: HookUrls | None = None,
     ) -> None:
+        # Imported with the first project rather than at start: the MCP SDK takes about half a second to load
+        # (six under Wine), and the window shows without it.
+        from idea.infrastructure.mcp.server import McpSocketServer
+
         endpoint = endpoint or mcp_endpoint(project_id, diagnostics=diagnostics)
         self._server = McpSocketServer(
             project_id,
