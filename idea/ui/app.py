@@ -26,6 +26,7 @@ from idea.ui.crash import has_screen, keep_uncaught, report_start_failure
 from idea.ui.desktop_alerts import GuiDesktopAlerts
 from idea.ui.event_relay import EventRelay
 from idea.ui.gui_thread import GuiThread
+from idea.ui.icons import recolor_icons
 from idea.ui.quit_signals import QuitOnSignals
 from idea.ui.terminal.appearance import TerminalAppearance
 from idea.ui.terminal.backend import backend_or_default, make_terminal_factory
@@ -87,6 +88,7 @@ class GuiSession:
     def apply_theme(self) -> None:
         settings = self.app.preferences.settings
         apply_theme(self.qt_app, settings.color_scheme)
+        recolor_icons()
         self.terminals.set_appearance(TerminalAppearance.from_settings(settings))
 
     def _report_error(self, error: BaseException) -> None:

@@ -7,7 +7,8 @@ from collections.abc import Callable
 from functools import cache
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QIcon, QPainter, QPainterPath, QPen, QPixmap
+from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPainter, QPainterPath, QPalette, QPen, QPixmap
+from PySide6.QtWidgets import QAbstractButton, QApplication
 
 SIZE = 16
 Painter = Callable[[QPainter], None]
@@ -149,10 +150,40 @@ _SHAPES: dict[str, Painter] = {
 }
 
 
+ICON_PROPERTY = "ideaIcon"  # the name of the icon a button shows, for `recolor_icons`
+
+
+def icon(name: str, color: str | None = None, disabled_color: str | None = None) -> QIcon:
+    """The icon in `color` (the application palette's button text when None); with `disabled_color`, drawn
+    in it when its action cannot apply (the style's own greying is hardly visible on thin line icons)."""
+    if color is None:
+        color = QGuiApplication.palette().color(QPalette.ColorRole.ButtonText).name()
+    return _icon(name, color, disabled_color)
+
+
+def in_palette(name: str, palette: QPalette) -> QIcon:
+    """The icon in the palette's button text, and a faded shade of it for when its action cannot apply."""
+    disabled = palette.color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.ButtonText)
+    disabled.setAlphaF(0.4)
+    return _icon(name, palette.color(QPalette.ColorRole.ButtonText).name(), disabled.name(QColor.NameFormat.HexArgb))
+
+
+def set_icon(button: QAbstractButton, name: str) -> None:
+    """Shows the icon on `button` in its palette's colours, and again in the new ones when the theme changes."""
+    button.setProperty(ICON_PROPERTY, name)
+    button.setIcon(in_palette(name, button.palette()))
+
+
+def recolor_icons() -> None:
+    """Draws every icon placed by `set_icon` again in its button's palette (after a change of theme)."""
+    for widget in QApplication.allWidgets():
+        name = widget.property(ICON_PROPERTY)
+        if isinstance(widget, QAbstractButton) and isinstance(name, str):
+            widget.setIcon(in_palette(name, widget.palette()))
+
+
 @cache
-def icon(name: str, color: str = "#c8ccd4", disabled_color: str | None = None) -> QIcon:
-    """The icon in `color`; with `disabled_color`, drawn in it when its action cannot apply (the style's own
-    greying is hardly visible on thin line icons)."""
+def _icon(name: str, color: str, disabled_color: str | None) -> QIcon:
     shades = [(QIcon.Mode.Normal, color)]
     if disabled_color is not None:
         shades.append((QIcon.Mode.Disabled, disabled_color))

@@ -1,14 +1,16 @@
-"""The dark theme draws no bright line: Fusion paints the tab bar's base line and frame bevels with the palette's
-light roles, which Qt leaves white unless the theme sets them."""
+"""Each theme reads: the dark theme draws no bright line (Fusion paints the tab bar's base line and frame bevels
+with the palette's light roles, which Qt leaves white unless the theme sets them), and the chrome's line icons
+take the theme's text colour, again after a change of theme."""
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QApplication, QFrame, QLabel, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtGui import QColor, QIcon
+from PySide6.QtWidgets import QApplication, QFrame, QLabel, QTabWidget, QToolButton, QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
 from idea.domain.workspace import ColorScheme
-from idea.ui.theme import DARK, apply_theme
+from idea.ui.icons import icon, recolor_icons, set_icon
+from idea.ui.theme import DARK, LIGHT, apply_theme
 
 
 def test_the_dark_theme_draws_nothing_brighter_than_its_text(themed: QApplication, qtbot: QtBot) -> None:
@@ -36,3 +38,25 @@ def test_the_dark_theme_draws_nothing_brighter_than_its_text(themed: QApplicatio
         key=QColor.lightness,
     )
     assert brightest.lightness() <= QColor(DARK.text).lightness(), brightest.name()
+
+
+def ink(icon: QIcon) -> QColor:
+    """The colour of an icon's most opaque pixel: the colour its lines are drawn in."""
+    image = icon.pixmap(16, 16).toImage()
+    pixels = [image.pixelColor(x, y) for x in range(image.width()) for y in range(image.height())]
+    return max(pixels, key=QColor.alpha)
+
+
+def test_the_chrome_icons_take_the_themes_text_colour_and_follow_a_change_of_theme(
+    themed: QApplication, qtbot: QtBot
+) -> None:
+    apply_theme(themed, ColorScheme.LIGHT)
+    button = QToolButton()
+    qtbot.addWidget(button)
+    set_icon(button, "close")
+    assert ink(button.icon()).name() == LIGHT.text  # dark lines on the light theme's pale chrome
+    assert ink(icon("split-right")).name() == LIGHT.text  # menus' icons, drawn when a menu opens
+
+    apply_theme(themed, ColorScheme.DARK)
+    recolor_icons()
+    assert ink(button.icon()).name() == DARK.text

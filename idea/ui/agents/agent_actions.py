@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QAction, QActionGroup, QColor, QIcon, QKeySequence, QPalette
+from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeySequence
 from PySide6.QtWidgets import QMenu, QSizePolicy, QToolBar, QToolButton, QWidget
 
 from idea.application.agents.agent_rows import AgentRow
@@ -237,11 +237,4 @@ class AgentActions:
                                             "repository; IdeA's shared files stay in the main project")
 
     def _icon(self, name: str) -> QIcon:
-        palette = self._panel.palette()
-        disabled = palette.color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.ButtonText)
-        disabled.setAlphaF(0.4)
-        return icons.icon(
-            name,
-            palette.color(QPalette.ColorRole.ButtonText).name(),
-            disabled.name(QColor.NameFormat.HexArgb),
-        )
+        return icons.in_palette(name, self._panel.palette())

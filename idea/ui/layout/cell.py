@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from idea.domain.layout import Direction, Leaf
 from idea.domain.session import SessionInfo, SessionState
-from idea.ui.icons import icon
+from idea.ui.icons import set_icon
 from idea.ui.layout.cell_header import CellHeader
 from idea.ui.layout.cell_placeholder import CellPlaceholder
 
@@ -218,8 +218,10 @@ class CellWidget(QFrame):
     # -- banners --
 
     def _build_banner(self) -> QWidget:
+        restart = QPushButton("Restart")
+        set_icon(restart, "restart")
         banner, self._banner_text = _banner(
-            (QPushButton(icon("restart"), "Restart"), lambda: self._controller.restart(self.leaf_id)),
+            (restart, lambda: self._controller.restart(self.leaf_id)),
             (QPushButton("Close cell"), lambda: self._controller.close_cell(self.leaf_id)),
         )
         return banner

@@ -8,7 +8,7 @@ from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication, QFrame, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QWidget
 
 from idea.domain.session import SessionInfo, SessionState
-from idea.ui.icons import icon
+from idea.ui.icons import set_icon
 
 
 class CellHeader(QFrame):
@@ -47,7 +47,7 @@ class CellHeader(QFrame):
             ("close", "Close cell (Ctrl+Shift+W)"),
         ):
             button = QToolButton()
-            button.setIcon(icon(name))
+            set_icon(button, name)
             button.setToolTip(tip)
             button.setAutoRaise(True)
             button.setCursor(Qt.CursorShape.ArrowCursor)

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QInputDialog, QLab
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
 from idea.ui.core_client import CoreClient
-from idea.ui.icons import icon
+from idea.ui.icons import set_icon
 
 
 class LayoutBar(QFrame):
@@ -48,7 +48,8 @@ class LayoutBar(QFrame):
             if text == "Delete":
                 self._delete_layout_button = button
         row.addStretch(1)
-        grid = QPushButton(icon("grid"), "Grid…")
+        grid = QPushButton("Grid…")
+        set_icon(grid, "grid")
         grid.setToolTip("Turn the active cell into a grid of rows × columns")
         grid.clicked.connect(make_grid)
         row.addWidget(grid)

@@ -15,7 +15,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QApplication, QTabBar, QToolButton, QWidget
 
-from idea.ui.icons import icon
+from idea.ui.icons import set_icon
 
 TAB_MIME = "application/x-idea-project-tab"
 
@@ -49,7 +49,7 @@ class ProjectTabBar(QTabBar):
         # The style's close button is a saturated box; a flat icon fits the rest of the chrome.
         super().tabInserted(index)
         button = QToolButton(self)
-        button.setIcon(icon("close"))
+        set_icon(button, "close")
         button.setAutoRaise(True)
         button.setToolTip("Close project")
         button.setFixedSize(18, 18)
