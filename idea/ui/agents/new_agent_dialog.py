@@ -104,6 +104,7 @@ class NewAgentDialog(QDialog):
         self.template_list.currentItemChanged.connect(self._template_chosen)
         self.template_preview = QTextBrowser()
         self.template_preview.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.template_preview.setPlaceholderText("Choose a template in the list: its persona shows here.")
         self.template_description = HintLabel()
         self.keep_in_sync = QCheckBox("Keep in sync with the template")
         self.keep_in_sync.setToolTip(SYNC_TIP)
