@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QPalette
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QPainter, QPalette, QPen
+from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleFactory, QStyleOption, QWidget
 
 from idea.domain.workspace import ColorScheme
 
@@ -24,17 +25,18 @@ class Colors:
     warn: str
     error: str
     notice: str  # the problem banner's background, under near-black text
+    control_edge: str  # the edge of a check box, radio button or text field: 3:1 against the window at least
 
 
 DARK = Colors(
     window="#1e2127", base="#16181d", text="#d7dae0", muted="#8b919c", header="#262a31",
     header_active="#2f3540", border="#353b45", accent="#5aa2f0", ok="#6cc070", warn="#e5b94e",
-    error="#e86671", notice="#e5b94e",
+    error="#e86671", notice="#e5b94e", control_edge="#737a87",
 )
 LIGHT = Colors(
     window="#f3f3f4", base="#ffffff", text="#1f2328", muted="#6a737d", header="#e8e9eb",
     header_active="#dbe6f5", border="#c9ccd1", accent="#1f6feb", ok="#2f8f46", warn="#a36b00",
-    error="#cf222e", notice="#f5d67b",
+    error="#cf222e", notice="#f5d67b", control_edge="#828892",
 )
 
 
@@ -44,7 +46,7 @@ def colors(scheme: ColorScheme) -> Colors:
 
 def apply_theme(app: QApplication, scheme: ColorScheme) -> Colors:
     palette_colors = colors(scheme)
-    app.setStyle("Fusion")
+    app.setStyle(EdgedStyle(palette_colors.control_edge))
     palette = QPalette()
     role = QPalette.ColorRole
     palette.setColor(role.Window, QColor(palette_colors.window))
@@ -73,6 +75,47 @@ def apply_theme(app: QApplication, scheme: ColorScheme) -> Colors:
     app.setPalette(palette)
     app.setStyleSheet(_stylesheet(palette_colors))
     return palette_colors
+
+
+class EdgedStyle(QProxyStyle):
+    """Fusion, with an edge a person can see around check boxes, radio buttons and text fields: Fusion draws
+    theirs in a shade of the window colour, about 1.3:1 against it (WCAG asks 3:1 of a control's boundary)."""
+
+    _EDGED = (
+        QStyle.PrimitiveElement.PE_IndicatorCheckBox,
+        QStyle.PrimitiveElement.PE_IndicatorRadioButton,
+        QStyle.PrimitiveElement.PE_FrameLineEdit,
+    )
+
+    def __init__(self, edge: str) -> None:
+        super().__init__(QStyleFactory.create("Fusion"))
+        self._edge = QColor(edge)
+
+    def drawPrimitive(
+        self, element: QStyle.PrimitiveElement, option: QStyleOption, painter: QPainter, widget: QWidget | None = None
+    ) -> None:
+        super().drawPrimitive(element, option, painter, widget)
+        # Fusion's own focus colour stays: a text field's whenever it has the focus, a box's when the keyboard
+        # moved the focus to it.
+        flags = QStyle.StateFlag
+        focused = option.state & flags.State_HasFocus and (
+            element == QStyle.PrimitiveElement.PE_FrameLineEdit or option.state & flags.State_KeyboardFocusChange
+        )
+        if element not in self._EDGED or focused:
+            return
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        edge = QColor(self._edge)
+        if not option.state & QStyle.StateFlag.State_Enabled:
+            edge.setAlphaF(0.45)  # a control that cannot be used reads as such
+        painter.setPen(QPen(edge, 1))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        box = QRectF(option.rect).adjusted(0.5, 0.5, -0.5, -0.5)
+        if element == QStyle.PrimitiveElement.PE_IndicatorRadioButton:
+            painter.drawEllipse(box)
+        else:
+            painter.drawRoundedRect(box, 2, 2)
+        painter.restore()
 
 
 def _stylesheet(c: Colors) -> str:

@@ -1,16 +1,30 @@
 """Each theme reads: the dark theme draws no bright line (Fusion paints the tab bar's base line and frame bevels
-with the palette's light roles, which Qt leaves white unless the theme sets them), and the chrome's line icons
-take the theme's text colour, again after a change of theme."""
+with the palette's light roles, which Qt leaves white unless the theme sets them); the chrome's line icons take
+the theme's text colour, again after a change of theme; check boxes, radio buttons and text fields show an edge
+a person can see."""
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtGui import QColor, QIcon
-from PySide6.QtWidgets import QApplication, QFrame, QLabel, QTabWidget, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QCheckBox,
+    QFrame,
+    QLabel,
+    QLineEdit,
+    QRadioButton,
+    QTabWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 from pytestqt.qtbot import QtBot
 
 from idea.domain.workspace import ColorScheme
 from idea.ui.icons import icon, recolor_icons, set_icon
-from idea.ui.theme import DARK, LIGHT, apply_theme
+from idea.ui.theme import DARK, LIGHT, apply_theme, colors
+from tests.ui.test_problem_banner import contrast
 
 
 def test_the_dark_theme_draws_nothing_brighter_than_its_text(themed: QApplication, qtbot: QtBot) -> None:
@@ -60,3 +74,30 @@ def test_the_chrome_icons_take_the_themes_text_colour_and_follow_a_change_of_the
     apply_theme(themed, ColorScheme.DARK)
     recolor_icons()
     assert ink(button.icon()).name() == DARK.text
+
+
+@pytest.mark.parametrize("scheme", [ColorScheme.DARK, ColorScheme.LIGHT])
+@pytest.mark.parametrize("control", [QCheckBox, QRadioButton, QLineEdit])
+def test_check_boxes_radio_buttons_and_text_fields_show_their_edge_at_3_to_1(
+    themed: QApplication, qtbot: QtBot, scheme: ColorScheme, control: type[QWidget]
+) -> None:
+    apply_theme(themed, scheme)
+    window = QWidget()
+    qtbot.addWidget(window)
+    column = QVBoxLayout(window)
+    column.addWidget(control())
+    window.resize(200, 60)
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    field = window.findChild(control)
+    field.setFocus()  # a box given the focus by a click, not by the keyboard, keeps its edge too
+    qtbot.waitUntil(field.hasFocus)
+
+    shot = window.grab().toImage()
+    background = QColor(colors(scheme).window)
+    edge = max(
+        (shot.pixelColor(x, y) for x in range(shot.width()) for y in range(shot.height())),
+        key=lambda pixel: contrast(pixel, background),
+    )
+    assert contrast(edge, background) >= 3, edge.name()  # WCAG 2.1, non-text contrast of a control's boundary
