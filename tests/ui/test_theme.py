@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QLabel,
     QLineEdit,
+    QPushButton,
     QRadioButton,
     QTabWidget,
     QToolButton,
@@ -78,23 +79,26 @@ def test_the_chrome_icons_take_the_themes_text_colour_and_follow_a_change_of_the
 
 @pytest.mark.parametrize("scheme", [ColorScheme.DARK, ColorScheme.LIGHT])
 @pytest.mark.parametrize("control", [QCheckBox, QRadioButton, QLineEdit])
+@pytest.mark.parametrize("focused", [False, True], ids=["focus elsewhere", "focus given by a click"])
 def test_check_boxes_radio_buttons_and_text_fields_show_their_edge_at_3_to_1(
-    themed: QApplication, qtbot: QtBot, scheme: ColorScheme, control: type[QWidget]
+    themed: QApplication, qtbot: QtBot, scheme: ColorScheme, control: type[QWidget], focused: bool
 ) -> None:
     apply_theme(themed, scheme)
     window = QWidget()
     qtbot.addWidget(window)
     column = QVBoxLayout(window)
-    column.addWidget(control())
-    window.resize(200, 60)
+    field, elsewhere = control(), QPushButton("elsewhere")
+    column.addWidget(field)
+    column.addWidget(elsewhere)
+    window.resize(200, 90)
     window.show()
     qtbot.waitExposed(window)
     window.activateWindow()
-    field = window.findChild(control)
-    field.setFocus()  # a box given the focus by a click, not by the keyboard, keeps its edge too
-    qtbot.waitUntil(field.hasFocus)
+    taker = field if focused else elsewhere
+    taker.setFocus()  # not by the keyboard: Fusion shows its focus colour only then, on a box
+    qtbot.waitUntil(taker.hasFocus)
 
-    shot = window.grab().toImage()
+    shot = field.grab().toImage()
     background = QColor(colors(scheme).window)
     edge = max(
         (shot.pixelColor(x, y) for x in range(shot.width()) for y in range(shot.height())),
