@@ -59,6 +59,7 @@ from idea.domain.layout.tree_edits import (
     unused_id,
 )
 from idea.domain.layout.validation import slots, validate
+from idea.domain.wording import counted
 
 
 @dataclass(frozen=True)
@@ -223,12 +224,12 @@ def _resize_grid(root: Node, op: ResizeGrid) -> Node:
     rows = (
         grid.rows
         if op.rows is None
-        else checked_weights(op.rows, len(grid.rows), f"grid {grid.id} has {len(grid.rows)} rows")
+        else checked_weights(op.rows, len(grid.rows), f"grid {grid.id} has {counted(len(grid.rows), 'row')}")
     )
     cols = (
         grid.cols
         if op.cols is None
-        else checked_weights(op.cols, len(grid.cols), f"grid {grid.id} has {len(grid.cols)} columns")
+        else checked_weights(op.cols, len(grid.cols), f"grid {grid.id} has {counted(len(grid.cols), 'column')}")
     )
     return substitute(root, grid.id, replace(grid, rows=rows, cols=cols))
 

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from idea.domain.layout.tree import Direction, Grid, GridCell, InvalidLayoutError, Leaf, Node, Split, UnknownNode
+from idea.domain.wording import counted
 
 
 def validate(root: Node) -> None:
@@ -95,7 +96,7 @@ def check_tiling(row_count: int, col_count: int, cells: Iterable[GridCell], path
         if cell.row_span < 1 or cell.col_span < 1:
             raise InvalidLayoutError(cell_path, "rowSpan and colSpan must be 1 or more")
         if cell.row + cell.row_span > row_count or cell.col + cell.col_span > col_count:
-            raise InvalidLayoutError(cell_path, f"reaches beyond the grid's {row_count} rows and {col_count} columns")
+            raise InvalidLayoutError(cell_path, f"reaches beyond the grid's {counted(row_count, 'row')} and {counted(col_count, 'column')}")
         for slot in slots(cell):
             if slot in owners:
                 raise InvalidLayoutError(

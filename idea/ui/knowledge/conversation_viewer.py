@@ -256,7 +256,7 @@ class ConversationViewer(QWidget):
         elif self.has_older:
             self.beginning.setText("Scroll up for older turns")
         else:
-            self.beginning.setText(f"Beginning of the conversation · {len(self.model.turns)} turns")
+            self.beginning.setText(f"Beginning of the conversation · {counted(len(self.model.turns), 'turn')}")
 
     # ------------------------------------------------------------------ search
 

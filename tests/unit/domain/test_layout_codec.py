@@ -491,7 +491,7 @@ INVALID_GRIDS: list[tuple[str, Any, str]] = [
     (
         "span beyond the grid",
         grid_json([1.0], [1.0, 1.0], [cell_json(0, 0, "a"), cell_json(0, 1, "b", colSpan=2)]),
-        "layouts[0].tree.root.node.cells[1]: reaches beyond the grid's 1 rows and 2 columns",
+        "layouts[0].tree.root.node.cells[1]: reaches beyond the grid's 1 row and 2 columns",
     ),
     (
         "zero span",
