@@ -25,7 +25,10 @@ def test_open_a_project_build_a_2x2_grid_and_run_a_command(gui_factory, tmp_path
     assert window.tabs.tabText(0) == project.name and window.tabs.tabToolTip(0) == str(project)
 
     [first] = gui.wait_for_shells(tab, 1)
-    tab.gestures.mutate(lay.MakeGrid(first.leaf_id, 2, 2))
+    tab.gestures.make_grid(first.leaf_id)  # Cell ▸ Make grid…: rows and columns asked, 2 × 2 offered
+    dialog = tab.gestures.grid_dialog
+    assert dialog is not None and dialog.size() == (2, 2) and dialog.summary.text() == "4 cells"
+    dialog.accept()
     gui.wait(lambda: len(gui.leaves(tab)) == 4)
     for leaf in gui.leaves(tab)[1:]:
         tab.gestures.start_shell(leaf.id)
@@ -37,6 +40,14 @@ def test_open_a_project_build_a_2x2_grid_and_run_a_command(gui_factory, tmp_path
 
     saved = json.loads((project / ".ideai" / "layouts.json").read_text())
     assert saved["layouts"][0]["tree"]["root"]["type"] == "grid"
+
+    tab.gestures.set_grid_size(tab.runtime.active.root)  # Grid size…: the grid's own size offered
+    resize = tab.gestures.grid_dialog
+    assert resize is not None and resize is not dialog and resize.size() == (2, 2)
+    resize.cols_box.setValue(3)
+    resize.accept()
+    gui.wait(lambda: len(gui.leaves(tab)) == 6)
+    assert "typed-42" in gui.screen(cells[3])  # the terminals kept their places
 
 
 def test_merge_close_and_switch_layouts_keep_every_process(gui_factory, tmp_path: Path) -> None:

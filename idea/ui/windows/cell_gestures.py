@@ -4,9 +4,10 @@ agents' through its placement service), with a question first where the gesture 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Protocol
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QInputDialog, QMessageBox, QWidget
 
 from idea.application.agents.placement_rules import InCell
@@ -16,9 +17,7 @@ from idea.domain.ids import AgentId, SessionId
 from idea.domain.session import SessionInfo, SessionKind
 from idea.ui.core_client import CoreClient
 from idea.ui.foreground import program_in_front
-
-GRID_MAX = 12  # rows or columns of a grid, as the layout allows
-
+from idea.ui.windows.grid_size_dialog import GridSizeDialog
 
 class TabView(Protocol):
     """What the gestures read of the tab they act on, and how they give its terminal the focus."""
@@ -45,6 +44,7 @@ class CellGestures:
         self._client = client
         self._tab = tab
         self._widget = widget  # parent of the questions
+        self.grid_dialog: GridSizeDialog | None = None  # the last one opened (tests answer it)
 
     # -- cells --
 
@@ -118,29 +118,32 @@ class CellGestures:
         container = parent.id if isinstance(parent, lay.Split) and parent.direction is direction else leaf_id
         current = len(parent.children) if container != leaf_id and isinstance(parent, lay.Split) else 1
         what = "columns in this row" if direction is lay.Direction.ROW else "rows in this column"
-        count, ok = QInputDialog.getInt(self._widget, "Set count", f"Number of {what}:", current, 1, GRID_MAX)
+        count, ok = QInputDialog.getInt(self._widget, "Set count", f"Number of {what}:", current, 1, lay.MAX_COUNT)
         if ok:
             self.mutate(lay.SetCount(container, direction, count))
 
     def make_grid(self, leaf_id: str | None) -> None:
         if leaf_id is None:
             return
-        text, ok = QInputDialog.getText(self._widget, "Make grid", "Rows × columns (for example 2x3):", text="2x2")
-        if not ok:
-            return
-        size = parse_grid_size(text)
-        if size is None:
-            QMessageBox.warning(self._widget, "Make grid", f"“{text}” is not a size like 2x3 (1 to {GRID_MAX} each).")
-            return
-        self.mutate(lay.MakeGrid(leaf_id, *size))
+        explanation = "The cell becomes a grid of empty cells; what it shows now goes to the first."
+        self._ask_grid_size("Make grid", explanation, (2, 2), True, lambda rows, cols: lay.MakeGrid(leaf_id, rows, cols))
 
     def set_grid_size(self, grid: lay.Grid) -> None:
-        text, ok = QInputDialog.getText(
-            self._widget, "Grid size", "Rows × columns:", text=f"{len(grid.rows)}x{len(grid.cols)}"
+        explanation = "Rows and columns added are empty; only empty ones at the end can be taken away."
+        self._ask_grid_size(
+            "Grid size", explanation, (len(grid.rows), len(grid.cols)), False,
+            lambda rows, cols: lay.SetGridSize(grid.id, rows, cols),
         )
-        size = parse_grid_size(text) if ok else None
-        if size is not None:
-            self.mutate(lay.SetGridSize(grid.id, *size))
+
+    def _ask_grid_size(
+        self, title: str, explanation: str, size: tuple[int, int], first_keeps: bool,
+        operation: Callable[[int, int], lay.LayoutOp],
+    ) -> None:
+        dialog = GridSizeDialog(title, explanation, size, first_keeps, self._widget)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.chosen.connect(lambda rows, cols: self.mutate(operation(rows, cols)))
+        self.grid_dialog = dialog
+        dialog.open()
 
     def merge(self, leaf_ids: tuple[str | None, ...], keep: str | None) -> None:
         ids = tuple(i for i in leaf_ids if i)
@@ -202,12 +205,3 @@ def ask_close(parent: QWidget, runtime: ProjectRuntime, session: SessionInfo) ->
     if clicked is keep:
         return False
     return None
-
-
-def parse_grid_size(text: str) -> tuple[int, int] | None:
-    """"2x3", "2 × 3" -> (2, 3); None unless both are 1 to GRID_MAX."""
-    parts = text.lower().replace("×", "x").replace(" ", "").split("x")
-    if len(parts) != 2 or not all(p.isdigit() for p in parts):
-        return None
-    rows, cols = int(parts[0]), int(parts[1])
-    return (rows, cols) if 1 <= rows <= GRID_MAX and 1 <= cols <= GRID_MAX else None
