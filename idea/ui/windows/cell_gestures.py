@@ -19,6 +19,7 @@ from idea.ui.core_client import CoreClient
 from idea.ui.foreground import program_in_front
 from idea.ui.windows.grid_size_dialog import GridSizeDialog
 
+
 class TabView(Protocol):
     """What the gestures read of the tab they act on, and how they give its terminal the focus."""
 
@@ -126,7 +127,9 @@ class CellGestures:
         if leaf_id is None:
             return
         explanation = "The cell becomes a grid of empty cells; what it shows now goes to the first."
-        self._ask_grid_size("Make grid", explanation, (2, 2), True, lambda rows, cols: lay.MakeGrid(leaf_id, rows, cols))
+        self._ask_grid_size(
+            "Make grid", explanation, (2, 2), True, lambda rows, cols: lay.MakeGrid(leaf_id, rows, cols)
+        )
 
     def set_grid_size(self, grid: lay.Grid) -> None:
         explanation = "Rows and columns added are empty; only empty ones at the end can be taken away."
