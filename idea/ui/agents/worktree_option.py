@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QWidget
 from idea.application.projects import ProjectRuntime
 from idea.domain.git.worktrees import WorktreeBasis
 from idea.ui.core_client import CoreClient
-from idea.ui.widgets.labels import HintLabel
+from idea.ui.widgets.labels import FittedRow, HintLabel
 from idea.ui.widgets.messages import error_text
 
 OPTION_TIP = (
@@ -18,7 +18,7 @@ OPTION_TIP = (
 )
 
 
-class WorktreeOption(QWidget):
+class WorktreeOption(FittedRow):
     def __init__(self, client: CoreClient, runtime: ProjectRuntime, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.check = QCheckBox("Run in its own worktree")

@@ -1,9 +1,9 @@
 """The small labels of the screens: a hint under a field (red for an error), what detecting a CLI found,
-a notice that matters now, and a line cut to its width."""
+a notice that matters now, a line cut to its width, and a form row as tall as its wrapped text."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
@@ -94,3 +94,18 @@ class ElidedLabel(QLabel):
 
     def _elide(self) -> None:
         self.setText(self.fontMetrics().elidedText(self.full_text, Qt.TextElideMode.ElideRight, self.width()))
+
+
+class FittedRow(QWidget):
+    """A widget for a form row holding a wrapped label (a hint beside a check box): as tall as its text needs at
+    the row's width. A form layout sizes a row by its field's size hint, and a wrapped label's hint is several
+    lines tall at a width Qt guesses, so a one-line hint took the height of three."""
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        return QSize(hint.width(), self.heightForWidth(self.width())) if self.width() > 0 else hint
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.oldSize().width() != event.size().width():
+            self.updateGeometry()  # the height it needs changed with the width
