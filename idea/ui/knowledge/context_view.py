@@ -27,6 +27,7 @@ from idea.application.knowledge.context import ProposalReview
 from idea.domain.knowledge.context import DiffKind
 from idea.domain.knowledge.events import ProjectContextChanged, ProposalFiled, ProposalResolved
 from idea.ui.knowledge.common import Caller, StatusLine, call_for, clock_time, theme_of, unwrapped
+from idea.ui.widgets.empty_hint import EmptyHint
 from idea.ui.widgets.list_row_delegate import ListRowDelegate
 
 
@@ -73,6 +74,8 @@ class ContextView(QWidget):
         self.proposals = QListWidget()
         self.proposals.setItemDelegate(ListRowDelegate(self.proposals))
         self.proposals.currentRowChanged.connect(self._selected)
+        EmptyHint(self.proposals, "No proposal waiting. Agents other than the orchestrator propose changes to the "
+                                  "context; they wait here for you.")
         self.diff = QTextBrowser()
         self.diff.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.warning = QLabel()

@@ -28,6 +28,7 @@ from idea.domain.knowledge.events import MemoryDeleted, MemorySaved
 from idea.domain.knowledge.memory import MemoryNote, MemoryType, is_valid_slug
 from idea.domain.wording import counted
 from idea.ui.knowledge.common import Caller, call_for, column, confirm, list_and_editor, theme_of, unwrapped
+from idea.ui.widgets.empty_hint import EmptyHint
 from idea.ui.widgets.list_row_delegate import ListRowDelegate
 
 LINK_SCHEME = "idea-memory"
@@ -70,6 +71,8 @@ class MemoryView(QWidget):
         self.notes = QListWidget()
         self.notes.setItemDelegate(ListRowDelegate(self.notes))
         self.notes.currentItemChanged.connect(self._selected)
+        EmptyHint(self.notes, "No note yet. Agents keep what the team learns here (idea_memory_write); New note "
+                              "adds one of yours.")
         self.new_button = QPushButton("New note")
         self.new_button.clicked.connect(self.new_note)
 

@@ -26,6 +26,7 @@ from idea.domain.agent import AgentManifest, SkillScope
 from idea.domain.knowledge.events import SkillsChanged
 from idea.domain.knowledge.skill import GLOBAL, PROJECT, Skill, is_valid_name
 from idea.ui.knowledge.common import Caller, call_for, column, confirm, list_and_editor, unwrapped
+from idea.ui.widgets.empty_hint import EmptyHint
 from idea.ui.widgets.list_row_delegate import ListRowDelegate
 
 RESTART_NOTE = "An agent sees a newly assigned skill after its next launch; any skill can be read by name at any time."
@@ -59,6 +60,8 @@ class SkillsView(QWidget):
         self.list = QListWidget()
         self.list.setItemDelegate(ListRowDelegate(self.list))
         self.list.currentItemChanged.connect(self._selected)
+        EmptyHint(self.list, "No skill yet. A skill is a procedure an agent loads by name before applying it; "
+                             "New skill writes one.")
         self.new_button = QPushButton("New skill")
         self.new_button.clicked.connect(self.new_skill)
 
