@@ -113,6 +113,11 @@ class ProjectService:
             self._deps.events.publish(ProjectClosed(runtime.id))
 
     async def close_all(self) -> None:
+        """Close every open project, and those still opening once their opening has ended: a quit in the middle
+        of an open (its socket already listening) would otherwise leave that project's doors and processes."""
+        openings = list(self._opening.values())
+        if openings:
+            await asyncio.gather(*(asyncio.shield(opening) for opening in openings), return_exceptions=True)
         for project_id in list(self._runtimes):
             await self.close(project_id)
 

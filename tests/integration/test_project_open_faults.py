@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import os
@@ -74,3 +75,29 @@ def test_a_layouts_file_with_an_id_used_twice_is_repaired_in_place_and_told(tmp_
     saved = json.loads((project / ".ideai" / "layouts.json").read_text())
     assert [layout["id"] for layout in saved["layouts"]] == [first.id, second.id]
     assert any("layouts.json used an id twice" in message and second.id in message for message in problems)
+
+
+def test_closing_everything_while_a_project_opens_closes_it_too(tmp_path: Path) -> None:
+    """A quit arriving while a project opens (its socket already listening, the project not yet listed as
+    open) closes that project once it has opened, its doors included, rather than leaving it behind."""
+    project = tmp_path / "project"
+    project.mkdir()
+    app = bootstrap(data_dir=tmp_path / "data")
+
+    async def quit_during_the_open() -> tuple[bool, list[str]]:
+        opening = asyncio.ensure_future(app.projects.open(str(project)))
+        await asyncio.sleep(0)  # the open has started and waits on its doors
+        listed_while_opening = bool(app.projects.open_runtimes())
+        await app.projects.close_all()
+        await opening
+        return listed_while_opening, [runtime.root for runtime in app.projects.open_runtimes()]
+
+    try:
+        listed_while_opening, still_open = app.core.submit(quit_during_the_open()).result(60)
+        log = app.diagnostics.path.read_text(encoding="utf-8")
+    finally:
+        app.shutdown()
+
+    assert not listed_while_opening  # the quit came in the window the old close_all missed
+    assert still_open == []
+    assert "[project] opened" in log and "[mcp] closed" in log and "[project] closed" in log
