@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 from idea.domain.git.review import Review
 from idea.domain.wording import counted
 from idea.ui.git.git_client import GitClient
+from idea.ui.widgets.empty_hint import EmptyHint
 from idea.ui.widgets.labels import HintLabel
 
 REVIEW_ROLE = Qt.ItemDataRole.UserRole
@@ -26,6 +27,7 @@ class ReviewsPage(QWidget):
         self.list = QListWidget()
         self.list.setAlternatingRowColors(True)
         self.list.itemActivated.connect(self._open)
+        EmptyHint(self.list, "No review yet: comment on a line of any diff to start one.")
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 4, 0, 0)
         column.addWidget(HintLabel("Reviews are kept in .ideai/reviews/ (not versioned). Open one to see its diff "
@@ -46,8 +48,6 @@ class ReviewsPage(QWidget):
             )
             item.setData(REVIEW_ROLE, review)
             self.list.addItem(item)
-        if not found:
-            self.list.addItem("No review yet: comment on a line of any diff to start one.")
 
     def _open(self, item: QListWidgetItem) -> None:
         review = item.data(REVIEW_ROLE)
