@@ -72,6 +72,9 @@ def apply_theme(app: QApplication, scheme: ColorScheme) -> Colors:
     palette.setColor(role.Midlight, QColor(bevel))
     for disabled in (role.WindowText, role.Text, role.ButtonText):
         palette.setColor(QPalette.ColorGroup.Disabled, disabled, QColor(palette_colors.muted))
+    # A field or button that cannot be used sinks into the window instead of keeping the fill of one that can.
+    for sunk in (role.Base, role.Button):
+        palette.setColor(QPalette.ColorGroup.Disabled, sunk, QColor(palette_colors.window))
     app.setPalette(palette)
     app.setStyleSheet(_stylesheet(palette_colors))
     return palette_colors

@@ -152,6 +152,25 @@ def test_profile_editor_saves_a_custom_profile_and_refuses_to_delete_one_in_use(
     assert world.app.profiles.book().by_id(used.id) is not None
 
 
+def test_profile_editor_without_profiles_says_how_to_get_one_instead_of_an_empty_form(
+    world: BootstrappedApp, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    editor = ProfileEditor(world.client, world.app.profiles, world.app.projects.open_runtimes)
+    qtbot.addWidget(editor)
+    editor.show()
+    assert editor.profiles.list.topLevelItemCount() == 0
+    assert editor.profiles.empty_hint.isVisible() and "Set up CLIs" in editor.profiles.empty_hint.text()
+    assert editor.pane.body.currentWidget() is editor.pane.nothing and not editor.pane.tabs.isVisible()
+    assert editor.pane.title.text() == "No profile" and not editor.pane.save_button.isEnabled()
+
+    editor.add_custom()
+    assert not editor.profiles.empty_hint.isVisible()
+    assert editor.pane.body.currentWidget() is editor.pane.tabs and editor.pane.form.name.isEnabled()
+    monkeypatch.setattr(QMessageBox, "question", lambda *_args: QMessageBox.StandardButton.Discard)
+    editor.close()  # the draft is dropped
+    assert not editor.isVisible()
+
+
 def test_resume_dialog_resumes_the_selected_agent_and_forgets_the_other(world: BootstrappedApp, qtbot: QtBot) -> None:
     profile = world.add_fake_profile()
     runtime = world.open_project()

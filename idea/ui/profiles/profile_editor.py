@@ -106,11 +106,12 @@ class ProfileEditor(QDialog):
         self.pane.detect_result.show_hint("")
         if profile_id is None:
             self._original = None
-            self.pane.title.setText("No profile")
-            self.pane.tabs.setEnabled(False)
+            self.pane.show_nothing(
+                "Choose a profile in the list to see how IdeA runs it."
+                if self.profiles.list.topLevelItemCount() else "Profiles say how IdeA runs each AI CLI."
+            )
             self._update_buttons()
             return
-        self.pane.tabs.setEnabled(True)
         if self._draft is not None and profile_id == self._draft["id"]:
             self._original = None
             data = self._draft

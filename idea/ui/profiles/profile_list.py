@@ -32,6 +32,8 @@ class ProfileList(RecordListSide):
             (self.add_button, self.duplicate_button, self.delete_button),
             "MCP: teammates delegate through idea_* tools. Request folder: through files in "
             ".ideai/requests/. Reference profiles follow IdeA's defaults for fields you never changed.",
+            empty="No profile yet. Set up CLIs… finds the AI CLIs installed here; Add custom runs any "
+            "command-line program as an agent.",
         )
 
     def fill(self, profiles: Iterable[Profile], draft: dict[str, Any] | None, select: str | None) -> str | None:

@@ -6,7 +6,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtWidgets import QHBoxLayout, QPlainTextEdit, QPushButton, QScrollArea, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QStackedWidget,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from idea.application.agents.profile_editing import json_text, parse_json_text
 from idea.ui.profiles.profile_form import ProfileForm
@@ -51,19 +62,35 @@ class ProfilePane(QWidget):
         self.tabs.addTab(form_scroll, "Settings")
         self.tabs.addTab(self.json, "Advanced (JSON)")
         self.tabs.currentChanged.connect(tab_changed)
+        self.nothing = QLabel()  # instead of the tabs while no profile is shown
+        self.nothing.setWordWrap(True)
+        self.nothing.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.nothing.setEnabled(False)  # in the muted colour
+        self.body = QStackedWidget()
+        self.body.addWidget(self.tabs)
+        self.body.addWidget(self.nothing)
         self.problem = HintLabel()
         self.revert_button = QPushButton("Revert")
         self.revert_button.clicked.connect(revert)
         self.save_button = QPushButton("Save")
         self.save_button.setDefault(True)
         self.save_button.clicked.connect(save)
-        side = pane(header, self.tabs, save_row(self.problem, self.revert_button, self.save_button), stretch=self.tabs)
+        side = pane(header, self.body, save_row(self.problem, self.revert_button, self.save_button), stretch=self.body)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(side)
 
+    def show_nothing(self, text: str) -> None:
+        """No profile to show: `text` says why and what to do, where the fields were."""
+        self.title.setText("No profile")
+        self.nothing.setText(text)
+        self.body.setCurrentWidget(self.nothing)
+        self.tabs.setEnabled(False)
+
     def load(self, data: dict[str, Any]) -> None:
         """Show a profile's dictionary in both tabs."""
+        self.body.setCurrentWidget(self.tabs)
+        self.tabs.setEnabled(True)
         self.form.load(data)
         self.json.setPlainText(json_text(data))
 

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton, QTreeWidgetItem, QWidget
 
+from idea.ui.widgets.empty_hint import EmptyHint
 from idea.ui.widgets.list_editor import lay_out_list_side, record_list
 
 KEY_ROLE = Qt.ItemDataRole.UserRole + 1  # a row's record id (column 0)
@@ -25,8 +26,12 @@ class RecordListSide(QWidget):
         self.list = record_list(headers, stretch_column)
         self.list.currentItemChanged.connect(self._current_changed)
 
-    def _lay_out(self, buttons: Sequence[QPushButton], legend: str) -> None:
+    def _lay_out(self, buttons: Sequence[QPushButton], legend: str, empty: str | None = None) -> None:
+        """The list, `buttons` under it and `legend` under them; `empty`: the words over the list while it has
+        no row."""
         lay_out_list_side(self, self.list, buttons, legend)
+        if empty is not None:
+            self.empty_hint = EmptyHint(self.list, empty)
 
     def _refill(self, rows: Sequence[QTreeWidgetItem], select: str | None) -> str | None:
         """Replace the rows and select `select`, else the first row; returns the key selected."""
