@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import platform
 from pathlib import Path
 
-from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QPoint, Qt, QTimer, qVersion
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from idea import __version__
 
 from idea.domain import layout as lay
 from idea.domain.workspace import NewCellContent
@@ -240,3 +243,27 @@ def test_cell_shortcuts_work_from_a_focused_terminal_and_leave_its_keys_alone(
     gui.wait(lambda: tab.active_leaf == right.leaf_id)
     qtbot.keyClick(proxy, Qt.Key.Key_Left, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier)
     gui.wait(lambda: tab.active_leaf == left.leaf_id)
+
+
+def test_about_names_the_versions_a_bug_report_needs_and_links_the_diagnostics_log(gui_factory, qtbot) -> None:
+    gui = gui_factory()
+    gui.restore([])
+    window = gui.windows[0]
+    [help_menu] = [a.menu() for a in window.menuBar().actions() if a.text() == "&Help"]
+    [about] = [a for a in help_menu.actions() if a.text() == "About IdeA"]
+    seen: list[str] = []
+
+    def read_and_close() -> None:
+        box = QApplication.activeModalWidget()
+        assert isinstance(box, QMessageBox)
+        seen.append(box.text())
+        box.accept()
+
+    QTimer.singleShot(0, read_and_close)
+    about.trigger()
+
+    log = gui.session.app.diagnostics.path
+    [text] = seen
+    assert f"IdeA {__version__}" in text and f"Qt {qVersion()}" in text
+    assert f"Python {platform.python_version()}" in text
+    assert f'<a href="{log.as_uri()}">' in text

@@ -3,12 +3,16 @@ gesture of the window, its current tab, the window manager or a screen; none hol
 
 from __future__ import annotations
 
+import html
+import platform
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Protocol
 
-from PySide6.QtCore import Qt
+import PySide6
+from PySide6.QtCore import Qt, qVersion
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QMenu, QMenuBar, QWidget
+from PySide6.QtWidgets import QDockWidget, QMenu, QMenuBar, QMessageBox, QWidget
 
 from idea import __version__
 from idea.domain.project import ProjectRecord
@@ -212,11 +216,17 @@ class WindowMenus:
             self._manager.close_project(tab.project_id)
 
     def _about(self) -> None:
-        from PySide6.QtWidgets import QMessageBox
+        QMessageBox.about(self._window, "About IdeA", about_text(self._manager.diagnostics_path()))
 
-        QMessageBox.about(
-            self._window,
-            "About IdeA",
-            f"<h3>IdeA {__version__}</h3><p>Manage a team of AI coding agents in a grid of real terminals.</p>"
-            f"<p>Diagnostics log: {self._manager.diagnostics_path()}</p>",
-        )
+
+def about_text(log_path: str) -> str:
+    """IdeA's version, what it runs on (what a bug report needs) and its diagnostics log, a link that opens it."""
+    log = Path(log_path)
+    runs_on = " · ".join(
+        (f"Python {platform.python_version()}", f"Qt {qVersion()}", f"PySide6 {PySide6.__version__}", platform.system())
+    )
+    return (
+        f"<h3>IdeA {__version__}</h3><p>Manage a team of AI coding agents in a grid of real terminals.</p>"
+        f"<p>{html.escape(runs_on)}</p>"
+        f"<p>Diagnostics log: <a href=\"{log.as_uri()}\">{html.escape(str(log))}</a></p>"
+    )
