@@ -1,7 +1,7 @@
 """What IdeA adds on a terminal cell's output path, against the bare terminal widget, side by side.
 
 Both run `cat` of the same coloured text file (24 MB by default) in a real PTY, shown next to each other in
-one window (offscreen Qt), with the same font, colour scheme and scrollback:
+one window (offscreen Qt), with the same font, colour scheme, margin and scrollback:
 
 - bare: a `QTermWidget` and nothing else;
 - IdeA: the cell's terminal as IdeA builds it (`QtTerminalFactory` → `QTermWidgetTerminal` in a
@@ -49,7 +49,7 @@ from idea.infrastructure.limits.screen_watch import AgentScreenWatch  # noqa: E4
 from idea.infrastructure.resources import resources_dir  # noqa: E402
 from idea.infrastructure.timer import MonotonicTimer  # noqa: E402
 from idea.ui.gui_thread import GuiThread  # noqa: E402
-from idea.ui.terminal.appearance import TerminalAppearance, register_color_schemes  # noqa: E402
+from idea.ui.terminal.appearance import TEXT_MARGIN, TerminalAppearance, register_color_schemes  # noqa: E402
 from idea.ui.terminal.qtermwidget_terminal import QtTerminalFactory  # noqa: E402
 
 CELL_WIDTH, CELL_HEIGHT = 700, 600  # both widgets get exactly this size: rendering cost grows with it
@@ -94,6 +94,7 @@ def bare_run(app: QApplication, host: QWidget, appearance: TerminalAppearance, d
     term.setColorScheme(appearance.scheme)
     term.setHistorySize(appearance.history_lines)
     term.setAutoClose(True)
+    term.setMargin(TEXT_MARGIN)
     term.setFixedSize(CELL_WIDTH, CELL_HEIGHT)
     host.layout().addWidget(term)
     term.show()

@@ -21,6 +21,7 @@ from idea.domain.workspace import ColorScheme, Settings, TerminalFontSetting
 from idea.ui.terminal.appearance import (
     DARK_SCHEME,
     LIGHT_SCHEME,
+    TEXT_MARGIN,
     TerminalAppearance,
     register_color_schemes,
     scheme_colors,
@@ -288,3 +289,21 @@ class UrlRecorder(QObject):
     def record(self, url: QUrl) -> None:
         self.urls.append(url)
 
+
+
+def test_the_text_keeps_a_margin_from_the_cells_edge(view: TerminalView, qtbot: QtBot, tmp_path: Path) -> None:
+    # A reverse-video block at the top left corner: its first pixels are where the text starts.
+    block = "import time; print('\\x1b[?25l\\x1b[7mXXXX\\x1b[0m'); time.sleep(30)"
+    start(view, [sys.executable, "-c", block], tmp_path)
+    wait_for_screen(qtbot, view, "XXXX")
+    background = scheme_colors(DARK_SCHEME).background_color()
+
+    def first_text_pixel() -> tuple[int, int] | None:
+        image = view.terminal.grab().toImage()
+        for offset in range(3 * TEXT_MARGIN):
+            if image.pixelColor(offset, offset) != background:
+                return offset, offset
+        return None
+
+    qtbot.waitUntil(lambda: first_text_pixel() is not None, timeout=WAIT_MS)
+    assert first_text_pixel() == (TEXT_MARGIN, TEXT_MARGIN)

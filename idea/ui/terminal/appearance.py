@@ -20,6 +20,7 @@ DARK_SCHEME = "IdeA Dark"
 LIGHT_SCHEME = "IdeA Light"
 FALLBACK_FONT_FAMILY = "DejaVu Sans Mono"
 MIN_POINT_SIZE = 5
+TEXT_MARGIN = 6  # pixels between a terminal cell's edge and its text: text against the frame reads as cut off
 
 Rgb = tuple[int, int, int]
 

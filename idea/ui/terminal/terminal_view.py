@@ -46,7 +46,7 @@ from idea.infrastructure.resources import resources_dir
 from idea.infrastructure.terminal.start import start_refused
 from idea.ui.terminal.activity_mark import ActivityMark
 from idea.ui.terminal.shift_enter import shift_enter_mapped
-from idea.ui.terminal.appearance import TerminalAppearance, register_color_schemes
+from idea.ui.terminal.appearance import TEXT_MARGIN, TerminalAppearance, register_color_schemes
 from idea.ui.terminal.font_zoom import FontZoom, cell_shortcuts
 from idea.ui.widgets.timers import single_shot_timer
 
@@ -95,6 +95,7 @@ class TerminalView(QWidget):
         # Activity and silence come from the output hand-over, once per flow (`output_flowing`): the widget's own
         # monitoring restarts a timer for every chunk of output.
         term.setTerminalSizeHint(False)  # no "Size: 80 x 31" box over the program at every resize
+        term.setMargin(TEXT_MARGIN)
         self._term = term
         self.zoom = FontZoom(lambda: self._appearance, term.setTerminalFont)
         self._display = term.focusProxy()

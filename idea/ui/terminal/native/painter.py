@@ -12,9 +12,10 @@ import evp
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPixmap
 
+from idea.ui.terminal.appearance import TEXT_MARGIN
 from idea.ui.terminal.native.screen import CellStyle, TerminalScreen
 
-MARGIN = 2  # pixels between the cell's edge and the text, as the QTermWidget view leaves
+MARGIN = TEXT_MARGIN  # pixels between the cell's edge and the text, as in the QTermWidget view
 
 
 class CellMetrics:
