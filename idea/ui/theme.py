@@ -139,6 +139,8 @@ def _stylesheet(c: Colors) -> str:
     #CellHeader QLabel#CellTitle {{ color: {c.text}; font-weight: 600; }}
     #CellHeader QToolButton {{ border: none; padding: 1px; border-radius: 3px; }}
     #CellHeader QToolButton:hover {{ background: {c.border}; }}
+    #CellHeader QLabel#AttentionBadge {{ background: {c.notice}; color: #1a1a1a; border: 1px solid {c.warn};
+                                        border-radius: 3px; padding: 0px 6px; margin: 3px 0px; font-weight: 600; }}
     #CellHeader QLabel#StateDot[tone="running"] {{ color: {c.ok}; }}
     #CellHeader QLabel#StateDot[tone="starting"] {{ color: {c.warn}; }}
     #CellHeader QLabel#StateDot[tone="failed"] {{ color: {c.error}; }}

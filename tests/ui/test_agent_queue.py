@@ -36,6 +36,7 @@ from idea.domain.orchestration.events import (
 from idea.domain.profile import Profile
 from idea.domain.orchestration.tickets import HumanSource, TicketPhase
 from idea.ui.agents.agents_panel import AgentsPanel
+from idea.ui.theme import palette_colors
 from idea.ui.widgets.list_row_delegate import ListRowDelegate
 from tests.ui.agent_support import FIXTURES, WAIT_MS, RecordingHost, BootstrappedApp, bootstrapped_app
 
@@ -216,6 +217,8 @@ def test_a_call_for_attention_marks_the_row_until_the_person_goes_to_the_agent(
     s.world.sync(lambda: s.runtime.orchestrator.hook_event(scout, "claude", "Notification", notification))
     wait(qtbot, lambda: s.panel.team.list.item(0).data(ListRowDelegate.ALERT_ROLE) == "needs you: waits for your permission")
     assert "Scout needs you: permission" in s.messages
+    assert s.panel.team.list.item(0).data(ListRowDelegate.NOTE_ROLE) == "waiting for you"  # not "idle"
+    assert s.panel.team.list.item(0).data(ListRowDelegate.NOTE_COLOR_ROLE) == palette_colors(s.panel).warn
     assert "Claude needs your permission to use Bash" in s.panel.team.list.item(0).toolTip()
 
     s.panel.agent_focused(scout)

@@ -32,6 +32,7 @@ from idea.domain.session import SessionInfo, SessionState
 
 NO_PLACE = "—"
 BACKGROUND = "background"
+WAITING_FOR_YOU = "waiting for you"  # the note of an agent that needs the person
 
 
 class AgentState(StrEnum):
@@ -151,9 +152,11 @@ class AgentRow:
         return "late reply" if count == 1 else f"{count} late replies"
 
     def note(self, now_ms: int) -> str:
-        """Beside the name: busy or idle and for how long for a running agent, else its state; then the
-        depth of its queue."""
-        if self.state is AgentState.RUNNING:
+        """Beside the name: busy or idle and for how long for a running agent (waiting for the person when it
+        needs them: it is neither), else its state; then the depth of its queue."""
+        if self.attention_text:
+            text = WAITING_FOR_YOU
+        elif self.state is AgentState.RUNNING:
             text = f"{'busy' if self.is_busy else 'idle'} {elapsed_text(now_ms - self._since_ms())}"
         else:
             text = self.state_text

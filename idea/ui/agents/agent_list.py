@@ -175,7 +175,7 @@ def _item_look(row: AgentRow, now_ms: int, c: Colors) -> tuple[object, ...]:
         row.name,
         "orchestrator" if row.is_orchestrator else "",
         row.note(now_ms),
-        c.accent if row.is_busy else dot,
+        c.warn if row.attention_text else c.accent if row.is_busy else dot,
         dot,
         not row.is_live,
         row.details(),

@@ -35,10 +35,14 @@ class CellHeader(QFrame):
         self.detail = QLabel()
         self.detail.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.marks = QLabel()
+        self.attention = QLabel("Needs you")  # a badge the eye finds across a grid, not one more grey mark
+        self.attention.setObjectName("AttentionBadge")
+        self.attention.hide()
         row.addWidget(self.state_dot)
         row.addWidget(self.title)
         row.addWidget(self.detail, 1)
         row.addWidget(self.marks)
+        row.addWidget(self.attention)
         self.buttons: dict[str, QToolButton] = {}
         for name, tip in (
             ("split-right", "Split right (Ctrl+Shift+E)"),
@@ -136,16 +140,17 @@ class CellHeader(QFrame):
             self.detail.setToolTip(session.title or session.cwd)
         marks, tips = [], []
         for name, mark, tip in (
-            ("attention", "⚠", f"Needs you: {self._attention}"),
             ("delivered", "✉", "A task was delivered to this agent"),
             ("bell", "🔔", "Bell rang"),
             ("activity", "•", "New output"),
         ):
-            if name in self._marks or (name == "attention" and self._attention):
+            if name in self._marks:
                 marks.append(mark)
                 tips.append(tip)
         self.marks.setText(" ".join(marks))
         self.marks.setToolTip("\n".join(tips))
+        self.attention.setVisible(self._attention is not None)
+        self.attention.setToolTip(f"Needs you: {self._attention}" if self._attention else "")
 
     def _detail_text(self, session: SessionInfo) -> str:
         parts = []
