@@ -6,7 +6,17 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QPainter, QPalette, QPen
-from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleFactory, QStyleOption, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QPlainTextEdit,
+    QProxyStyle,
+    QStyle,
+    QStyleFactory,
+    QStyleOption,
+    QStyleOptionComplex,
+    QTextEdit,
+    QWidget,
+)
 
 from idea.domain.workspace import ColorScheme
 
@@ -81,9 +91,9 @@ def apply_theme(app: QApplication, scheme: ColorScheme) -> Colors:
 
 
 class EdgedStyle(QProxyStyle):
-    """Fusion, with an edge a person can see around check boxes, radio buttons and text fields: Fusion draws
-    theirs in a shade of the window colour, 1.1:1 against it in the dark theme and 1.7 to 2.1:1 in the light
-    one (WCAG asks 3:1 of a control's boundary)."""
+    """Fusion, with an edge a person can see around check boxes, radio buttons, text fields, spin boxes and
+    editable multi-line fields: Fusion draws theirs in a shade of the window colour, 1.1:1 against it in the
+    dark theme and 1.7 to 2.1:1 in the light one (WCAG asks 3:1 of a control's boundary)."""
 
     _EDGED = (
         QStyle.PrimitiveElement.PE_IndicatorCheckBox,
@@ -105,21 +115,43 @@ class EdgedStyle(QProxyStyle):
         focused = option.state & flags.State_HasFocus and (
             element == QStyle.PrimitiveElement.PE_FrameLineEdit or option.state & flags.State_KeyboardFocusChange
         )
-        if element not in self._EDGED or focused:
-            return
+        if element == QStyle.PrimitiveElement.PE_Frame and _editable_text(widget):
+            # Fusion shows no focus on a multi-line field's frame: the edge takes the focus colour instead.
+            self._draw_edge(option, painter, option.palette.highlight().color() if _has_focus(widget) else None)
+        elif element in self._EDGED and not focused:
+            self._draw_edge(option, painter, None, ellipse=element == QStyle.PrimitiveElement.PE_IndicatorRadioButton)
+
+    def drawComplexControl(
+        self, control: QStyle.ComplexControl, option: QStyleOptionComplex, painter: QPainter,
+        widget: QWidget | None = None,
+    ) -> None:
+        super().drawComplexControl(control, option, painter, widget)
+        framed = control == QStyle.ComplexControl.CC_SpinBox and getattr(option, "frame", False)
+        if framed and not option.state & QStyle.StateFlag.State_HasFocus:  # Fusion's focus colour stays
+            self._draw_edge(option, painter, None)
+
+    def _draw_edge(self, option: QStyleOption, painter: QPainter, color: QColor | None, ellipse: bool = False) -> None:
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        edge = QColor(self._edge)
+        edge = QColor(color or self._edge)
         if not option.state & QStyle.StateFlag.State_Enabled:
             edge.setAlphaF(0.45)  # a control that cannot be used reads as such
         painter.setPen(QPen(edge, 1))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         box = QRectF(option.rect).adjusted(0.5, 0.5, -0.5, -0.5)
-        if element == QStyle.PrimitiveElement.PE_IndicatorRadioButton:
+        if ellipse:
             painter.drawEllipse(box)
         else:
             painter.drawRoundedRect(box, 2, 2)
         painter.restore()
+
+
+def _editable_text(widget: QWidget | None) -> bool:
+    return isinstance(widget, QPlainTextEdit | QTextEdit) and not widget.isReadOnly()
+
+
+def _has_focus(widget: QWidget | None) -> bool:
+    return widget is not None and widget.hasFocus()
 
 
 def _stylesheet(c: Colors) -> str:

@@ -1,7 +1,7 @@
 """Each theme reads: the dark theme draws no bright line (Fusion paints the tab bar's base line and frame bevels
 with the palette's light roles, which Qt leaves white unless the theme sets them); the chrome's line icons take
-the theme's text colour, again after a change of theme; check boxes, radio buttons and text fields show an edge
-a person can see."""
+the theme's text colour, again after a change of theme; check boxes, radio buttons, text fields, spin boxes and
+multi-line fields show an edge a person can see."""
 
 from __future__ import annotations
 
@@ -13,8 +13,10 @@ from PySide6.QtWidgets import (
     QFrame,
     QLabel,
     QLineEdit,
+    QPlainTextEdit,
     QPushButton,
     QRadioButton,
+    QSpinBox,
     QTabWidget,
     QToolButton,
     QVBoxLayout,
@@ -105,3 +107,45 @@ def test_check_boxes_radio_buttons_and_text_fields_show_their_edge_at_3_to_1(
         key=lambda pixel: contrast(pixel, background),
     )
     assert contrast(edge, background) >= 3, edge.name()  # WCAG 2.1, non-text contrast of a control's boundary
+
+
+@pytest.mark.parametrize("scheme", [ColorScheme.DARK, ColorScheme.LIGHT])
+@pytest.mark.parametrize("control", [QSpinBox, QPlainTextEdit])
+def test_spin_boxes_and_multi_line_fields_show_their_edge_at_3_to_1(
+    themed: QApplication, qtbot: QtBot, scheme: ColorScheme, control: type[QWidget]
+) -> None:
+    apply_theme(themed, scheme)
+    window = QWidget()
+    qtbot.addWidget(window)
+    column = QVBoxLayout(window)
+    field, elsewhere = control(), QPushButton("elsewhere")
+    field.setMaximumHeight(60)
+    column.addWidget(field)
+    column.addWidget(elsewhere)
+    window.resize(200, 120)
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    elsewhere.setFocus()
+    qtbot.waitUntil(elsewhere.hasFocus)
+
+    shot = field.grab().toImage()
+    background = QColor(colors(scheme).window)
+    middle = shot.height() // 2  # the left edge, away from the arrows and any text
+    edge = max((shot.pixelColor(x, middle) for x in range(3)), key=lambda pixel: contrast(pixel, background))
+    assert contrast(edge, background) >= 3, edge.name()
+
+
+def test_a_focused_multi_line_field_shows_the_focus_colour_on_its_edge(themed: QApplication, qtbot: QtBot) -> None:
+    palette = apply_theme(themed, ColorScheme.DARK)
+    field = QPlainTextEdit()
+    qtbot.addWidget(field)
+    field.resize(200, 60)
+    field.show()
+    qtbot.waitExposed(field)
+    field.activateWindow()
+    field.setFocus()
+    qtbot.waitUntil(field.hasFocus)
+
+    shot = field.grab().toImage()
+    assert shot.pixelColor(0, shot.height() // 2) == QColor(palette.accent)
