@@ -205,6 +205,7 @@ class FakePortal:
         self.last_key_ms: int | None = None
         self.suspended = False
         self.log: list[tuple[str, int]] = []
+        self.banners: list[str] = []  # what the overlay said, one per suspension
 
     def type(self, chars: int) -> None:
         self.pending += chars
@@ -222,6 +223,7 @@ class FakePortal:
 
     async def suspend(self, banner: str) -> None:
         self.suspended = True
+        self.banners.append(banner)
         self.log.append(("suspend", self._time.monotonic_ms()))
 
     async def release(self) -> None:

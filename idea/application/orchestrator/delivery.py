@@ -20,11 +20,8 @@ from idea.application.orchestrator.ports import InputPortal, LiveAgent, Timer
 from idea.application.orchestrator.rendezvous import ActivitySnapshot, activity_progressed
 from idea.application.orchestrator.timing import OrchestratorTimings
 from idea.application.ports import Diagnostics
-from idea.domain.orchestration.delivery import ERASE_CHAR, encode_delivery
+from idea.domain.orchestration.delivery import ERASE_CHAR, encode_delivery, overlay_banner
 from idea.domain.profile import DEFAULT_SUBMIT_SEQUENCE
-
-OVERLAY_BANNER = "An agent is speaking — input paused"
-
 
 @dataclass(frozen=True)
 class DeliveryJob:
@@ -63,7 +60,7 @@ class Deliverer:
         try:
             if portal is not None and not kept_up:
                 self._beacon(job, "suspend")
-                await portal.suspend(OVERLAY_BANNER)
+                await portal.suspend(overlay_banner(job.record.ticket))
             await self._type(job)
             if portal is not None:
                 floor = suspended_at + self._timings.overlay_floor_ms - self._timer.monotonic_ms()

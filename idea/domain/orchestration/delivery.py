@@ -52,6 +52,14 @@ def _reply_instruction(ticket: Ticket, file_channel: FileReplyChannel | None) ->
     )
 
 
+def overlay_banner(ticket: Ticket) -> str:
+    """What the cell's overlay says while a ticket's text is typed into it (§8.2): who is speaking. The spec's
+    "An agent is speaking" would name no one, and be wrong for the person's own task."""
+    if ticket.requester_agent is None:
+        return "Typing your task — input paused"
+    return f"{ticket.requester_label} is speaking — input paused"
+
+
 def is_idea_delivery(prompt: str) -> bool:
     """A prompt that starts a turn of IdeA's (a delegation, a launch task, a late reply)."""
     return HEADER_MARK in prompt

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.orchestration.commands import Reply, Source
+from idea.domain.orchestration.commands import Reply, Source, SubmitHumanInput
 from idea.domain.orchestration.delivery import BRACKETED_PASTE_END, BRACKETED_PASTE_START, ERASE_CHAR
 from idea.domain.orchestration.events import (
     DelegationDelivered,
@@ -16,7 +16,7 @@ from idea.domain.orchestration.events import (
     DeliveryWaiting,
 )
 from tests.fakes_orchestration import FakePortal, settle
-from tests.world import Harness, claude_profile, file_protocol_profile, make_harness
+from tests.world import HUMAN, Harness, claude_profile, file_protocol_profile, make_harness
 
 
 def pair(target_profile=None) -> Harness:  # type: ignore[no-untyped-def]
@@ -104,6 +104,22 @@ async def test_text_then_submit_after_the_delay_and_the_overlay_stays_two_second
     assert suspended_at <= text_at and released_at - suspended_at == 2_000
     assert h.events.of_type(DelegationReady)[0].ticket == ticket
     assert h.events.of_type(DelegationDelivered)[0].ticket == ticket
+    await h.close()
+
+
+async def test_the_overlay_names_who_is_speaking() -> None:
+    h = pair()
+    portal = h.portal("Architect")
+    ask = await h.ask("Main", "Architect", "the task")
+    ticket = await h.begin_turn("Architect")
+    await h.service.dispatch(h.agent("Architect"), Reply("done", ticket), Source.UI)
+    assert (await ask).reply == "done"
+    await h.time.advance(5_000)  # the overlay's floor passes: the next delivery raises it again
+    h.start(HUMAN, SubmitHumanInput(target="Architect", text="and mine"))
+    await settle()
+    await h.time.run_until(lambda: len(portal.banners) == 2, within_ms=60_000)
+
+    assert portal.banners == ["Main is speaking — input paused", "Typing your task — input paused"]
     await h.close()
 
 
