@@ -66,7 +66,7 @@ class GuiSession:
             self.client = CoreClient(self.app.core, self.gui, self._report_error)
             self.windows = WindowManager(self.app, self.client, self.terminals, self.relay, self.apply_theme)
             self.alerts = GuiDesktopAlerts(self.app, self.relay, self.gui, self.show_agent)
-            self.windows.settings_changed = self.alerts.settings_changed
+            self.windows.settings.settings_changed = self.alerts.settings_changed
             self.first_paint_filter: QObject | None = None  # --quit-at-first-paint
             self.apply_theme()
         except BaseException:

@@ -202,7 +202,7 @@ def test_switching_to_the_light_theme_restyles_the_window_and_the_terminals(gui_
     _, tab = gui.open_new_project(tmp_path)
     [cell] = gui.wait_for_shells(tab, 1)
 
-    gui.session.windows.set_color_scheme("light")
+    gui.session.windows.settings.set_color_scheme("light")
 
     assert gui.session.app.preferences.settings.color_scheme.value == "light"
     window = gui.windows[0]

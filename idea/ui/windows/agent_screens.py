@@ -12,7 +12,6 @@ from PySide6.QtWidgets import QWidget
 from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.agents.templates import TemplateCatalogue
 from idea.application.permissions.service import PermissionService
-from idea.application.preferences import Preferences
 from idea.application.projects import ProjectRuntime
 from idea.ui.agents.agents_panel import AgentsPanel
 from idea.ui.agents.team_model import AgentsPanelHost
@@ -29,7 +28,6 @@ class AgentScreens:
         client: CoreClient,
         profiles: ProfileCatalogue,
         templates: TemplateCatalogue,
-        preferences: Preferences,
         permissions: PermissionService,
         open_runtimes: Callable[[], Iterable[ProjectRuntime]],
         profiles_changed: Callable[[], None],
@@ -37,7 +35,6 @@ class AgentScreens:
         self._client = client
         self._profiles = profiles
         self._templates = templates
-        self._preferences = preferences
         self._permissions = permissions
         self._open_runtimes = open_runtimes
         self._profiles_changed = profiles_changed  # the open panels read profiles and templates again
@@ -63,10 +60,3 @@ class AgentScreens:
 
     def open_permissions(self, runtime: ProjectRuntime, parent: QWidget) -> None:
         open_permissions(self._client, self._permissions, runtime, parent)
-
-    @property
-    def trusts_run_dirs(self) -> bool:
-        return self._preferences.settings.trust_run_dirs_automatically
-
-    def set_trust_run_dirs(self, enabled: bool) -> None:
-        self._preferences.update_settings(trust_run_dirs_automatically=enabled)

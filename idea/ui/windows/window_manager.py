@@ -19,7 +19,6 @@ from idea.application.projects import ProjectRuntime
 from idea.bootstrap import App
 from idea.domain.events import ProjectProblem
 from idea.domain.project import ProjectRecord
-from idea.domain.workspace import ColorScheme
 from idea.ui.agents.resume_dialog import offer_resume
 from idea.ui.core_client import CoreClient
 from idea.ui.event_relay import EventRelay
@@ -29,6 +28,7 @@ from idea.ui.widgets.messages import error_text, show_error
 from idea.ui.windows.agent_screens import AgentScreens
 from idea.ui.windows.main_window import MainWindow
 from idea.ui.windows.project_tab import ProjectTab
+from idea.ui.windows.settings_dialog import SettingsControl
 from idea.ui.windows.tab_bar import ProjectTabBar
 from idea.ui.windows.workspace_saver import WorkspaceSaver, restore_window_state
 
@@ -45,15 +45,14 @@ class WindowManager:
         self._app = app
         self._client = client
         self._terminals = terminals
-        self._theme_changed = theme_changed
         self.windows: list[MainWindow] = []
         self._screens = AgentScreens(
-            client, app.profiles, app.templates, app.preferences, app.permissions, app.projects.open_runtimes,
+            client, app.profiles, app.templates, app.permissions, app.projects.open_runtimes,
             self.profiles_changed,
         )
         self.knowledge = KnowledgeScreens(client)
         self.tabs: dict[str, ProjectTab] = {}
-        self.settings_changed: Callable[[], None] = lambda: None  # told when a setting the GUI follows changes
+        self.settings = SettingsControl(app.preferences, theme_changed)
         self._quitting = False
         self._workspace = WorkspaceSaver(app.preferences, lambda: self.windows, lambda: self._quitting)
         self._unseen_notices: list[str] = []  # told before any window existed
@@ -280,18 +279,6 @@ class WindowManager:
             self.notify(event.message)
 
     # -- appearance --
-
-    def desktop_notifications(self) -> tuple[str, ...]:
-        return self._app.preferences.settings.desktop_notifications
-
-    def set_desktop_notification(self, kind: str, on: bool) -> None:
-        kinds = [k for k in self.desktop_notifications() if k != kind] + ([kind] if on else [])
-        self._app.preferences.update_settings(desktop_notifications=tuple(kinds))
-        self.settings_changed()
-
-    def set_color_scheme(self, scheme: str) -> None:
-        self._app.preferences.update_settings(color_scheme=ColorScheme(scheme))
-        self._theme_changed()
 
     # -- workspace persistence --
 

@@ -21,6 +21,12 @@ from idea.ui.windows.agent_screens import AgentScreens
 from idea.ui.windows.desktop_menu import add_menu_entry_action
 from idea.ui.windows.layout_bar import LayoutBar
 from idea.ui.windows.project_tab import ProjectTab
+from idea.ui.windows.settings_dialog import (
+    DESKTOP_NOTIFICATION_KINDS,
+    TRUST_RUN_DIRS,
+    TRUST_RUN_DIRS_TIP,
+    SettingsControl,
+)
 
 # IdeA's own shortcuts use Ctrl+Shift and Ctrl+Alt so the keys agent CLIs need (Esc, Ctrl+C, Ctrl+R,
 # Tab, Shift+Tab, arrows, Ctrl+O...) always reach the terminal.
@@ -39,12 +45,6 @@ FOCUS_SHORTCUTS = (
     ("down", "Focus cell below", "Ctrl+Alt+Down"),
 )
 
-
-DESKTOP_NOTIFICATION_KINDS = (
-    ("attention", "When an agent needs you"),
-    ("usageLimit", "When an agent hits its usage limit or is resumed"),
-    ("humanNet", "When IdeA cannot tell when to resume an agent"),
-)
 
 
 class MenuWindow(Protocol):
@@ -83,11 +83,8 @@ class MenuHost(Protocol):
 
     def quit(self) -> None: ...
 
-    def set_color_scheme(self, scheme: str) -> None: ...
-
-    def desktop_notifications(self) -> tuple[str, ...]: ...
-
-    def set_desktop_notification(self, kind: str, on: bool) -> None: ...
+    @property
+    def settings(self) -> SettingsControl: ...
 
     def diagnostics_path(self) -> str: ...
 
@@ -113,22 +110,23 @@ class WindowMenus:
         )
         view_menu = self._window.menuBar().addMenu("&View")
         view_menu.addAction(window.git_dock.toggleViewAction())
-        self._action(view_menu, "Dark theme", None, lambda: self._manager.set_color_scheme("dark"))
-        self._action(view_menu, "Light theme", None, lambda: self._manager.set_color_scheme("light"))
+        settings = self._manager.settings
+        self._action(view_menu, "Dark theme", None, lambda: settings.set_color_scheme("dark"))
+        self._action(view_menu, "Light theme", None, lambda: settings.set_color_scheme("light"))
         view_menu.addSeparator()
         notifications = view_menu.addMenu("Desktop notifications")
         for kind, text in DESKTOP_NOTIFICATION_KINDS:
             toggle = notifications.addAction(text)
             toggle.setCheckable(True)
-            toggle.setChecked(kind in self._manager.desktop_notifications())
-            toggle.toggled.connect(lambda on, k=kind: self._manager.set_desktop_notification(k, on))
+            toggle.setChecked(kind in settings.settings.desktop_notifications)
+            toggle.toggled.connect(lambda on, k=kind: settings.set_desktop_notification(k, on))
         notifications.aboutToShow.connect(lambda: self._sync_notification_toggles(notifications))
         help_menu = self._window.menuBar().addMenu("&Help")
         add_menu_entry_action(window, help_menu)
         self._action(help_menu, "About IdeA", None, self._about)
 
     def _sync_notification_toggles(self, menu: QMenu) -> None:
-        enabled = self._manager.desktop_notifications()
+        enabled = self._manager.settings.settings.desktop_notifications
         for action, (kind, _text) in zip(menu.actions(), DESKTOP_NOTIFICATION_KINDS, strict=True):
             action.blockSignals(True)
             action.setChecked(kind in enabled)
@@ -140,6 +138,8 @@ class WindowMenus:
         self._recent_menu = file_menu.addMenu("Open recent")
         self._recent_menu.aboutToShow.connect(self._fill_recent)
         self._action(file_menu, "Close project", None, self._close_current)
+        file_menu.addSeparator()
+        self._action(file_menu, "Settings…", "Ctrl+Alt+S", lambda: manager.settings.open_dialog(self._window))
         file_menu.addSeparator()
         self._action(file_menu, "New window", "Ctrl+Shift+N", manager.open_new_window)
         self._action(file_menu, "Close window", None, self._window.close)
@@ -178,16 +178,12 @@ class WindowMenus:
         self._action(agents_menu, "Templates…", None, lambda: screens.open_template_manager(self._window))
         self._action(agents_menu, "Permissions…", None,
                      lambda: self._window.on_current_tab(lambda tab: screens.open_permissions(tab.runtime, self._window)))
-        trust = self._action(
-            agents_menu, "Trust agents' run folders automatically", None,
-            lambda: screens.set_trust_run_dirs(trust.isChecked()),
-        )
+        settings = self._manager.settings
+        trust = self._action(agents_menu, TRUST_RUN_DIRS, None, lambda: settings.set_trust_run_dirs(trust.isChecked()))
         trust.setCheckable(True)
-        trust.setChecked(screens.trusts_run_dirs)
-        trust.setToolTip(
-            "Record each agent's private run folder as trusted in your Claude and Gemini settings, so an agent "
-            "started in the background does not wait at a trust question nobody sees."
-        )
+        trust.setToolTip(TRUST_RUN_DIRS_TIP)
+        agents_menu.aboutToShow.connect(lambda: trust.setChecked(settings.settings.trust_run_dirs_automatically))
+        trust.setChecked(settings.settings.trust_run_dirs_automatically)
         agents_menu.addAction(self._window.agents_dock.toggleViewAction())
 
     def _action(self, menu: QMenu, text: str, shortcut: str | None, slot: Callable[[], object]) -> QAction:
