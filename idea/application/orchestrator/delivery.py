@@ -23,6 +23,7 @@ from idea.application.ports import Diagnostics
 from idea.domain.orchestration.delivery import ERASE_CHAR, encode_delivery, overlay_banner
 from idea.domain.profile import DEFAULT_SUBMIT_SEQUENCE
 
+
 @dataclass(frozen=True)
 class DeliveryJob:
     record: TicketRecord

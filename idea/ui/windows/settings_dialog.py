@@ -47,7 +47,7 @@ class SettingsControl:
     def __init__(self, preferences: Preferences, look_changed: Callable[[], None]) -> None:
         self._preferences = preferences
         self._look_changed = look_changed  # the theme and every terminal restyled from the settings
-        self.settings_changed: Callable[[], None] = lambda: None  # told when any other setting changes
+        self.settings_changed: Callable[[], None] = lambda: None  # told after every change (the desktop alerts)
 
     @property
     def settings(self) -> Settings:

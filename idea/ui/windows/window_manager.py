@@ -278,8 +278,6 @@ class WindowManager:
         elif isinstance(event, ProjectProblem):
             self.notify(event.message)
 
-    # -- appearance --
-
     # -- workspace persistence --
 
     def workspace_changed(self) -> None:

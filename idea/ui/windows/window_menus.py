@@ -46,7 +46,6 @@ FOCUS_SHORTCUTS = (
 )
 
 
-
 class MenuWindow(Protocol):
     """What the menus use of their window (`MainWindow`)."""
 
