@@ -6,7 +6,7 @@ multi-line fields show an edge a person can see."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtGui import QColor, QIcon
+from PySide6.QtGui import QColor, QIcon, QImage
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
@@ -79,6 +79,25 @@ def test_the_chrome_icons_take_the_themes_text_colour_and_follow_a_change_of_the
     assert ink(button.icon()).name() == DARK.text
 
 
+def shown(qtbot: QtBot, field: QWidget, focused: bool) -> QImage:
+    """`field` as drawn in a window above a button, with the focus on it or on the button."""
+    window = QWidget()
+    qtbot.addWidget(window)
+    column = QVBoxLayout(window)
+    elsewhere = QPushButton("elsewhere")
+    field.setMaximumHeight(60)
+    column.addWidget(field)
+    column.addWidget(elsewhere)
+    window.resize(200, 120)
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    taker = field if focused else elsewhere
+    taker.setFocus()  # not by the keyboard: Fusion shows its focus colour only then, on a box
+    qtbot.waitUntil(taker.hasFocus)
+    return field.grab().toImage()
+
+
 @pytest.mark.parametrize("scheme", [ColorScheme.DARK, ColorScheme.LIGHT])
 @pytest.mark.parametrize("control", [QCheckBox, QRadioButton, QLineEdit])
 @pytest.mark.parametrize("focused", [False, True], ids=["focus elsewhere", "focus given by a click"])
@@ -86,21 +105,7 @@ def test_check_boxes_radio_buttons_and_text_fields_show_their_edge_at_3_to_1(
     themed: QApplication, qtbot: QtBot, scheme: ColorScheme, control: type[QWidget], focused: bool
 ) -> None:
     apply_theme(themed, scheme)
-    window = QWidget()
-    qtbot.addWidget(window)
-    column = QVBoxLayout(window)
-    field, elsewhere = control(), QPushButton("elsewhere")
-    column.addWidget(field)
-    column.addWidget(elsewhere)
-    window.resize(200, 90)
-    window.show()
-    qtbot.waitExposed(window)
-    window.activateWindow()
-    taker = field if focused else elsewhere
-    taker.setFocus()  # not by the keyboard: Fusion shows its focus colour only then, on a box
-    qtbot.waitUntil(taker.hasFocus)
-
-    shot = field.grab().toImage()
+    shot = shown(qtbot, control(), focused)
     background = QColor(colors(scheme).window)
     edge = max(
         (shot.pixelColor(x, y) for x in range(shot.width()) for y in range(shot.height())),
@@ -115,21 +120,7 @@ def test_spin_boxes_and_multi_line_fields_show_their_edge_at_3_to_1(
     themed: QApplication, qtbot: QtBot, scheme: ColorScheme, control: type[QWidget]
 ) -> None:
     apply_theme(themed, scheme)
-    window = QWidget()
-    qtbot.addWidget(window)
-    column = QVBoxLayout(window)
-    field, elsewhere = control(), QPushButton("elsewhere")
-    field.setMaximumHeight(60)
-    column.addWidget(field)
-    column.addWidget(elsewhere)
-    window.resize(200, 120)
-    window.show()
-    qtbot.waitExposed(window)
-    window.activateWindow()
-    elsewhere.setFocus()
-    qtbot.waitUntil(elsewhere.hasFocus)
-
-    shot = field.grab().toImage()
+    shot = shown(qtbot, control(), focused=False)
     background = QColor(colors(scheme).window)
     middle = shot.height() // 2  # the left edge, away from the arrows and any text
     edge = max((shot.pixelColor(x, middle) for x in range(3)), key=lambda pixel: contrast(pixel, background))
@@ -138,14 +129,5 @@ def test_spin_boxes_and_multi_line_fields_show_their_edge_at_3_to_1(
 
 def test_a_focused_multi_line_field_shows_the_focus_colour_on_its_edge(themed: QApplication, qtbot: QtBot) -> None:
     palette = apply_theme(themed, ColorScheme.DARK)
-    field = QPlainTextEdit()
-    qtbot.addWidget(field)
-    field.resize(200, 60)
-    field.show()
-    qtbot.waitExposed(field)
-    field.activateWindow()
-    field.setFocus()
-    qtbot.waitUntil(field.hasFocus)
-
-    shot = field.grab().toImage()
+    shot = shown(qtbot, QPlainTextEdit(), focused=True)
     assert shot.pixelColor(0, shot.height() // 2) == QColor(palette.accent)
