@@ -16,7 +16,7 @@ alternate (bare, IdeA, bare, IdeA, …) so the machine's load falls on both alik
 medians, and of each pair, with a bootstrap interval of the pairs' median (how far another run could land). The
 machine's load average is printed before and after.
 
-    python bench/cell_output.py [--mb 24] [--runs 5]
+    python bench/cell_output.py [--mb 24] [--runs 5] [--no-watch] [--bare-twice]
 """
 
 from __future__ import annotations
@@ -181,6 +181,10 @@ def main() -> None:
     parser.add_argument("--mb", type=int, default=24)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--no-watch", action="store_true", help="IdeA's cell without an output subscriber")
+    parser.add_argument(
+        "--bare-twice", action="store_true",
+        help="the bare widget on both sides (an A/A run): how far the machine's noise alone moves the figure",
+    )
     args = parser.parse_args()
     load_before = os.getloadavg()
     app = QApplication.instance() or QApplication([])
@@ -204,7 +208,10 @@ def main() -> None:
         idea_run(app, host, factory, core, claude, data, -1, grid, watched=not args.no_watch)
         for n in range(args.runs):
             bare.append(bare_run(app, host, appearance, data)[0])
-            ours.append(idea_run(app, host, factory, core, claude, data, n, grid, watched=not args.no_watch))
+            if args.bare_twice:
+                ours.append(bare_run(app, host, appearance, data)[0])
+            else:
+                ours.append(idea_run(app, host, factory, core, claude, data, n, grid, watched=not args.no_watch))
     core.stop()
     load = os.getloadavg()
     print(
@@ -214,7 +221,8 @@ def main() -> None:
     print(f"`cat` of {size / 1e6:.1f} MB of coloured text, {args.runs} alternating runs each")
     print("| Terminal | wall, median (s) | wall runs (s) | CPU of IdeA's process, median (s) | CPU runs (s) |")
     print("|---|---:|---|---:|---|")
-    for name, runs in (("bare QTermWidget", bare), ("IdeA cell", ours)):
+    second = "bare QTermWidget, again" if args.bare_twice else "IdeA cell"
+    for name, runs in (("bare QTermWidget", bare), (second, ours)):
         walls, cpus = [r[0] for r in runs], [r[1] for r in runs]
         print(
             f"| {name} | {statistics.median(walls):.2f} | {', '.join(f'{w:.2f}' for w in walls)} "
@@ -223,7 +231,8 @@ def main() -> None:
     for index, what in ((0, "wall"), (1, "CPU")):
         ratio = statistics.median(o[index] for o in ours) / statistics.median(b[index] for b in bare)
         pairs = [o[index] / b[index] for o, b in zip(ours, bare, strict=True)]
-        print(f"\nIdeA / bare, {what}: {ratio:.3f} (medians); per pair " + ", ".join(f"{p:.3f}" for p in pairs))
+        figure = "bare again / bare" if args.bare_twice else "IdeA / bare"
+        print(f"\n{figure}, {what}: {ratio:.3f} (medians); per pair " + ", ".join(f"{p:.3f}" for p in pairs))
         low, high = median_interval(pairs)
         print(f"  median of the pairs {statistics.median(pairs):.3f}, 95 % interval {low:.3f} to {high:.3f}")
 
