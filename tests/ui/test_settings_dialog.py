@@ -20,8 +20,7 @@ def open_settings(gui: Gui) -> SettingsDialog:
     [action] = [a for a in file_menu.actions() if a.text() == "Settings…"]
     assert action.shortcut().toString() == "Ctrl+Alt+S"
     action.trigger()
-    dialog = window.findChild(SettingsDialog)
-    assert dialog is not None and dialog.isVisible()
+    [dialog] = [d for d in window.findChildren(SettingsDialog) if d.isVisible()]
     return dialog
 
 
@@ -38,11 +37,13 @@ def test_settings_open_on_what_is_saved_and_cancel_changes_nothing(gui_factory, 
     for index in range(1, dialog.font_family.count()):  # the terminal font is never proportional
         assert QFontDatabase.isFixedPitch(dialog.font_family.itemData(index))
 
+    assert gui.session.windows.settings.open_dialog(gui.windows[0]) is dialog  # asked again: the same form
     before = (isolated_data_dir / "settings.json").read_text(encoding="utf-8")
     dialog.font_size.setValue(20)
     dialog.reject()
     assert gui.session.app.preferences.settings == settings
     assert (isolated_data_dir / "settings.json").read_text(encoding="utf-8") == before
+    assert open_settings(gui) is not dialog  # closed, it opens anew on what is saved
 
 
 def test_ok_saves_what_changed_and_the_open_terminals_follow(gui_factory, tmp_path: Path, isolated_data_dir: Path) -> None:

@@ -48,6 +48,7 @@ class SettingsControl:
         self._preferences = preferences
         self._look_changed = look_changed  # the theme and every terminal restyled from the settings
         self.settings_changed: Callable[[], None] = lambda: None  # told after every change (the desktop alerts)
+        self._dialog: SettingsDialog | None = None
 
     @property
     def settings(self) -> Settings:
@@ -72,9 +73,16 @@ class SettingsControl:
         self.change(trust_run_dirs_automatically=enabled)
 
     def open_dialog(self, parent: QWidget) -> SettingsDialog:
+        """The Settings dialog, brought to the front if it is open already (one form, one truth)."""
+        if self._dialog is not None:
+            self._dialog.raise_()
+            self._dialog.activateWindow()
+            return self._dialog
         dialog = SettingsDialog(self.settings, parent)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.chosen.connect(lambda changes: self.change(**changes))
+        dialog.finished.connect(lambda _result: setattr(self, "_dialog", None))
+        self._dialog = dialog
         dialog.open()
         return dialog
 
