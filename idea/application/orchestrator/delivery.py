@@ -45,6 +45,7 @@ class Deliverer:
         self._timings = timings
         self._diagnostics = diagnostics
         self._pending_releases: dict[int, asyncio.Task[None]] = {}  # per portal: the overlay's floor
+        self._banners: dict[int, str] = {}  # per portal: what its overlay says while it is up
 
     async def deliver(self, job: DeliveryJob) -> None:
         """Raises AppError when the terminal refuses a write (its process is gone).
@@ -59,9 +60,11 @@ class Deliverer:
         kept_up = portal is not None and self._keep_overlay(portal)
         released = False
         try:
-            if portal is not None and not kept_up:
+            banner = overlay_banner(job.record.ticket)
+            if portal is not None and (not kept_up or self._banners.get(id(portal)) != banner):
                 self._beacon(job, "suspend")
-                await portal.suspend(overlay_banner(job.record.ticket))
+                await portal.suspend(banner)  # kept up for another speaker: its words change
+                self._banners[id(portal)] = banner
             await self._type(job)
             if portal is not None:
                 floor = suspended_at + self._timings.overlay_floor_ms - self._timer.monotonic_ms()
@@ -69,6 +72,7 @@ class Deliverer:
                 released = True
         finally:
             if portal is not None and not released:  # shielded: even a cancelled delivery gives the keyboard back
+                self._banners.pop(id(portal), None)
                 await asyncio.shield(portal.release())
                 self._beacon(job, f"released after_ms={self._timer.monotonic_ms() - suspended_at}")
 
@@ -96,6 +100,7 @@ class Deliverer:
     def _forget_release(self, portal: InputPortal, task: asyncio.Task[None]) -> None:
         if self._pending_releases.get(id(portal)) is task:
             del self._pending_releases[id(portal)]
+            self._banners.pop(id(portal), None)
         if not task.cancelled() and task.exception() is not None:
             self._diagnostics.beacon(f"[delivery] overlay release failed: {task.exception()!r}")
 
@@ -103,6 +108,7 @@ class Deliverer:
         """Give every keyboard back now (the project closes)."""
         pending = list(self._pending_releases.values())
         self._pending_releases.clear()
+        self._banners.clear()
         for task in pending:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)

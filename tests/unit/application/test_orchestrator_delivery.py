@@ -123,6 +123,23 @@ async def test_the_overlay_names_who_is_speaking() -> None:
     await h.close()
 
 
+async def test_back_to_back_deliveries_from_one_speaker_keep_the_overlay_as_it_is() -> None:
+    h = pair()
+    portal = h.portal("Architect")
+    for text in ("one", "two"):
+        h.start(HUMAN, SubmitHumanInput(target="Architect", text=text))
+    await settle()
+    await h.begin_turn("Architect")  # the first is taken at once: the second follows inside the floor
+    h.hook("Architect", "Stop")
+    await h.time.run_until(lambda: any("two" in w for w in h.lifecycle.terminal("Architect").written), within_ms=10_000)
+    assert h.time.monotonic_ms() < 2_000
+    await h.time.advance(15_000)
+
+    assert portal.banners == ["Typing your task — input paused"]
+    assert [event for event, _ in portal.log] == ["suspend", "release"]
+    await h.close()
+
+
 async def test_a_long_multi_line_task_goes_as_one_chunked_bracketed_paste() -> None:
     h = pair()
     h.lifecycle.terminal("Architect").bracketed = True
@@ -257,11 +274,13 @@ async def test_deliveries_to_one_terminal_never_interleave() -> None:
     await h.deliver("Architect")
 
     # The second is typed once the first was taken, without waiting for the first overlay's floor, which is
-    # only visual: the overlay stays up from the first delivery through the second, then ends on its own.
+    # only visual: the overlay stays up from the first delivery through the second (its words now naming the
+    # second's requester), then ends on its own.
     assert times and times[0][0] < 2_000
-    assert [event for event, _ in portal.log] == ["suspend"]
+    assert [event for event, _ in portal.log] == ["suspend", "suspend"]
+    assert portal.banners == ["Main is speaking — input paused", "QA is speaking — input paused"]
     await h.time.advance(15_000)  # the second's submission check (no turn hook here), then its floor
-    assert [event for event, _ in portal.log] == ["suspend", "release"]
+    assert [event for event, _ in portal.log] == ["suspend", "suspend", "release"]
     assert portal.log[-1][1] >= times[-1][0]
     await asyncio.gather(first, return_exceptions=True)
     second.cancel()
