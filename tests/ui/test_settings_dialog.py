@@ -9,7 +9,7 @@ from pathlib import Path
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QApplication, QDialog
 
-from idea.domain.workspace import ColorScheme, NewCellContent, TerminalFontSetting
+from idea.domain.workspace import ColorScheme, NewCellContent, Settings, TerminalFontSetting
 from idea.ui.windows.settings_dialog import SettingsDialog
 from tests.ui.gui_support import Gui
 
@@ -78,3 +78,14 @@ def test_ok_saves_what_changed_and_the_open_terminals_follow(gui_factory, tmp_pa
     [trust] = [a for a in agents_menu.actions() if a.text().startswith("Trust agents")]
     assert trust.isChecked()
     assert QApplication.activeModalWidget() is None or not isinstance(QApplication.activeModalWidget(), QDialog)
+
+
+def test_a_font_no_longer_installed_stays_chosen_until_another_is(qtbot) -> None:  # noqa: ANN001
+    settings = Settings(terminal_font=TerminalFontSetting(family="Gone Mono", point_size=12))
+    dialog = SettingsDialog(settings)
+    qtbot.addWidget(dialog)
+
+    assert dialog.font_family.currentText() == "Gone Mono (not installed)"
+    assert dialog.changes() == {}
+    dialog.font_family.setCurrentIndex(0)  # the system's monospace
+    assert dialog.changes() == {"terminal_font": TerminalFontSetting(family=None, point_size=12)}
