@@ -12,8 +12,10 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 
+from idea.infrastructure.terminal import process_tree
 from idea.infrastructure.terminal.process_tree import (
     descendants,
     marked_processes,
@@ -175,6 +177,28 @@ async def test_marked_leftovers_of_an_exited_agent_are_ended(tmp_path: Path, cle
     cleanup.append(daemon)
     await terminate_marked_processes(agent, grace_ms=1000)
     assert is_gone(daemon)
+
+
+async def test_a_leftover_the_first_scan_misses_is_ended_by_the_second(
+    tmp_path: Path, cleanup: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As when the daemon is in the middle of an exec: its environment reads empty to the first scan.
+    agent = str(uuid.uuid4())
+    start_shell("(setsid sh -c 'echo $$ > daemon.pid; exec sleep 300' &)", tmp_path, env={"IDEA_AGENT_ID": agent}).wait(
+        timeout=5
+    )
+    daemon = await pid_from(tmp_path / "daemon.pid")
+    cleanup.append(daemon)
+    scans: list[int] = []
+    real_scan = process_tree._scan_user_processes
+
+    def first_scan_misses(group: int | None, agent_marker: str | None) -> list[psutil.Process]:
+        scans.append(1)
+        return [] if len(scans) == 1 else real_scan(group, agent_marker)
+
+    monkeypatch.setattr(process_tree, "_scan_user_processes", first_scan_misses)
+    await terminate_marked_processes(agent, grace_ms=1000)
+    assert len(scans) == 2 and is_gone(daemon)
 
 
 async def test_our_own_process_group_is_never_signalled(tmp_path: Path, cleanup: list[int]) -> None:

@@ -59,9 +59,15 @@ async def terminate_process_tree(pid: int, grace_ms: int = 3000, *, agent_marker
 
 
 async def terminate_marked_processes(agent_marker: str, grace_ms: int = 3000) -> None:
-    """End the user's processes carrying IDEA_AGENT_ID=`agent_marker`: the leftovers of an agent that exited."""
-    processes = await asyncio.to_thread(_scan_user_processes, group=None, agent_marker=agent_marker)
-    await _end(processes, None, grace_ms, leave_unreaped=None)
+    """End the user's processes carrying IDEA_AGENT_ID=`agent_marker`: the leftovers of an agent that exited.
+
+    Scanned twice: a process in the middle of an exec can show no environment to a scan (the likely reason
+    a daemon that wrote its pid and then exec'd was missed once in a CI run), and one may fork meanwhile."""
+    for scan in range(2):
+        if scan:
+            await asyncio.sleep(_POLL_INTERVAL_S)
+        processes = await asyncio.to_thread(_scan_user_processes, group=None, agent_marker=agent_marker)
+        await _end(processes, None, grace_ms, leave_unreaped=None)
 
 
 async def terminate_terminal_program(pid: int, grace_ms: int, *, has_exited: bool, agent_marker: str | None) -> None:
