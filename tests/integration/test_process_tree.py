@@ -179,26 +179,58 @@ async def test_marked_leftovers_of_an_exited_agent_are_ended(tmp_path: Path, cle
     assert is_gone(daemon)
 
 
-async def test_a_leftover_the_first_scan_misses_is_ended_by_the_second(
+async def test_a_leftover_whose_environment_read_empty_is_looked_at_again_and_ended(
     tmp_path: Path, cleanup: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # As when the daemon is in the middle of an exec: its environment reads empty to the first scan.
+    # As when the daemon is in the middle of an exec: its environment reads empty to the scan.
     agent = str(uuid.uuid4())
-    start_shell("(setsid sh -c 'echo $$ > daemon.pid; exec sleep 300' &)", tmp_path, env={"IDEA_AGENT_ID": agent}).wait(
+    daemon = await marked_daemon(tmp_path, agent, "daemon.pid")
+    cleanup.append(daemon)
+    reads: list[int] = []
+    real_environment = process_tree._environment
+
+    def first_read_empty(process: psutil.Process) -> dict[str, str]:
+        if process.pid == daemon:
+            reads.append(daemon)
+            if len(reads) == 1:
+                return {}
+        return real_environment(process)
+
+    monkeypatch.setattr(process_tree, "_environment", first_read_empty)
+    await terminate_marked_processes(agent, grace_ms=1000)
+    assert len(reads) == 2 and is_gone(daemon)
+
+
+async def test_a_process_the_agent_starts_after_the_scan_is_not_a_leftover(
+    tmp_path: Path, cleanup: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The agent launched again while its leftovers are ended (a usage-limit resume): the new CLI carries the
+    # same marker and must live.
+    agent = str(uuid.uuid4())
+    leftover = await marked_daemon(tmp_path, agent, "leftover.pid")
+    cleanup.append(leftover)
+    relaunched: list[int] = []
+    real_end = process_tree._end
+
+    async def end_then_relaunch(processes: list[psutil.Process], *args: object, **kwargs: object) -> None:
+        await real_end(processes, *args, **kwargs)  # type: ignore[arg-type]
+        if not relaunched:
+            relaunched.append(await marked_daemon(tmp_path, agent, "relaunched.pid"))
+            cleanup.append(relaunched[0])
+
+    monkeypatch.setattr(process_tree, "_end", end_then_relaunch)
+    await terminate_marked_processes(agent, grace_ms=1000)
+    assert is_gone(leftover) and not is_gone(relaunched[0])
+
+
+async def marked_daemon(cwd: Path, agent: str, pid_file: str) -> int:
+    """A daemon carrying the agent's marker, out of every tree (as a CLI's background server)."""
+    start_shell(f"(setsid sh -c 'echo $$ > {pid_file}; exec sleep 300' &)", cwd, env={"IDEA_AGENT_ID": agent}).wait(
         timeout=5
     )
-    daemon = await pid_from(tmp_path / "daemon.pid")
-    cleanup.append(daemon)
-    scans: list[int] = []
-    real_scan = process_tree._scan_user_processes
-
-    def first_scan_misses(group: int | None, agent_marker: str | None) -> list[psutil.Process]:
-        scans.append(1)
-        return [] if len(scans) == 1 else real_scan(group, agent_marker)
-
-    monkeypatch.setattr(process_tree, "_scan_user_processes", first_scan_misses)
-    await terminate_marked_processes(agent, grace_ms=1000)
-    assert len(scans) == 2 and is_gone(daemon)
+    daemon = await pid_from(cwd / pid_file)
+    await wait_until(lambda: psutil.Process(daemon).name() == "sleep", what="the daemon's exec")
+    return daemon
 
 
 async def test_our_own_process_group_is_never_signalled(tmp_path: Path, cleanup: list[int]) -> None:

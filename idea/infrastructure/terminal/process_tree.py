@@ -61,13 +61,17 @@ async def terminate_process_tree(pid: int, grace_ms: int = 3000, *, agent_marker
 async def terminate_marked_processes(agent_marker: str, grace_ms: int = 3000) -> None:
     """End the user's processes carrying IDEA_AGENT_ID=`agent_marker`: the leftovers of an agent that exited.
 
-    Scanned twice: a process in the middle of an exec can show no environment to a scan (the likely reason
-    a daemon that wrote its pid and then exec'd was missed once in a CI run), and one may fork meanwhile."""
-    for scan in range(2):
-        if scan:
-            await asyncio.sleep(_POLL_INTERVAL_S)
-        processes = await asyncio.to_thread(_scan_user_processes, group=None, agent_marker=agent_marker)
-        await _end(processes, None, grace_ms, leave_unreaped=None)
+    A process in the middle of an exec can show no environment to the scan (the likely reason a daemon that
+    wrote its pid and then exec'd was missed once in a CI run): those whose environment read empty are looked
+    at again a moment later. Only they: a process started since (the agent launched again) is not the
+    leftovers'."""
+    unread: list[psutil.Process] = []
+    processes = await asyncio.to_thread(_scan_user_processes, None, agent_marker, unread)
+    await _end(processes, None, grace_ms, leave_unreaped=None)
+    if unread:
+        await asyncio.sleep(_POLL_INTERVAL_S)
+        late = await asyncio.to_thread(lambda: [p for p in unread if _carries_marker(p, agent_marker)])
+        await _end(late, None, grace_ms, leave_unreaped=None)
 
 
 async def terminate_terminal_program(pid: int, grace_ms: int, *, has_exited: bool, agent_marker: str | None) -> None:
@@ -104,8 +108,11 @@ def _collect(pid: int, group: int | None, agent_marker: str | None) -> list[psut
     return list(found.values())
 
 
-def _scan_user_processes(group: int | None, agent_marker: str | None) -> list[psutil.Process]:
-    """The user's processes in `group` (members that left the tree) or carrying the agent marker."""
+def _scan_user_processes(
+    group: int | None, agent_marker: str | None, unread: list[psutil.Process] | None = None
+) -> list[psutil.Process]:
+    """The user's processes in `group` (members that left the tree) or carrying the agent marker; `unread`
+    gets those whose environment read empty."""
     own_pid = os.getpid()
     uid = os.getuid()
     matches = []
@@ -113,9 +120,14 @@ def _scan_user_processes(group: int | None, agent_marker: str | None) -> list[ps
         uids = process.info["uids"]
         if process.pid in (own_pid, 1) or uids is None or uids.real != uid:
             continue
-        in_group = group is not None and _group_of(process.pid) == group
-        if in_group or (agent_marker is not None and _carries_marker(process, agent_marker)):
+        if group is not None and _group_of(process.pid) == group:
             matches.append(process)
+        elif agent_marker is not None:
+            environment = _environment(process)
+            if environment.get(AGENT_MARKER_VARIABLE) == agent_marker:
+                matches.append(process)
+            elif not environment and unread is not None:
+                unread.append(process)
     return matches
 
 
@@ -127,10 +139,14 @@ def _group_of(pid: int) -> int | None:
 
 
 def _carries_marker(process: psutil.Process, agent_marker: str) -> bool:
+    return _environment(process).get(AGENT_MARKER_VARIABLE) == agent_marker
+
+
+def _environment(process: psutil.Process) -> dict[str, str]:
     try:
-        return process.environ().get(AGENT_MARKER_VARIABLE) == agent_marker
+        return process.environ()
     except psutil.Error:
-        return False
+        return {}
 
 
 async def _end(
