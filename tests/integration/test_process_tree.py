@@ -179,10 +179,12 @@ async def test_marked_leftovers_of_an_exited_agent_are_ended(tmp_path: Path, cle
     assert is_gone(daemon)
 
 
-async def test_a_leftover_whose_environment_read_empty_is_looked_at_again_and_ended(
-    tmp_path: Path, cleanup: list[int], monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("running", [False, True], ids=["agent exited", "agent running"])
+async def test_a_marked_daemon_whose_environment_read_empty_is_looked_at_again_and_ended(
+    tmp_path: Path, cleanup: list[int], monkeypatch: pytest.MonkeyPatch, running: bool
 ) -> None:
-    # As when the daemon is in the middle of an exec: its environment reads empty to the scan.
+    # As when the daemon is in the middle of an exec: its environment reads empty to the scan. The agent has
+    # exited (its leftovers are ended) or still runs (its whole tree and marked processes are ended).
     agent = str(uuid.uuid4())
     daemon = await marked_daemon(tmp_path, agent, "daemon.pid")
     cleanup.append(daemon)
@@ -197,7 +199,13 @@ async def test_a_leftover_whose_environment_read_empty_is_looked_at_again_and_en
         return real_environment(process)
 
     monkeypatch.setattr(process_tree, "_environment", first_read_empty)
-    await terminate_marked_processes(agent, grace_ms=1000)
+    if running:
+        cli = start_shell("exec sleep 300", tmp_path, env={"IDEA_AGENT_ID": agent}, start_new_session=True)
+        cleanup.append(cli.pid)
+        await terminate_process_tree(cli.pid, grace_ms=1000, agent_marker=agent)
+        assert cli.wait(timeout=1) == -signal.SIGHUP
+    else:
+        await terminate_marked_processes(agent, grace_ms=1000)
     assert len(reads) == 2 and is_gone(daemon)
 
 

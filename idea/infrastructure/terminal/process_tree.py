@@ -54,24 +54,31 @@ async def terminate_process_tree(pid: int, grace_ms: int = 3000, *, agent_marker
     belongs to the terminal); other collected zombies that are children of this process are reaped here.
     """
     group = _signalable_group(pid)
-    processes = await asyncio.to_thread(_collect, pid, group, agent_marker)
+    unread: list[psutil.Process] = []
+    processes = await asyncio.to_thread(_collect, pid, group, agent_marker, unread)
     await _end(processes, group, grace_ms, leave_unreaped=pid)
+    if agent_marker is not None:
+        await _end_late_marked(unread, agent_marker, grace_ms)
 
 
 async def terminate_marked_processes(agent_marker: str, grace_ms: int = 3000) -> None:
-    """End the user's processes carrying IDEA_AGENT_ID=`agent_marker`: the leftovers of an agent that exited.
-
-    A process in the middle of an exec can show no environment to the scan (the likely reason a daemon that
-    wrote its pid and then exec'd was missed once in a CI run): those whose environment read empty are looked
-    at again a moment later. Only they: a process started since (the agent launched again) is not the
-    leftovers'."""
+    """End the user's processes carrying IDEA_AGENT_ID=`agent_marker`: the leftovers of an agent that exited."""
     unread: list[psutil.Process] = []
     processes = await asyncio.to_thread(_scan_user_processes, None, agent_marker, unread)
     await _end(processes, None, grace_ms, leave_unreaped=None)
-    if unread:
-        await asyncio.sleep(_POLL_INTERVAL_S)
-        late = await asyncio.to_thread(lambda: [p for p in unread if _carries_marker(p, agent_marker)])
-        await _end(late, None, grace_ms, leave_unreaped=None)
+    await _end_late_marked(unread, agent_marker, grace_ms)
+
+
+async def _end_late_marked(unread: list[psutil.Process], agent_marker: str, grace_ms: int) -> None:
+    """A process in the middle of an exec can show no environment to a scan (the likely reason a daemon that
+    wrote its pid and then exec'd was missed once in a CI run): those whose environment read empty are looked
+    at again a moment later, and ended if they carry the marker. Only they: a process started since the scan
+    (the agent launched again) is not the one being ended."""
+    if not unread:
+        return
+    await asyncio.sleep(_POLL_INTERVAL_S)
+    late = await asyncio.to_thread(lambda: [p for p in unread if _carries_marker(p, agent_marker)])
+    await _end(late, None, grace_ms, leave_unreaped=None)
 
 
 async def terminate_terminal_program(pid: int, grace_ms: int, *, has_exited: bool, agent_marker: str | None) -> None:
@@ -93,8 +100,11 @@ def _signalable_group(pid: int) -> int | None:
     return group
 
 
-def _collect(pid: int, group: int | None, agent_marker: str | None) -> list[psutil.Process]:
-    """Everything to end, gathered before any signal: once a parent dies its children leave the tree."""
+def _collect(
+    pid: int, group: int | None, agent_marker: str | None, unread: list[psutil.Process]
+) -> list[psutil.Process]:
+    """Everything to end, gathered before any signal: once a parent dies its children leave the tree. `unread`
+    gets the processes outside the tree whose environment read empty."""
     found: dict[int, psutil.Process] = {}
     try:
         root = psutil.Process(pid)
@@ -103,7 +113,7 @@ def _collect(pid: int, group: int | None, agent_marker: str | None) -> list[psut
     except psutil.Error:
         pass
     if group is not None or agent_marker is not None:
-        found.update((process.pid, process) for process in _scan_user_processes(group, agent_marker))
+        found.update((process.pid, process) for process in _scan_user_processes(group, agent_marker, unread))
     found.pop(os.getpid(), None)
     return list(found.values())
 
