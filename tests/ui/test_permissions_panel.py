@@ -10,7 +10,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QMessageBox, QScrollArea
 from pytestqt.qtbot import QtBot
 
 from idea.application.agents.placement_rules import InBackground
@@ -194,3 +194,37 @@ def qtbot_button():  # noqa: ANN201
     from PySide6.QtCore import Qt
 
     return Qt.MouseButton.LeftButton
+
+
+def test_on_a_short_screen_the_dialog_fits_and_the_agent_side_scrolls(world: BootstrappedApp, qtbot: QtBot) -> None:
+    # The test screen (800 px tall) is shorter than the dialog would like (820): its buttons stay on the screen,
+    # and an agent's rules and effective view, taller together than the room left, scroll instead of squeezing.
+    runtime = world.open_project()
+    world.create_agent(runtime, "Architect", world.add_fake_profile())
+    dialog = open_panel(world, qtbot, runtime)
+    available = dialog.screen().availableGeometry()
+    assert dialog.height() < available.height()
+
+    select(dialog, "Architect")
+    qtbot.waitUntil(dialog.effective.isVisible, timeout=WAIT_MS)
+    side = dialog.effective.parentWidget()
+    scroll = dialog.findChild(QScrollArea)
+    assert scroll is not None and scroll.widget() is side
+    qtbot.waitUntil(lambda: side.height() >= side.minimumSizeHint().height(), timeout=WAIT_MS)
+    squeezed = scroll.viewport().height() < side.minimumSizeHint().height()
+    assert scroll.verticalScrollBar().maximum() == (side.height() - scroll.viewport().height() if squeezed else 0)
+    assert dialog.height() < available.height()
+
+
+def test_on_a_tall_enough_screen_nothing_scrolls(world: BootstrappedApp, qtbot: QtBot) -> None:
+    runtime = world.open_project()
+    world.create_agent(runtime, "Architect", world.add_fake_profile())
+    dialog = open_panel(world, qtbot, runtime)
+    select(dialog, "Architect")
+    qtbot.waitUntil(dialog.effective.isVisible, timeout=WAIT_MS)
+    side = dialog.effective.parentWidget()
+    dialog.resize(dialog.width(), side.minimumSizeHint().height() + 200)
+    scroll = dialog.findChild(QScrollArea)
+    assert scroll is not None
+    qtbot.waitUntil(lambda: scroll.viewport().height() >= side.minimumSizeHint().height(), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: scroll.verticalScrollBar().maximum() == 0, timeout=WAIT_MS)

@@ -35,6 +35,7 @@ from idea.ui.widgets.labels import HintLabel
 from idea.ui.widgets.list_row_delegate import ListRowDelegate
 from idea.ui.widgets.markdown_editor import MarkdownEditor
 from idea.ui.widgets.messages import show_error
+from idea.ui.widgets.window_size import size_within_screen
 
 TEMPLATE_TAB, BLANK_TAB = 0, 1
 SYNC_TIP = (
@@ -65,7 +66,7 @@ class NewAgentDialog(QDialog):
         self._bodies: dict[str, str] = {}
         self._suggested_name = ""
         self.setWindowTitle("New agent")
-        self.resize(940, 620)
+        size_within_screen(self, 940, 620)
 
         column = QVBoxLayout(self)
         column.addLayout(self._name_and_profile(runtime))

@@ -22,6 +22,7 @@ from idea.ui.core_client import CoreClient
 from idea.ui.widgets.labels import HintLabel, Notice
 from idea.ui.widgets.markdown_editor import MarkdownEditor
 from idea.ui.widgets.messages import show_error
+from idea.ui.widgets.window_size import size_within_screen
 
 RESTART_NOTICE = "This agent is running: changes apply at the next launch — restart it to apply them."
 
@@ -48,7 +49,7 @@ class PersonaEditor(QDialog):
         agent = runtime.agents.agent(agent_id)
         self.setWindowTitle(f"Persona — {agent.name}[*]")
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        self.resize(1000, 640)
+        size_within_screen(self, 1000, 640)
         self._saved_body = body
         self._close_when_saved = False
 

@@ -32,6 +32,7 @@ from idea.ui.git.git_client import GitClient
 from idea.ui.git.review_pane import CommentDialog, ReviewPane, SendReviewDialog
 from idea.ui.widgets.labels import HintLabel, Notice
 from idea.ui.widgets.messages import ask, error_text
+from idea.ui.widgets.window_size import size_within_screen
 
 _HUNK_ACTIONS = {DiffKind.UNSTAGED: "Stage this hunk", DiffKind.STAGED: "Unstage this hunk"}
 _LIVE_KINDS = (DiffKind.WORKING, DiffKind.UNSTAGED, DiffKind.STAGED, DiffKind.WORKTREE, DiffKind.BRANCH)
@@ -62,7 +63,7 @@ class DiffWindow(QWidget):
         self.diff: Diff | None = None
         self.review: Review | None = None
         self._hints: dict[str, Hint] = {}
-        self.resize(1280, 820)
+        size_within_screen(self, 1280, 820)
         self.setWindowTitle(f"{spec.title()} — {git.runtime.name}")
 
         self.title = QLabel(f"<b>{spec.title()}</b>")

@@ -19,6 +19,7 @@ from idea.ui.knowledge.memory_view import MemoryView
 from idea.ui.knowledge.skills_view import SkillsView
 from idea.ui.knowledge.work_dock import WorkDock
 from idea.ui.knowledge.work_gestures import WorkPanelHost
+from idea.ui.widgets.window_size import size_within_screen
 
 MEMORY, SKILLS, CONTEXT = "Memory", "Skills", "Project context"
 
@@ -43,7 +44,7 @@ class KnowledgeWindow(QDialog):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(view)
-        self.resize(*{MEMORY: (980, 640), SKILLS: (980, 640), CONTEXT: (900, 720)}[kind])
+        size_within_screen(self, *{MEMORY: (980, 640), SKILLS: (980, 640), CONTEXT: (900, 720)}[kind])
 
 
 class KnowledgeScreens:

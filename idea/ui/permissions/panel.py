@@ -11,12 +11,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QMessageBox,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -31,6 +33,7 @@ from idea.domain.permissions.sandbox import EnforcementLevel
 from idea.ui.core_client import CoreClient
 from idea.ui.permissions.effective_view import STATUS_COLORS, EffectiveView
 from idea.ui.permissions.rules_editor import RulesEditor
+from idea.ui.widgets.window_size import size_within_screen
 
 if TYPE_CHECKING:
     from idea.application.projects import ProjectRuntime
@@ -50,7 +53,7 @@ class PermissionsDialog(QDialog):
         self._scope: str = PROJECT_ITEM
         self._dirty = False
         self.setWindowTitle(f"Permissions — {runtime.name}")
-        self.resize(1180, 820)
+        size_within_screen(self, 1180, 820)
         column = QVBoxLayout(self)
 
         self.system = QLabel("Checking what this system can enforce…")
@@ -70,7 +73,7 @@ class PermissionsDialog(QDialog):
         self.scopes.currentItemChanged.connect(self._scope_changed)
         splitter.addWidget(self.scopes)
 
-        editor_side = QWidget()
+        editor_side = _ScrolledSide()
         editor_column = QVBoxLayout(editor_side)
         editor_column.setContentsMargins(6, 0, 0, 0)
         self.scope_title = QLabel("")
@@ -100,8 +103,15 @@ class PermissionsDialog(QDialog):
         actions.addWidget(self.save)
         editor_column.addLayout(actions)
         self.effective = EffectiveView()
+        self.effective.hide()  # an agent's scope shows it, once loaded
         editor_column.addWidget(self.effective)
-        splitter.addWidget(editor_side)
+        # On a short screen the rules and the effective view scroll rather than squeeze into each other.
+        editor_scroll = QScrollArea()
+        editor_scroll.setWidgetResizable(True)
+        editor_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        editor_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        editor_scroll.setWidget(editor_side)
+        splitter.addWidget(editor_scroll)
         splitter.setStretchFactor(1, 1)
         column.addWidget(splitter, 1)
 
@@ -325,3 +335,12 @@ def open_permissions(client: CoreClient, service: PermissionService, runtime: Pr
     dialog = PermissionsDialog(client, service, runtime, parent)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     dialog.show()
+
+
+class _ScrolledSide(QWidget):
+    """The editor side inside its scroll area: it scrolls only below its minimum height. (With word-wrapped
+    labels its layout has a height for width, the preferred one, which the scroll area would take as the least
+    height, and scroll even on a tall screen.)"""
+
+    def heightForWidth(self, _width: int) -> int:
+        return self.minimumSizeHint().height()

@@ -41,6 +41,7 @@ from idea.ui.profiles.profile_list import ProfileList
 from idea.ui.profiles.profile_pane import FORM_TAB, JSON_TAB, ProfilePane
 from idea.ui.widgets.list_editor import close_buttons, split_dialog
 from idea.ui.widgets.messages import ask, show_error
+from idea.ui.widgets.window_size import size_within_screen
 
 
 class ProfileEditor(QDialog):
@@ -60,7 +61,7 @@ class ProfileEditor(QDialog):
         self._draft: dict[str, Any] | None = None
         self._switching = False
         self.setWindowTitle("Profiles[*]")
-        self.resize(1120, 760)
+        size_within_screen(self, 1120, 760)
         self.profiles = ProfileList(self._picked, self.add_custom, self.duplicate, self.delete)
         self.pane = ProfilePane(self._changed, self._tab_changed, self.detect, self.revert, self.save)
         buttons = close_buttons(self)

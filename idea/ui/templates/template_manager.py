@@ -36,6 +36,7 @@ from idea.ui.templates.template_list import DRAFT_KEY, TemplateList
 from idea.ui.templates.template_pane import NEW_TEMPLATE_NAME, TemplatePane, draft_name, draft_title
 from idea.ui.widgets.list_editor import close_buttons, split_dialog
 from idea.ui.widgets.messages import ask, ask_to_save, error_text, show_error
+from idea.ui.widgets.window_size import size_within_screen
 
 
 class TemplateManager(QDialog):
@@ -64,7 +65,7 @@ class TemplateManager(QDialog):
         self._saving = False
         self._switching = False
         self.setWindowTitle("Templates[*]")
-        self.resize(1320, 760)
+        size_within_screen(self, 1320, 760)
         self.templates = TemplateList(self._picked, self.new_template, self.duplicate, self.delete)
         self.pane = TemplatePane(self._changed, self._name_edited, self.revert, lambda: self.save())
         split_dialog(self, self.templates, self.pane, (560, 760), close_buttons(self))

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from PySide6.QtCore import QPoint, Qt, Signal
-from PySide6.QtGui import QCloseEvent, QGuiApplication
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QMainWindow,
@@ -24,6 +24,7 @@ from idea.ui.core_client import CoreClient
 from idea.ui.git.git_panel import git_dock
 from idea.ui.knowledge.knowledge_screens import KnowledgeScreens
 from idea.ui.widgets.problem_banner import ProblemBanner
+from idea.ui.widgets.window_size import size_within_screen
 from idea.ui.windows.agent_screens import AgentScreens
 from idea.ui.windows.project_tab import ProjectTab
 from idea.ui.windows.tab_bar import ProjectTabBar
@@ -67,8 +68,7 @@ class MainWindow(QMainWindow):
         self._screens = screens
         self._knowledge = knowledge
         self.setWindowTitle("IdeA")
-        available = QGuiApplication.primaryScreen().availableGeometry()
-        self.resize(min(1400, int(available.width() * 0.9)), min(900, int(available.height() * 0.9)))
+        size_within_screen(self, 1400, 900)
         self.tabs = QTabWidget()
         self.tab_bar = ProjectTabBar(manager, self.tabs)
         self.tabs.setTabBar(self.tab_bar)
