@@ -39,7 +39,12 @@ from idea.ui.windows.window_manager import WindowManager
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="idea", description="IdeA: manage a team of AI coding agents.")
+    parser = argparse.ArgumentParser(
+        prog="idea",
+        description="IdeA: manage a team of AI coding agents.",
+        epilog="commands:\n  idea doctor           check what IdeA needs on this machine; say what is missing",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("paths", nargs="*", help="project folders to open")
     parser.add_argument("--version", action="version", version=f"IdeA {__version__}")
     automation.add_options(parser)

@@ -13,6 +13,7 @@ import os
 import platform
 import subprocess
 import sys
+import textwrap
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -218,11 +219,20 @@ def _probe_qt_platform() -> int:
     return 0
 
 
+DOCTOR_HELP = (
+    "What IdeA finds on this machine (Python, Qt, the terminal widget, git, shells, agent CLIs, where its "
+    "settings and log are) and, when something it needs is missing, what to do about it. Exits 1 then."
+)
+
+
 def run_doctor(args: list[str]) -> int:
     if args == [PROBE_QT_PLATFORM]:
         return _probe_qt_platform()
+    if args in (["-h"], ["--help"]):
+        print(f"usage: idea doctor\n\n{textwrap.fill(DOCTOR_HELP, 79)}")
+        return 0
     if args:
-        print("usage: idea doctor", file=sys.stderr)
+        print(f"usage: idea doctor\nidea doctor: unexpected {' '.join(args)}", file=sys.stderr)
         return 2
     rows = report()
     width = max(len(row.name) for row in rows)

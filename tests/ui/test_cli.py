@@ -35,6 +35,16 @@ def test_the_version_is_the_one_in_pyproject_read_from_the_installed_metadata() 
     assert __version__ == declared
 
 
+def test_help_names_the_doctor_and_the_doctor_has_its_own_help(tmp_path: Path) -> None:
+    done = run_idea(["--help"], tmp_path / "data", tmp_path)
+    assert done.returncode == 0 and "idea doctor" in done.stdout
+    doctor = run_idea(["doctor", "--help"], tmp_path / "data", tmp_path)
+    assert doctor.returncode == 0 and doctor.stdout.startswith("usage: idea doctor\n\nWhat IdeA finds")
+    assert max(len(line) for line in doctor.stdout.splitlines()) < 80
+    wrong = run_idea(["doctor", "--fix"], tmp_path / "data", tmp_path)
+    assert wrong.returncode == 2 and "unexpected --fix" in wrong.stderr and not wrong.stdout
+
+
 def test_doctor_reports_what_it_finds(tmp_path: Path) -> None:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
