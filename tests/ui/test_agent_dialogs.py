@@ -84,6 +84,12 @@ def test_first_run_wizard_presumes_nothing_and_enables_only_what_is_ticked(
     assert [rows[name].status.text() for name in ("Codex", "Gemini CLI", "Aider")] == ["not found"] * 3
     assert "MCP" in rows["Claude Code"].explanation.text()
     assert "file protocol" in rows["Aider"].explanation.text()
+    # A CLI not found says how to install it, on a line of its own that the dialog makes room for.
+    assert "install" not in rows["Claude Code"].explanation.text()
+    assert rows["Codex"].explanation.text().splitlines()[1] == "To install it: npm install -g @openai/codex"
+    assert rows["Aider"].explanation.text().endswith("python -m pip install aider-install && aider-install")
+    explanation = rows["Aider"].explanation
+    assert explanation.height() >= explanation.heightForWidth(explanation.width())
 
     rows["Codex"].command.setText("/opt/codex/bin/codex")  # a full path, detected again with Enter
     qtbot.keyClick(rows["Codex"].command, Qt.Key.Key_Return)
@@ -103,6 +109,22 @@ def test_first_run_wizard_presumes_nothing_and_enables_only_what_is_ticked(
     qtbot.addWidget(reopened)
     assert [row.tick.isChecked() for row in reopened.rows] == [True, False, False, False]
     qtbot.waitUntil(lambda: all(row.detect_button.isEnabled() for row in reopened.rows), timeout=WAIT_MS)
+
+
+def test_the_profile_editor_says_how_to_install_a_reference_cli_it_does_not_find(
+    wizard_world: BootstrappedApp, qtbot: QtBot
+) -> None:
+    app = wizard_world.app
+    codex = next(profile for profile in app.profiles.reference_profiles() if profile.name == "Codex")
+    wizard_world.sync(lambda: app.profiles.complete_setup([codex]))
+    editor = ProfileEditor(wizard_world.client, app.profiles, app.projects.open_runtimes)
+    qtbot.addWidget(editor)
+    editor.show()
+    assert editor.pane.title.text().startswith("Codex")
+    qtbot.mouseClick(editor.pane.detect_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: editor.pane.detect_result.text() != "detecting…", timeout=WAIT_MS)
+    assert editor.pane.detect_result.text() == "not found. To install it: npm install -g @openai/codex"
+    assert editor.pane.detect_result.is_error
 
 
 def test_profile_editor_saves_a_custom_profile_and_refuses_to_delete_one_in_use(world: BootstrappedApp, qtbot: QtBot) -> None:

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from idea.application.agents.ports import Detection
-from idea.application.agents.profile_descriptions import agents_using, delegation_sentence
+from idea.application.agents.profile_descriptions import agents_using, delegation_sentence, install_hint
 from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.projects import ProjectRuntime
 from idea.domain.profile import Profile
@@ -99,6 +99,8 @@ class CliRow(QWidget):
     def show_detection(self, detection: Detection) -> None:
         self.detect_button.setEnabled(True)
         self.status.show_detection(detection)
+        hint = install_hint(self.shipped, detection)
+        self.explanation.show_hint(delegation_sentence(self.shipped) + (f"\n{hint}" if hint else ""))
 
     def show_failure(self, error: BaseException) -> None:
         self.detect_button.setEnabled(True)
@@ -175,6 +177,7 @@ class FirstRunWizard(QDialog):
         def done(found: dict[str, Detection]) -> None:
             for profile_id, detection in found.items():
                 by_id[profile_id].show_detection(detection)
+            self._fit_height()
 
         def failed(error: BaseException) -> None:
             for row in self.rows:
@@ -186,7 +189,20 @@ class FirstRunWizard(QDialog):
 
     def detect_row(self, row: CliRow) -> None:
         row.show_detecting()
-        self._client.call(self._profiles.detect(row.profile()), on_done=row.show_detection, on_error=row.show_failure)
+
+        def done(detection: Detection) -> None:
+            row.show_detection(detection)
+            self._fit_height()
+
+        self._client.call(self._profiles.detect(row.profile()), on_done=done, on_error=row.show_failure)
+
+    def _fit_height(self) -> None:
+        """Grow to show every line: a CLI not found gains a line saying how to install it."""
+        layout = self.layout()
+        needed = layout.totalHeightForWidth(self.width()) if layout.hasHeightForWidth() else -1
+        needed = max(needed, layout.totalMinimumSize().height())
+        if needed > self.height():
+            self.resize(self.width(), needed)
 
     def _update_summary(self) -> None:
         names = [row.shipped.name for row in self.rows if row.tick.isChecked()]

@@ -21,6 +21,7 @@ from idea.application.agents.profile_descriptions import (
     agents_using,
     delegation_label,
     delegation_sentence,
+    install_hint,
 )
 from idea.application.agents.profile_editing import (
     NEW_PROFILE_NAME,
@@ -311,7 +312,7 @@ class ProfileEditor(QDialog):
             self.pane.detect_button.setEnabled(self._current_id is not None)
             if shown_id != self._current_id:
                 return
-            self.pane.detect_result.show_detection(detection)
+            self.pane.detect_result.show_detection(detection, install_hint(profile, detection))
 
         self._client.call(self._profiles.detect(profile), on_done=done, on_error=self._failed("Detection failed"))
 

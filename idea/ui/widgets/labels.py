@@ -53,12 +53,13 @@ class HintLabel(QLabel):
 class DetectionLabel(HintLabel):
     """What detecting a CLI found: green when found, red otherwise; the tooltip names the program run."""
 
-    def show_detection(self, detection: Detection) -> None:
+    def show_detection(self, detection: Detection, hint: str | None = None) -> None:
+        """`hint`: what to do about it, after what was found (how to install a CLI not found)."""
         text = describe_detection(detection)
         if detection.found:
             self.show_ok(text)
         else:
-            self.show_error(text)
+            self.show_error(f"{text}. {hint}" if hint else text)
         self.setToolTip(detection.path or detection.command)
 
 
