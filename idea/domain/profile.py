@@ -21,6 +21,13 @@ from idea.domain.path_names import program_name
 
 REFERENCE_PROFILE_NAMESPACE = uuid.UUID("6f9b1d2a-7c34-4e58-9a1b-2c3d4e5f6a7b")
 REFERENCE_PROFILE_SLUGS: tuple[str, ...] = ("claude", "codex", "gemini", "aider")
+# How each reference CLI is installed, as its own documentation gives it; the slug is also its command.
+REFERENCE_INSTALL_COMMANDS: dict[str, str] = {
+    "claude": "npm install -g @anthropic-ai/claude-code",
+    "codex": "npm install -g @openai/codex",
+    "gemini": "npm install -g @google/gemini-cli",
+    "aider": "python -m pip install aider-install && aider-install",
+}
 
 DEFAULT_CWD_TEMPLATE = "{agentRunDir}"
 DEFAULT_CONTEXT_TARGET = "IDEA_CONTEXT.md"

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from idea import DISTRIBUTION, __version__
 from idea.domain.errors import AppError
+from idea.domain.profile import REFERENCE_INSTALL_COMMANDS, REFERENCE_PROFILE_SLUGS
 from idea.domain.wording import counted
 from idea.infrastructure.cli_probe import probe
 from idea.infrastructure.installation import Installation, Kind, detect
@@ -27,7 +28,7 @@ from idea.infrastructure.paths import logs_dir, user_data_dir
 from idea.infrastructure.platform import local_host
 from idea.infrastructure.resources import missing_resources, resources_dir
 
-AGENT_CLIS = ("claude", "codex", "gemini", "aider")
+AGENT_CLIS = REFERENCE_PROFILE_SLUGS
 TERMINAL_WIDGET = "pyside6-qtermwidget"
 PROBE_QT_PLATFORM = "--probe-qt-platform"
 _PLATFORM_TIMEOUT_S = 20
@@ -180,7 +181,7 @@ def report() -> list[Row]:
         for cli, future in cli_futures.items():
             result = future.result()
             if result.path is None:
-                rows.append(Row(cli, "not found on PATH"))
+                rows.append(Row(cli, f"not found on PATH (to install it: {REFERENCE_INSTALL_COMMANDS[cli]})"))
             elif result.error:
                 rows.append(Row(cli, f"{result.path} (error: {result.error})"))
             else:

@@ -61,7 +61,7 @@ def test_doctor_reports_what_it_finds(tmp_path: Path) -> None:
     assert "QTermWidget (pyside6-qtermwidget 0.6.6.11.2)" in done.stdout
     assert str(tmp_path / "data") in done.stdout
     assert report["codex"].startswith("codex-cli 9.9.9")
-    assert "not found on PATH" in report["gemini"]
+    assert report["gemini"] == "not found on PATH (to install it: npm install -g @google/gemini-cli)"
 
 
 def test_screenshot_saves_one_png_per_window_and_exits(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from idea.application.agents.catalogue import ProjectTeam
 from idea.application.agents.ports import Detection
-from idea.domain.profile import Profile, reference_profile_id
+from idea.domain.profile import REFERENCE_INSTALL_COMMANDS, Profile, reference_profile_id
 
 MCP = "MCP"
 REQUEST_FOLDER = "request folder"
@@ -34,19 +34,13 @@ def delegation_sentence(profile: Profile) -> str:
     )
 
 
-# How each reference CLI is installed, as its own documentation gives it.
-INSTALL_COMMANDS: dict[str, str] = {
-    reference_profile_id("claude"): "npm install -g @anthropic-ai/claude-code",
-    reference_profile_id("codex"): "npm install -g @openai/codex",
-    reference_profile_id("gemini"): "npm install -g @google/gemini-cli",
-    reference_profile_id("aider"): "python -m pip install aider-install && aider-install",
-}
+_INSTALL_COMMANDS_BY_ID = {reference_profile_id(slug): command for slug, command in REFERENCE_INSTALL_COMMANDS.items()}
 
 
 def install_hint(profile: Profile, detection: Detection) -> str | None:
     """How to install a reference CLI that detection did not find on PATH; None when it was found, when it
     failed otherwise, or for a custom profile."""
-    command = INSTALL_COMMANDS.get(profile.id)
+    command = _INSTALL_COMMANDS_BY_ID.get(profile.id)
     if command is None or detection.path is not None:
         return None
     return f"To install it: {command}"
