@@ -61,6 +61,15 @@ def _open_file(path: str) -> None:
     QDesktopServices.openUrl(QUrl.fromLocalFile(path))
 
 
+def viewer_shortcuts() -> tuple[tuple[str, QKeySequence], ...]:
+    """The viewer's keys (while it has the focus), as it makes them and Help ▸ Keyboard shortcuts lists them."""
+    return (
+        ("Copy turn", QKeySequence(QKeySequence.StandardKey.Copy)),
+        ("Find", QKeySequence(QKeySequence.StandardKey.Find)),
+        ("Back to the grid", QKeySequence(Qt.Key.Key_Escape)),
+    )
+
+
 class ConversationViewer(QWidget):
     """`backRequested`: the person wants the layout grid back; `openTicketRequested(ticket_id)`."""
 
@@ -139,15 +148,12 @@ class ConversationViewer(QWidget):
         column.addWidget(self.status)
 
         self._refresh_timer = single_shot_timer(self, REFRESH_DEBOUNCE_MS, self.refresh)
-        for text, keys, slot in (
-            ("Copy turn", QKeySequence.StandardKey.Copy, self.copy_selected),
-            ("Find", QKeySequence.StandardKey.Find, self.find_field.setFocus),
-            ("Back", QKeySequence(Qt.Key.Key_Escape), self.backRequested.emit),
-        ):
+        slots = {"Copy turn": self.copy_selected, "Find": self.find_field.setFocus, "Back to the grid": self.backRequested.emit}
+        for text, keys in viewer_shortcuts():
             action = QAction(text, self)
             action.setShortcut(keys)
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            action.triggered.connect(slot)
+            action.triggered.connect(slots[text])
             self.addAction(action)
 
     # ------------------------------------------------------------------ opening and paging

@@ -36,6 +36,17 @@ class FontZoom:
         self._apply(self.font())
 
 
+# What the keys of `cell_shortcuts` do, as Help ▸ Keyboard shortcuts lists them.
+TERMINAL_SHORTCUTS: tuple[tuple[str, str], ...] = (
+    ("Ctrl+Shift+C", "Copy the selection"),
+    ("Ctrl+Shift+V", "Paste"),
+    ("Ctrl+Shift+F", "Find in the scrollback"),
+    ("Ctrl+Shift+=", "Font bigger"),
+    ("Ctrl+Shift+-", "Font smaller"),
+    ("Ctrl+Shift+0", "Font size as set"),
+)
+
+
 def cell_shortcuts(
     copy: Callable[[], None], paste: Callable[[], None], toggle_find: Callable[[], None], zoom: FontZoom
 ) -> dict[int, Callable[[], None]]:

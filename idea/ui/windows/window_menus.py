@@ -27,6 +27,7 @@ from idea.ui.windows.settings_dialog import (
     TRUST_RUN_DIRS_TIP,
     SettingsControl,
 )
+from idea.ui.windows.shortcuts_dialog import ShortcutsDialog, shortcut_groups
 
 # IdeA's own shortcuts use Ctrl+Shift and Ctrl+Alt so the keys agent CLIs need (Esc, Ctrl+C, Ctrl+R,
 # Tab, Shift+Tab, arrows, Ctrl+O...) always reach the terminal.
@@ -96,6 +97,7 @@ class WindowMenus:
         self._manager = manager
         self._screens = screens
         self._knowledge = knowledge
+        self._shortcuts_dialog: ShortcutsDialog | None = None
 
     def build(self) -> None:
         window = self._window
@@ -121,6 +123,8 @@ class WindowMenus:
             toggle.toggled.connect(lambda on, k=kind: settings.set_desktop_notification(k, on))
         notifications.aboutToShow.connect(lambda: self._sync_notification_toggles(notifications))
         help_menu = self._window.menuBar().addMenu("&Help")
+        self._action(help_menu, "Keyboard shortcuts", None, self._shortcuts)
+        help_menu.addSeparator()
         add_menu_entry_action(window, help_menu)
         self._action(help_menu, "About IdeA", None, self._about)
 
@@ -209,6 +213,17 @@ class WindowMenus:
         tab = self._window.current_tab()
         if tab is not None:
             self._manager.close_project(tab.project_id)
+
+    def _shortcuts(self) -> None:
+        """Non-modal, one per window: asked again, the open one comes to the front."""
+        if self._shortcuts_dialog is None:
+            groups = shortcut_groups(self._window.menuBar(), self._window.agents_panel)
+            self._shortcuts_dialog = dialog = ShortcutsDialog(groups, self._window)
+            dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            dialog.destroyed.connect(lambda _object: setattr(self, "_shortcuts_dialog", None))
+            dialog.show()
+        self._shortcuts_dialog.raise_()
+        self._shortcuts_dialog.activateWindow()
 
     def _about(self) -> None:
         QMessageBox.about(self._window, "About IdeA", about_text(self._manager.diagnostics_path()))
