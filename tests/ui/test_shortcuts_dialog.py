@@ -3,9 +3,10 @@ conversation viewer's, and filters them."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 
-from idea.ui.terminal.font_zoom import TERMINAL_SHORTCUTS
+from idea.ui.terminal.font_zoom import TERMINAL_SHORTCUTS, FontZoom, cell_shortcuts
 from idea.ui.windows.shortcuts_dialog import AGENTS_PANEL_GROUP, TERMINAL_GROUP, VIEWER_GROUP, ShortcutsDialog
 from tests.ui.gui_support import Gui
 
@@ -59,11 +60,7 @@ def test_the_list_is_read_from_the_actions_and_filters(gui_factory) -> None:
     assert open_shortcuts(gui) is not dialog
 
 
-def test_every_terminal_key_the_cells_answer_is_listed() -> None:
-    from PySide6.QtCore import Qt
-
-    from idea.ui.terminal.font_zoom import FontZoom, cell_shortcuts
-
+def test_every_terminal_key_listed_is_one_the_cells_answer() -> None:
     answered = cell_shortcuts(lambda: None, lambda: None, lambda: None, FontZoom(lambda: None, lambda _f: None))  # type: ignore[arg-type, return-value]
     listed = {QKeySequence(keys)[0].key() for keys, _text in TERMINAL_SHORTCUTS}
     # Each listed key is answered; the others the cells answer are the same key shifted (+ and =, _ and -, ) and 0).
