@@ -43,7 +43,7 @@ from idea.infrastructure.agent_watching import LocalAgentWatchAdapters
 from idea.infrastructure.agents.sign_in import LocalSignInChecker
 from idea.infrastructure.inspect.engine_sessions import LocalSessionInspector
 from idea.infrastructure.orchestration_adapters import LocalOrchestrationAdapters
-from idea.infrastructure.paths import user_data_dir
+from idea.infrastructure.paths import prepare_data_dir, user_data_dir
 from idea.infrastructure.hooks.http_door import HookUrls
 from idea.infrastructure.platform import PlatformAdapters, platform_adapters
 from idea.infrastructure.project_folder import LocalProjectFolder
@@ -122,8 +122,7 @@ def bootstrap(
     host: Host | None = None,
 ) -> App:
     name_live_appdir()  # from an AppImage: what agents' bridges and hook relays start from
-    data_dir = data_dir or user_data_dir()
-    data_dir.mkdir(parents=True, exist_ok=True)
+    data_dir = prepare_data_dir(data_dir or user_data_dir())
     clock = clock or SystemClock()
     ids = ids or Uuid4Generator()
     platform = platform_adapters()  # Unix socket or loopback TCP, hook quoting, PATH lookups

@@ -79,7 +79,7 @@ class CrashDialog(QDialog):
         self.setWindowTitle("IdeA could not start")
         self.setMinimumWidth(520)
         column = QVBoxLayout(self)
-        self.reason = QLabel(f"<b>IdeA could not start.</b><br>{_escape(reason)}")
+        self.reason = QLabel(f"<b>IdeA could not start.</b><br>{_escape(reason[:1].upper() + reason[1:])}.")
         self.reason.setWordWrap(True)
         column.addWidget(self.reason)
         where = (

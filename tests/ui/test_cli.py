@@ -153,6 +153,30 @@ def test_a_screenshot_into_a_read_only_folder_is_refused(tmp_path: Path) -> None
     assert done.returncode == 2 and f"the folder {shots} is not writable" in done.stderr
 
 
+def test_a_data_folder_that_cannot_be_written_stops_the_start_with_what_to_do(tmp_path: Path) -> None:
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("needs root and unshare(1) to mount a read-only folder in a private namespace")
+    data_dir, home = tmp_path / "data", tmp_path / "home"
+    home.mkdir()
+    complete_first_run(data_dir)
+    settings = (data_dir / "settings.json").read_bytes()
+    script = (
+        f"mount --bind {data_dir} {data_dir} && mount -o remount,bind,ro {data_dir} && "
+        f"exec {sys.executable} -m idea --quit-after 60000"
+    )
+    env = {**os.environ, "IDEA_DATA_DIR": str(data_dir), "HOME": str(home), "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script], env=env,
+                          capture_output=True, text=True, timeout=60)
+    if "mount:" in done.stderr:
+        pytest.skip(f"this machine refuses the mount: {done.stderr.strip()}")
+    assert done.returncode == 1
+    assert done.stderr.startswith(
+        f"IdeA could not start: its data folder {data_dir} cannot be written (Read-only file system). "
+        "Make it writable or free some space, or set IDEA_DATA_DIR to a folder you can write."
+    )
+    assert (data_dir / "settings.json").read_bytes() == settings
+
+
 def test_screenshot_captures_the_dialogs_over_the_windows(tmp_path: Path) -> None:
     data_dir, home = tmp_path / "data", tmp_path / "home"
     home.mkdir()  # no profile chosen yet: the first-run wizard opens over the window

@@ -55,6 +55,15 @@ def test_a_failed_start_shows_the_reason_and_where_the_report_is(qapp, tmp_path:
     dialog.deleteLater()
 
 
+def test_the_reason_reads_as_a_sentence_under_the_title(qapp, tmp_path: Path) -> None:  # noqa: ANN001
+    shown: list[CrashDialog] = []
+    error = AppError(ErrorCode.STORE, "its data folder /data cannot be written (Read-only file system)")
+    report_start_failure(error, tmp_path / "logs", interactive=True, show=shown.append)
+    [dialog] = shown
+    assert dialog.reason.text().endswith("<br>Its data folder /data cannot be written (Read-only file system).")
+    dialog.deleteLater()
+
+
 PROJECT_ID = "00000000-0000-4000-8000-000000000001"
 
 
