@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QPainter, QPalette, QPen
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontMetricsF, QPainter, QPalette, QPen
 from PySide6.QtWidgets import (
     QApplication,
     QPlainTextEdit,
@@ -201,3 +201,14 @@ def palette_colors(widget: QWidget) -> Colors:
 
 def monospace_font() -> QFont:
     return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+
+
+def whole_pixel_font(font: QFont) -> tuple[QFont, int]:
+    """A fixed-width `font` whose characters advance by a whole number of pixels, and that number. Text drawn
+    at column × width then lines up with a run drawn in one call: the font's own advance is often fractional
+    (8.4 px), and 40 characters drawn together would end 16 px past the 40th column."""
+    advance = QFontMetricsF(font).horizontalAdvance("M")
+    width = max(1, round(advance))
+    spaced = QFont(font)
+    spaced.setLetterSpacing(QFont.SpacingType.AbsoluteSpacing, width - advance)
+    return spaced, width

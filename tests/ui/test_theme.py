@@ -6,7 +6,7 @@ multi-line fields show an edge a person can see."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtGui import QColor, QIcon, QImage
+from PySide6.QtGui import QColor, QFontMetricsF, QIcon, QImage
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
@@ -26,7 +26,8 @@ from pytestqt.qtbot import QtBot
 
 from idea.domain.workspace import ColorScheme
 from idea.ui.icons import icon, recolor_icons, set_icon
-from idea.ui.theme import DARK, LIGHT, apply_theme, colors
+from idea.ui.git.diff_view import DiffView
+from idea.ui.theme import DARK, LIGHT, apply_theme, colors, monospace_font, whole_pixel_font
 from tests.ui.test_problem_banner import contrast
 
 
@@ -131,3 +132,22 @@ def test_a_focused_multi_line_field_shows_the_focus_colour_on_its_edge(themed: Q
     palette = apply_theme(themed, ColorScheme.DARK)
     shot = shown(qtbot, QPlainTextEdit(), focused=True)
     assert shot.pixelColor(0, shot.height() // 2) == QColor(palette.accent)
+
+
+@pytest.mark.parametrize("point_size", [8, 9, 10, 11, 12, 13, 14, 16])
+def test_a_whole_pixel_font_draws_a_run_as_wide_as_its_columns(qapp, point_size: int) -> None:  # noqa: ANN001
+    # The system's fixed font often advances by a fraction of a pixel: 40 characters drawn in one call would
+    # end past the 40th column, where the next run is drawn (the diff viewer's "…9641", overlapped its ",").
+    font = monospace_font()
+    font.setPointSize(point_size)
+    spaced, width = whole_pixel_font(font)
+    assert width == round(QFontMetricsF(font).horizontalAdvance("M"))
+    for text in ("M" * 40, "a6ced819-b893-4213-b003-9e9dc79b9641\",", "    return x * 2 + y  # ok"):
+        assert abs(QFontMetricsF(spaced).horizontalAdvance(text) - len(text) * width) < 1, text
+
+
+def test_the_diff_viewer_draws_in_the_whole_pixel_font(qapp) -> None:  # noqa: ANN001
+    view = DiffView()
+    font = view._painted_font()
+    assert font.letterSpacing() == whole_pixel_font(view.font())[0].letterSpacing()
+    assert abs(QFontMetricsF(font).horizontalAdvance("x" * 50) - 50 * view._char_width()) < 1

@@ -25,7 +25,7 @@ from idea.domain.git.rows import (
 )
 from idea.ui.git.diff_paint import DRAWN_CHARS, NUMBER_CHARS, CommentLine, RowPainter, tint_of
 from idea.ui.git.highlight import Highlighter
-from idea.ui.theme import monospace_font
+from idea.ui.theme import monospace_font, whole_pixel_font
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ class DiffView(QAbstractScrollArea):
         self._file = -1
         self._longest = 0
         self._unlexed: set[tuple[int, int, int]] = set()
-        self._measured: tuple[QFont, tuple[int, int, int]] | None = None
+        self._measured: tuple[QFont, tuple[int, int, int], QFont] | None = None  # font, metrics, font drawn
         self.hunk_action_text: str | None = None  # "Stage this hunk", "Unstage this hunk", or None
         self._tint, self._dark = tint_of(self)
         self.verticalScrollBar().valueChanged.connect(self._scrolled)
@@ -171,8 +171,15 @@ class DiffView(QAbstractScrollArea):
             metrics = self.fontMetrics()
             height = metrics.height() + 4
             baseline = (height + metrics.ascent() - metrics.descent()) // 2
-            self._measured = (QFont(font), (height, max(1, metrics.horizontalAdvance("0")), baseline))
+            painted, width = whole_pixel_font(font)
+            self._measured = (QFont(font), (height, width, baseline), painted)
         return self._measured[1]
+
+    def _painted_font(self) -> QFont:
+        """The font the text is drawn in: each character exactly one column wide (`whole_pixel_font`)."""
+        self._metrics()
+        assert self._measured is not None
+        return self._measured[2]
 
     def _gutter(self) -> int:
         numbers = (1 if self._side_by_side else 2) * NUMBER_CHARS
@@ -210,12 +217,13 @@ class DiffView(QAbstractScrollArea):
         if self._diff is None:
             return
         height, char_width, baseline = self._metrics()
+        font = self._painted_font()
         rows = RowPainter(
-            self._diff, self.font(), self._tint, height, char_width, baseline, self._gutter(), self._side_by_side,
+            self._diff, font, self._tint, height, char_width, baseline, self._gutter(), self._side_by_side,
             self._highlighter, self.horizontalScrollBar().value(), self._unlexed,
         )
         painter = QPainter(self.viewport())
-        painter.setFont(self.font())
+        painter.setFont(font)
         first = self.verticalScrollBar().value()
         width = self.viewport().width()
         for offset in range(self.visible_rows() + 1):

@@ -14,6 +14,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPixmap
 
 from idea.ui.terminal.appearance import TEXT_MARGIN
 from idea.ui.terminal.native.screen import CellStyle, TerminalScreen
+from idea.ui.theme import whole_pixel_font
 
 MARGIN = TEXT_MARGIN  # pixels between the cell's edge and the text, as in the QTermWidget view
 
@@ -21,13 +22,10 @@ MARGIN = TEXT_MARGIN  # pixels between the cell's edge and the text, as in the Q
 class CellMetrics:
     def __init__(self, font: QFont) -> None:
         metrics = QFontMetricsF(font)
-        advance = metrics.horizontalAdvance("M")
-        self.width = max(1, round(advance))
         self.height = max(1, math.ceil(metrics.height()))
         self.ascent = metrics.ascent()
         # Whole-pixel cells: the spacing makes a run of text as wide as its cells.
-        font = QFont(font)
-        font.setLetterSpacing(QFont.SpacingType.AbsoluteSpacing, self.width - advance)
+        font, self.width = whole_pixel_font(font)
         self.font = font
         bold = QFont(font)
         bold.setBold(True)
