@@ -33,6 +33,7 @@ from idea.domain.permissions.sandbox import EnforcementLevel
 from idea.ui.core_client import CoreClient
 from idea.ui.permissions.effective_view import STATUS_COLORS, EffectiveView
 from idea.ui.permissions.rules_editor import RulesEditor
+from idea.ui.theme import palette_colors
 from idea.ui.widgets.window_size import size_within_screen
 
 if TYPE_CHECKING:
@@ -146,8 +147,8 @@ class PermissionsDialog(QDialog):
             EnforcementLevel.DEGRADED: "file rules are enforced only partly; command rules are advisory",
         }.get(system.level, "file and command rules are advisory only")
         self.system.setText(
-            f"This system: <b style='color:{color}'>{system.label()}</b> ({system.detail}) — {meaning}. "
-            f"{html.escape(SAME_USER_LIMIT)}"
+            f"This system: <b style='color:{color}'>{system.label()}</b> ({system.detail}) — {meaning}.<br>"
+            f"<span style='color:{palette_colors(self).muted}'>{html.escape(SAME_USER_LIMIT)}</span>"
         )
         self._show_problems(overview)
         current = self._scope
