@@ -224,7 +224,11 @@ def test_a_start_that_fails_says_why_keeps_the_report_and_exits(tmp_path: Path) 
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     [report] = temp.glob("idea-crash-*.log")  # the data folder is unusable: the report goes to the temp folder
-    assert f"IdeA could not start: Not a directory: {a_file / 'data'}. The full report was kept in {report}." in done.stderr
+    assert done.stderr.startswith(
+        f"IdeA could not start: its data folder {a_file / 'data'} cannot be written (Not a directory). Make it "
+        f"writable or free some space, or set IDEA_DATA_DIR to a folder you can write. The full report was kept in "
+        f"{report}."
+    )
     assert "Traceback" in report.read_text() and "NotADirectoryError" in report.read_text()
 
 
