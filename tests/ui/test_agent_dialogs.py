@@ -17,7 +17,7 @@ from idea.application.agents.templates import TemplateLink
 from idea.domain import layout as lay
 from idea.domain.profile import reference_profile_id
 from idea.ui.agents.new_agent_dialog import BLANK_TAB, NewAgentDialog
-from idea.domain.agent_states.resume_offer import ResumeChoice
+from idea.domain.agent_states.resume_offer import ResumeCandidate, ResumeChoice
 from idea.ui.agents.resume_dialog import ResumeDialog
 from idea.ui.profiles.first_run_wizard import FirstRunWizard
 from idea.ui.profiles.profile_editor import ProfileEditor
@@ -211,6 +211,10 @@ def test_resume_dialog_resumes_the_selected_agent_and_forgets_the_other(world: B
     dialog.show()
     texts = {c.name: label.text() for c, label in zip(dialog.candidates, dialog.labels, strict=True)}
     assert "cell 1" in texts["Visible"] and "background" in texts["Hidden"]
+    # The fake CLI has no session to resume: its row says why "Don't start" is its default.
+    assert all(c.native_resume is False for c in candidates)
+    assert "its CLI cannot resume its session" in texts["Visible"]
+    assert [box.currentText() for box in dialog.choices] == ["Don't start", "Don't start"]
     dialog.choose(in_cell.agent_id, ResumeChoice.RESUME)
     dialog.choose(hidden.agent_id, ResumeChoice.SKIP)
     qtbot.mouseClick(dialog.apply_button, Qt.MouseButton.LeftButton)
@@ -220,6 +224,24 @@ def test_resume_dialog_resumes_the_selected_agent_and_forgets_the_other(world: B
     assert live is not None and live.node_id == cell
     assert reopened.runner.live(hidden.agent_id) is None
     assert reopened.runner.resumable() == []
+
+
+def test_each_row_of_the_resume_offer_starts_on_what_its_cli_can_do(world: BootstrappedApp, qtbot: QtBot) -> None:
+    runtime = world.open_project()
+    candidates = [
+        ResumeCandidate("a1", "Architect", None, None, native_resume=True, subject="review the ports"),
+        ResumeCandidate("a2", "Aider", None, None, native_resume=False),
+    ]
+    dialog = ResumeDialog(world.client, runtime, candidates)
+    qtbot.addWidget(dialog)
+    assert [box.currentText() for box in dialog.choices] == ["Resume", "Don't start"]
+    assert [box.itemData(0, Qt.ItemDataRole.ToolTipRole) for box in dialog.choices] == [
+        "Continues its own conversation",
+        "Starts again with a summary of its work (its own session cannot be resumed)",
+    ]
+    architect, aider = (label.text() for label in dialog.labels)
+    assert "cannot resume" not in architect and "“review the ports”" in architect
+    assert "background · its CLI cannot resume its session" in aider
 
 
 def test_saving_as_template_then_updating_an_agent_with_local_edits_offers_the_three_way_choice(

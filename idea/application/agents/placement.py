@@ -30,12 +30,11 @@ from idea.application.agents.placement_rules import (
     split_target,
 )
 from idea.application.agents.ports import AgentProject
-from idea.application.agents.resume_candidates import ResumeCandidate
 from idea.application.agents.runner import AgentRunner
 from idea.application.orchestrator.ports import LiveAgent
 from idea.domain import layout as lay
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.agent_states.resume_offer import APPLY_SPACING_MS, ResumeChoice
+from idea.domain.agent_states.resume_offer import APPLY_SPACING_MS, ResumeCandidate, ResumeChoice
 from idea.domain.ids import AgentId, ConversationId, NodeId, SessionId
 from idea.domain.session import SessionInfo, SessionKind
 

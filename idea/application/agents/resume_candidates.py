@@ -4,28 +4,15 @@ or crash and are not running now."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from idea.application.agents.catalogue import AgentCatalogue
 from idea.application.agents.ports import AgentProject, ProviderSessionStore, RunningAgentsStore, SessionInspector
 from idea.domain import layout as lay
-from idea.domain.agent_states.resume_offer import native_resume
+from idea.domain.agent_states.resume_offer import ResumeCandidate, native_resume
 from idea.domain.errors import AppError
-from idea.domain.ids import AgentId, ConversationId, NodeId, conversation_for_pair
+from idea.domain.ids import AgentId, ConversationId, conversation_for_pair
 from idea.domain.profile import Profile
-
-
-@dataclass(frozen=True)
-class ResumeCandidate:
-    """An agent that was running when the project was last closed (or when IdeA stopped)."""
-
-    agent_id: AgentId
-    name: str
-    node_id: NodeId | None  # its cell in the active layout, None = it ran in the background
-    conversation_id: ConversationId | None
-    native_resume: bool = False  # its CLI can resume by id and the id of this conversation is known
-    subject: str | None = None  # the first prompt of that session, at most 80 characters
-    limited_until_ms: int | None = None  # it was at its usage limit until then
 
 
 class ResumeCandidates:

@@ -13,11 +13,12 @@ from idea.application.agents.catalogue import AgentCatalogue
 from idea.application.agents.launch_deps import AgentLaunchDeps
 from idea.application.agents.launch_preparation import LaunchPreparation
 from idea.application.agents.ports import AgentProject
-from idea.application.agents.resume_candidates import ResumeCandidate, ResumeCandidates
+from idea.application.agents.resume_candidates import ResumeCandidates
 from idea.application.orchestrator.ports import LiveAgent
 from idea.application.ports import Unsubscribe
 from idea.application.sessions import LaunchRequest
 from idea.domain import layout as lay
+from idea.domain.agent_states.resume_offer import ResumeCandidate
 from idea.domain.agent import AgentManifest
 from idea.domain.errors import AppError
 from idea.domain.ids import AgentId, ConversationId, NodeId, conversation_for_pair

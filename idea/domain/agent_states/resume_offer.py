@@ -19,12 +19,14 @@ class ResumeChoice(Enum):
 
 
 @dataclass(frozen=True)
-class ResumeRow:
+class ResumeCandidate:
+    """An agent that was running when the project was last closed (or when IdeA stopped): one row of the offer."""
+
     agent_id: AgentId
     name: str
-    node_id: NodeId | None  # its cell; None: it ran in the background
+    node_id: NodeId | None  # its cell in the active layout; None: it ran in the background
     conversation_id: ConversationId | None
-    native_resume: bool  # the profile can resume by id and the id of this conversation is known
+    native_resume: bool = False  # the profile can resume by id and the id of this conversation is known
     subject: str | None = None  # "last subject", at most 80 characters
     limited_until_ms: int | None = None  # it was at a usage limit until then
 

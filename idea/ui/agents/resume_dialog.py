@@ -20,10 +20,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from idea.application.agents.resume_candidates import ResumeCandidate
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
-from idea.domain.agent_states.resume_offer import ResumeChoice
+from idea.domain.agent_states.resume_offer import ResumeCandidate, ResumeChoice
 from idea.domain.wording import counted
 from idea.infrastructure.agent_watching import format_local_time
 from idea.ui.core_client import CoreClient
@@ -71,8 +70,9 @@ class ResumeDialog(QDialog):
             choice = QComboBox()
             for text, value in CHOICES:
                 choice.addItem(text, value)
-            choice.setItemData(0, _resume_meaning(candidate), Qt.ItemDataRole.ToolTipRole)
-            choice.setCurrentIndex(next(i for i, (_t, v) in enumerate(CHOICES) if v is default_choice(candidate)))
+            meaning = candidate.resume_meaning()
+            choice.setItemData(0, meaning[:1].upper() + meaning[1:], Qt.ItemDataRole.ToolTipRole)
+            choice.setCurrentIndex(choice.findData(candidate.default_choice))
             self.rows.addWidget(label, index, 0)
             self.rows.addWidget(choice, index, 1, Qt.AlignmentFlag.AlignTop)
             self.labels.append(label)
@@ -146,19 +146,11 @@ class ResumeDialog(QDialog):
 CHOICES = (("Resume", ResumeChoice.RESUME), ("Start fresh", ResumeChoice.FRESH), ("Don't start", ResumeChoice.SKIP))
 
 
-def default_choice(candidate: ResumeCandidate) -> ResumeChoice:
-    """Resume when its own session can be resumed; otherwise the person decides (Don't start)."""
-    return ResumeChoice.RESUME if candidate.native_resume else ResumeChoice.SKIP
-
-
-def _resume_meaning(candidate: ResumeCandidate) -> str:
-    if candidate.native_resume:
-        return "Continue its own conversation"
-    return "Start it again (its own session cannot be resumed)"
-
-
 def _row_text(candidate: ResumeCandidate, where: str) -> str:
-    parts = [f"<b>{html.escape(candidate.name)}</b> — {where}"]
+    head = f"<b>{html.escape(candidate.name)}</b> — {where}"
+    if not candidate.native_resume:  # why "Don't start" is chosen for it
+        head += " · its CLI cannot resume its session"
+    parts = [head]
     if candidate.subject:
         parts.append(f"“{html.escape(candidate.subject)}”")
     if candidate.limited_until_ms is not None:

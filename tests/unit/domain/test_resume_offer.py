@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from idea.domain.agent_states.resume_offer import ResumeChoice, ResumeRow, native_resume
+from idea.domain.agent_states.resume_offer import ResumeChoice, ResumeCandidate, native_resume
 
 
-def row(native: bool) -> ResumeRow:
-    return ResumeRow("a", "Architect", None, "conv", native_resume=native, subject="review the ports")
+def row(native: bool) -> ResumeCandidate:
+    return ResumeCandidate("a", "Architect", None, "conv", native_resume=native, subject="review the ports")
 
 
 def test_default_choice_resumes_only_what_can_be_resumed_by_id() -> None:
