@@ -133,42 +133,40 @@ def test_a_screenshot_that_cannot_be_written_is_reported_and_idea_still_quits(tm
     assert f"could not save {shots / 'out-2.png'}" in done.stderr
 
 
-def test_a_screenshot_into_a_read_only_folder_is_refused(tmp_path: Path) -> None:
+def run_idea_with_read_only(folder: Path, args: list[str], data_dir: Path, home: Path) -> subprocess.CompletedProcess[str]:
+    """`idea args` with `folder` mounted read-only in a private mount namespace (skipped where that cannot be)."""
     if os.geteuid() != 0 or shutil.which("unshare") is None:
         pytest.skip("needs root and unshare(1) to mount a read-only folder in a private namespace")
+    script = (
+        f"mount --bind {folder} {folder} && mount -o remount,bind,ro {folder} && "
+        f"exec {sys.executable} -m idea {' '.join(args)}"
+    )
+    env = {**os.environ, "IDEA_DATA_DIR": str(data_dir), "HOME": str(home), "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script], env=env,
+                          capture_output=True, text=True, timeout=60)
+    if "mount:" in done.stderr:
+        pytest.skip(f"this machine refuses the mount: {done.stderr.strip()}")
+    return done
+
+
+def test_a_screenshot_into_a_read_only_folder_is_refused(tmp_path: Path) -> None:
     data_dir, home = tmp_path / "data", tmp_path / "home"
     home.mkdir()
     complete_first_run(data_dir)
     shots = tmp_path / "shots"
     shots.mkdir()
-    script = (
-        f"mount --bind {shots} {shots} && mount -o remount,bind,ro {shots} && "
-        f"exec {sys.executable} -m idea --screenshot {shots / 'out.png'} --quit-after 60000"
+    done = run_idea_with_read_only(
+        shots, ["--screenshot", str(shots / "out.png"), "--quit-after", "60000"], data_dir, home
     )
-    env = {**os.environ, "IDEA_DATA_DIR": str(data_dir), "HOME": str(home), "QT_QPA_PLATFORM": "offscreen"}
-    done = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script], env=env,
-                          capture_output=True, text=True, timeout=60)
-    if "mount:" in done.stderr:
-        pytest.skip(f"this machine refuses the mount: {done.stderr.strip()}")
     assert done.returncode == 2 and f"the folder {shots} is not writable" in done.stderr
 
 
 def test_a_data_folder_that_cannot_be_written_stops_the_start_with_what_to_do(tmp_path: Path) -> None:
-    if os.geteuid() != 0 or shutil.which("unshare") is None:
-        pytest.skip("needs root and unshare(1) to mount a read-only folder in a private namespace")
     data_dir, home = tmp_path / "data", tmp_path / "home"
     home.mkdir()
     complete_first_run(data_dir)
     settings = (data_dir / "settings.json").read_bytes()
-    script = (
-        f"mount --bind {data_dir} {data_dir} && mount -o remount,bind,ro {data_dir} && "
-        f"exec {sys.executable} -m idea --quit-after 60000"
-    )
-    env = {**os.environ, "IDEA_DATA_DIR": str(data_dir), "HOME": str(home), "QT_QPA_PLATFORM": "offscreen"}
-    done = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script], env=env,
-                          capture_output=True, text=True, timeout=60)
-    if "mount:" in done.stderr:
-        pytest.skip(f"this machine refuses the mount: {done.stderr.strip()}")
+    done = run_idea_with_read_only(data_dir, ["--quit-after", "60000"], data_dir, home)
     assert done.returncode == 1
     assert done.stderr.startswith(
         f"IdeA could not start: its data folder {data_dir} cannot be written (Read-only file system). "
