@@ -18,8 +18,8 @@ from idea.application.orchestrator.ports import LiveAgent
 from idea.application.ports import Unsubscribe
 from idea.application.sessions import LaunchRequest
 from idea.domain import layout as lay
-from idea.domain.agent_states.resume_offer import ResumeCandidate
 from idea.domain.agent import AgentManifest
+from idea.domain.agent_states.resume_offer import ResumeCandidate
 from idea.domain.errors import AppError
 from idea.domain.ids import AgentId, ConversationId, NodeId, conversation_for_pair
 from idea.domain.orchestration.commands import Human, Source, SubmitHumanInput

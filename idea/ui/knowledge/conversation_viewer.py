@@ -148,7 +148,9 @@ class ConversationViewer(QWidget):
         column.addWidget(self.status)
 
         self._refresh_timer = single_shot_timer(self, REFRESH_DEBOUNCE_MS, self.refresh)
-        slots = {"Copy turn": self.copy_selected, "Find": self.find_field.setFocus, "Back to the grid": self.backRequested.emit}
+        slots = {
+            "Copy turn": self.copy_selected, "Find": self.find_field.setFocus, "Back to the grid": self.backRequested.emit,
+        }
         for text, keys in viewer_shortcuts():
             action = QAction(text, self)
             action.setShortcut(keys)
