@@ -26,6 +26,7 @@ from idea.ui.knowledge.knowledge_screens import KnowledgeScreens
 from idea.ui.widgets.problem_banner import ProblemBanner
 from idea.ui.widgets.window_size import size_within_screen
 from idea.ui.windows.agent_screens import AgentScreens
+from idea.ui.windows.folder_drops import FolderDrops
 from idea.ui.windows.project_tab import ProjectTab
 from idea.ui.windows.tab_bar import ProjectTabBar
 from idea.ui.windows.welcome_page import WelcomePage
@@ -91,6 +92,7 @@ class MainWindow(QMainWindow):
         column.addWidget(self.notices)
         column.addWidget(self._stack, 1)
         self.setCentralWidget(central)
+        FolderDrops(self, lambda root: manager.open_project(root, self))  # a folder dropped here opens as a project
         self.agents_panel = screens.agents_panel(self, self)
         self.agents_panel.statusMessage.connect(self.show_message)
         toasts = self.agents_panel.attach_toasts(self._stack)  # the human net, non-modal, over the grid

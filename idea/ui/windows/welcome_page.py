@@ -24,7 +24,10 @@ class WelcomePage(QWidget):
         self._opening: list[str] = []  # the folders opening into this window, in the order asked
         column = QVBoxLayout(self)
         column.setContentsMargins(48, 48, 48, 48)
-        title = QLabel("<h1>IdeA</h1><p>Open a project folder to manage a team of agents in a grid of terminals.</p>")
+        title = QLabel(
+            "<h1>IdeA</h1><p>Open a project folder (or drop one here) to manage a team of agents in a grid of "
+            "terminals.</p>"
+        )
         title.setWordWrap(True)
         column.addWidget(title)
         open_button = QPushButton("Open project…")
