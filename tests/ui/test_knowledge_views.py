@@ -183,6 +183,8 @@ def test_the_skills_view_creates_edits_assigns_and_deletes(
     with qtbot.waitSignal(view.loaded, timeout=WAIT_MS):
         view.reload()
     view.new_skill()
+    assert view.agents.count() == 0 and view.agents_hint.isVisible()  # says why no agent can be ticked yet
+    assert view.agents_hint.text().startswith("Save the skill first")
     view.name.setText("build-appimage")
     view.scope.setCurrentIndex(view.scope.findData("global"))
     view.body.setPlainText("# Build the AppImage\n\nRun the packaging script.")
@@ -193,6 +195,7 @@ def test_the_skills_view_creates_edits_assigns_and_deletes(
     assert first.text() == "build-appimage" and first.data(ListRowDelegate.NOTE_ROLE) == "global"
     assert first.data(ListRowDelegate.SUBTITLE_ROLE).startswith("Build the AppImage")
 
+    assert view.agents.count() > 0 and not view.agents_hint.isVisible()
     qa_item = next(view.agents.item(r) for r in range(view.agents.count()) if view.agents.item(r).text() == "QA")
     qa_item.setCheckState(Qt.CheckState.Checked)
     qtbot.waitUntil(lambda: "applies at its next launch" in view.status.text(), timeout=WAIT_MS)

@@ -29,6 +29,8 @@ from idea.ui.knowledge.common import Caller, call_for, column, confirm, list_and
 from idea.ui.widgets.empty_hint import EmptyHint
 from idea.ui.widgets.list_row_delegate import ListRowDelegate
 
+UNSAVED_ASSIGNMENT = "Save the skill first; then tick here the agents that get it."
+NO_AGENT_TO_ASSIGN = "This project has no agent yet."
 RESTART_NOTE = "An agent sees a newly assigned skill after its next launch; any skill can be read by name at any time."
 
 
@@ -81,6 +83,7 @@ class SkillsView(QWidget):
         self.agents = QListWidget()
         self.agents.setMaximumHeight(130)
         self.agents.itemChanged.connect(self._assignment_changed)
+        self.agents_hint = EmptyHint(self.agents, UNSAVED_ASSIGNMENT)
         self.save_button = QPushButton("Save")
         self.save_button.clicked.connect(self.save)
         self.delete_button = QPushButton("Delete…")
@@ -152,6 +155,7 @@ class SkillsView(QWidget):
         self.agents.blockSignals(True)
         self.agents.clear()
         self.agents.setEnabled(skill is not None)
+        self.agents_hint.setText(UNSAVED_ASSIGNMENT if skill is None else NO_AGENT_TO_ASSIGN)
         if skill is not None:
             for agent in self._team().agents:
                 item = QListWidgetItem(agent.name)
