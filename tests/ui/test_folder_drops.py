@@ -64,7 +64,14 @@ def test_a_folder_dropped_on_the_main_window_opens_as_a_project_tab(gui_factory,
     window = gui.windows[0]
     project = tmp_path / "dropped"
     project.mkdir()
-    assert enter(window, mime_of(project))
-    drop(window, mime_of(project))
+    assert enter(window.welcome, mime_of(project))  # the page does not take drops: the window does
+    drop(window.welcome, mime_of(project))
     tab = gui.tab(project)
-    assert window.current_tab() is tab
+    gui.wait(lambda: window.current_tab() is tab)
+
+    other = tmp_path / "second"
+    other.mkdir()
+    assert enter(window.tab_bar, mime_of(other))  # the tab bar takes only tabs: a folder goes on to the window
+    drop(window.tab_bar, mime_of(other))
+    second = gui.tab(other)
+    gui.wait(lambda: window.current_tab() is second)
