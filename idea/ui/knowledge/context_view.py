@@ -78,6 +78,7 @@ class ContextView(QWidget):
                                   "context; they wait here for you.")
         self.diff = QTextBrowser()
         self.diff.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.diff.setPlaceholderText("The change a proposal asks for shows here, against the context as it is.")
         self.warning = QLabel()
         self.warning.setWordWrap(True)
         self.accept_button = QPushButton("Accept")
