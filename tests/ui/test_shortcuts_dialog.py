@@ -50,7 +50,7 @@ def test_the_list_is_read_from_the_actions_and_filters(gui_factory) -> None:
     assert [action for _group, action, _keys in dialog.shown_rows()] == ["Font bigger", "Font smaller", "Font size as set"]
     assert dialog.nothing.isHidden()
     dialog.filter.setText(native("Ctrl+Alt+G"))
-    assert [action for _group, action, _keys in dialog.shown_rows()] == ["Git"]
+    assert [action for _group, action, _keys in dialog.shown_rows()] == ["Git panel"]
     dialog.filter.setText("no such key")
     assert dialog.shown_rows() == [] and not dialog.nothing.isHidden()
 

@@ -329,7 +329,7 @@ def _column(*parts: QWidget | QHBoxLayout) -> QWidget:
 
 def git_dock(window: QMainWindow, client: CoreClient, beside: QDockWidget) -> tuple[GitPanel, QDockWidget]:
     """The Git panel in a dock, a tab beside `beside` (the Agents dock) so that the terminals keep their
-    width; it can be dragged anywhere, and View ▸ Git (Ctrl+Alt+G) shows or hides it."""
+    width; it can be dragged anywhere, and View ▸ Git panel (Ctrl+Alt+G) shows or hides it."""
     panel = GitPanel(client, window)
     dock = QDockWidget("Git", window)
     dock.setObjectName("GitDock")
@@ -337,6 +337,7 @@ def git_dock(window: QMainWindow, client: CoreClient, beside: QDockWidget) -> tu
     window.tabifyDockWidget(beside, dock)
     QTimer.singleShot(0, beside, beside.raise_)  # the Agents tab in front once shown (no call once it is gone)
     action = dock.toggleViewAction()
+    action.setText("Git panel")
     action.setShortcut("Ctrl+Alt+G")
     action.triggered.connect(lambda checked: dock.raise_() if checked else None)
     return panel, dock

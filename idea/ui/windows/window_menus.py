@@ -187,7 +187,9 @@ class WindowMenus:
         trust.setToolTip(TRUST_RUN_DIRS_TIP)
         agents_menu.aboutToShow.connect(lambda: trust.setChecked(settings.settings.trust_run_dirs_automatically))
         trust.setChecked(settings.settings.trust_run_dirs_automatically)
-        agents_menu.addAction(self._window.agents_dock.toggleViewAction())
+        panel_toggle = self._window.agents_dock.toggleViewAction()
+        panel_toggle.setText("Agents panel")
+        agents_menu.addAction(panel_toggle)
 
     def _action(self, menu: QMenu, text: str, shortcut: str | None, slot: Callable[[], object]) -> QAction:
         action = QAction(text, self._window)

@@ -32,7 +32,8 @@ def test_view_git_shows_the_current_projects_repository_and_follows_the_tabs(
     git_action = window.git_dock.toggleViewAction()
     assert git_action.shortcut().toString() == "Ctrl+Alt+G"
     view = next(a.menu() for a in window.menuBar().actions() if a.text() == "&View")
-    assert git_action in view.actions()  # View ▸ Git
+    assert git_action in view.actions() and git_action.text() == "Git panel"  # View ▸ Git panel
+    assert window.git_dock.windowTitle() == "Git"  # the dock's tab keeps the short name
 
     window.focus_tab(tab.project_id)
     window.git_dock.raise_()
