@@ -69,9 +69,9 @@ def menu_groups(menu_bar: QMenuBar) -> list[Group]:
 
 def shortcut_groups(menu_bar: QMenuBar, agents_panel: QWidget) -> list[Group]:
     """Everything the Keyboard shortcuts dialog lists, in order."""
-    in_menus = {keys for _group, shortcuts in menu_groups(menu_bar) for keys, _text in shortcuts}
-    panel_only = [(keys, text) for keys, text in action_shortcuts(agents_panel.actions()) if keys not in in_menus]
     groups = menu_groups(menu_bar)
+    in_menus = {keys for _group, shortcuts in groups for keys, _text in shortcuts}
+    panel_only = [(keys, text) for keys, text in action_shortcuts(agents_panel.actions()) if keys not in in_menus]
     if panel_only:
         groups.append((AGENTS_PANEL_GROUP, panel_only))
     groups.append((TERMINAL_GROUP, [(keys_text(QKeySequence(keys)), text) for keys, text in TERMINAL_SHORTCUTS]))
