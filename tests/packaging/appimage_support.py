@@ -42,8 +42,10 @@ case "${PROBE_MODE:-}" in
   wait)
     trap 'kill $sleeper 2>/dev/null; echo "got TERM"; exit 42' TERM
     trap 'kill $sleeper 2>/dev/null; echo "got INT"; exit 43' INT
+    # The sleeper is known before "ready": a signal sent at once must not leave it running (and holding stdout).
+    sleep 30 & sleeper=$!
     echo ready
-    while :; do sleep 30 & sleeper=$!; wait $sleeper; done ;;
+    while :; do wait $sleeper; sleep 30 & sleeper=$!; done ;;
   kill-self) kill -KILL $$ ;;
   stdin) echo "STDIN=$(cat)" ;;
   read-big) cat "$APPDIR/usr/share/probe/big.txt" >/dev/null || exit 9 ;;
