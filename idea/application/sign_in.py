@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from idea.domain.profile import Profile
+from idea.domain.wording import capitalized
 
 
 @dataclass(frozen=True)
@@ -19,7 +20,7 @@ class SignInCheck:
     def refusal(self, agent_name: str) -> str:
         """The launch refusal: which agent and which CLI, then the way out, as two sentences."""
         way_out = self.what_to_do.rstrip(". ")
-        return f"{self.cli} is not signed in for agent {agent_name}. {way_out[:1].upper()}{way_out[1:]}."
+        return f"{self.cli} is not signed in for agent {agent_name}. {capitalized(way_out)}."
 
 
 class SignInChecker(Protocol):

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from idea import __version__
 from idea.domain.errors import AppError
+from idea.domain.wording import capitalized
 from idea.infrastructure.diagnostics import FileDiagnostics
 
 START_FAILED_EXIT = 1
@@ -79,7 +80,7 @@ class CrashDialog(QDialog):
         self.setWindowTitle("IdeA could not start")
         self.setMinimumWidth(520)
         column = QVBoxLayout(self)
-        self.reason = QLabel(f"<b>IdeA could not start.</b><br>{_escape(reason[:1].upper() + reason[1:])}.")
+        self.reason = QLabel(f"<b>IdeA could not start.</b><br>{_escape(capitalized(reason))}.")
         self.reason.setWordWrap(True)
         column.addWidget(self.reason)
         where = (

@@ -15,6 +15,7 @@ from typing import Any
 
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.knowledge.front_matter import Problem, render_block, split_front_matter
+from idea.domain.wording import capitalized
 
 MEMORY_DIR = "memory"
 INDEX_FILE = "MEMORY.md"
@@ -67,7 +68,7 @@ def parse_type(value: Any) -> MemoryType | None:
 
 def slug_in_words(slug: str) -> str:
     words = slug.replace("-", " ").strip()
-    return words[:1].upper() + words[1:]
+    return capitalized(words)
 
 
 def placeholder_description(slug: str) -> str:

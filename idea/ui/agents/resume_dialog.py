@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
 from idea.domain.agent_states.resume_offer import ResumeCandidate, ResumeChoice
-from idea.domain.wording import counted
+from idea.domain.wording import capitalized, counted
 from idea.infrastructure.agent_watching import format_local_time
 from idea.ui.core_client import CoreClient
 from idea.ui.widgets.labels import HintLabel
@@ -70,8 +70,7 @@ class ResumeDialog(QDialog):
             choice = QComboBox()
             for text, value in CHOICES:
                 choice.addItem(text, value)
-            meaning = candidate.resume_meaning()
-            choice.setItemData(0, meaning[:1].upper() + meaning[1:], Qt.ItemDataRole.ToolTipRole)
+            choice.setItemData(0, capitalized(candidate.resume_meaning()), Qt.ItemDataRole.ToolTipRole)
             choice.setCurrentIndex(choice.findData(candidate.default_choice))
             self.rows.addWidget(label, index, 0)
             self.rows.addWidget(choice, index, 1, Qt.AlignmentFlag.AlignTop)

@@ -15,6 +15,7 @@ from idea.application.orchestrator.ports import LiveAgent
 from idea.application.projects import ProjectRuntime
 from idea.domain.ids import AgentId, NodeId, TicketId
 from idea.domain.session import SessionKind
+from idea.domain.wording import capitalized
 from idea.ui.agents.gestures import GestureContext
 from idea.ui.agents.send_task_dialog import SendTaskDialog
 from idea.ui.agents.worktree_gestures import WorktreeGestures
@@ -137,7 +138,7 @@ class RunGestures:
 
         def cancelled(detail: str) -> None:
             if queued is None:
-                self._ctx.status(detail[:1].upper() + detail[1:])
+                self._ctx.status(capitalized(detail))
             else:
                 agent_id, ticket = queued
                 self._ctx.status(f"Cancelled the ticket from {ticket.requester_label} to {model.name(agent_id)}")

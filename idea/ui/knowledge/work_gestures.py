@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QWidget
 from idea.application.orchestrator.ports import LiveAgent
 from idea.application.projects import ProjectRuntime
 from idea.domain.ids import AgentId, ConversationId, NodeId, SessionId, TicketId
+from idea.domain.wording import capitalized
 from idea.ui.knowledge.common import Caller
 from idea.ui.widgets.messages import show_error
 
@@ -57,7 +58,7 @@ class WorkGestures:
         self._run(
             "Cannot cancel the ticket",
             self._runtime.requests.cancel_ticket(ticket_id),
-            lambda detail: detail[:1].upper() + detail[1:],
+            capitalized,
         )
 
     def deliver_now(self, ticket_id: TicketId) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from idea.domain.wording import counted
+from idea.domain.wording import capitalized, counted
 
 
 @pytest.mark.parametrize(
@@ -19,3 +19,9 @@ from idea.domain.wording import counted
 )
 def test_a_count_takes_its_noun_in_the_right_number(count: int, noun: str, plural: str | None, expected: str) -> None:
     assert counted(count, noun, plural) == expected
+
+
+def test_capitalized_raises_the_first_letter_only() -> None:
+    assert capitalized("its data folder /x cannot be written") == "Its data folder /x cannot be written"
+    assert capitalized("run idea_reply with TICKET") == "Run idea_reply with TICKET"
+    assert capitalized("") == ""
