@@ -307,3 +307,26 @@ def test_the_text_keeps_a_margin_from_the_cells_edge(view: TerminalView, qtbot: 
 
     qtbot.waitUntil(lambda: first_text_pixel() is not None, timeout=WAIT_MS)
     assert first_text_pixel() == (TEXT_MARGIN, TEXT_MARGIN)
+
+
+def test_a_view_moved_out_of_a_window_that_listed_it_outlives_that_window(qtbot: QtBot, tmp_path: Path) -> None:
+    # A cell's view is parked or moved to another window; the window it left had listed its widgets
+    # (`findChildren`, as tests and tools do) and is then closed. PySide then drops the Python objects of the
+    # widget's inner parts that it had tied to that window: the view must not hold on to them.
+    window = QWidget()
+    view = TerminalView(TerminalAppearance(), window)
+    window.show()
+    start(view, ["sh", "-c", "read line; exit 3"], tmp_path)
+    window.findChildren(QWidget)
+    lot = QWidget()
+    view.setParent(lot)
+    shiboken6.delete(window)
+    lot.show()
+    qtbot.waitUntil(view.isVisible, timeout=WAIT_MS)
+    with qtbot.waitSignal(view.exited, timeout=WAIT_MS) as exited:
+        view.terminal.sendText("\r")
+    assert exited.args == [3]
+    assert view.display.isVisible()  # the last screen stays shown
+    view.toggle_find()
+    assert view._search_edit is not None and view._search_edit.isVisible()  # noqa: SLF001
+    shiboken6.delete(lot)

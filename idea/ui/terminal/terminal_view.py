@@ -98,9 +98,6 @@ class TerminalView(QWidget):
         term.setMargin(TEXT_MARGIN)
         self._term = term
         self.zoom = FontZoom(lambda: self._appearance, term.setTerminalFont)
-        self._display = term.focusProxy()
-        self._search_bar = term.findChild(QWidget, "SearchBar")
-        self._search_edit = term.findChild(QLineEdit, "searchTextEdit")
         self.setFocusProxy(term)
         self.setAutoFillBackground(True)
         self._apply_appearance(appearance, previous=None)
@@ -116,18 +113,30 @@ class TerminalView(QWidget):
         term.urlActivated.connect(self._open_url)
 
         self._shortcuts = cell_shortcuts(self.copy, self.paste, self.toggle_find, self.zoom)
-        self._display.installEventFilter(self)
-        if self._search_edit is not None:
-            self._search_edit.installEventFilter(self)
+        self.display.installEventFilter(self)
+        if (search_edit := self._search_edit) is not None:
+            search_edit.installEventFilter(self)
 
     @property
     def terminal(self) -> QTermWidget:
         return self._term
 
+    # The widget's inner parts are asked for each time rather than kept: they were made in C++, and PySide ties
+    # the Python object of such a widget to whatever ancestor last listed it (`findChildren`), so a window
+    # closed after this view left it would take that object with it while the widget lives on here.
+
     @property
     def display(self) -> QWidget:
         """The widget that takes the keyboard (the write portal watches it)."""
-        return self._display
+        return self._term.focusProxy()
+
+    @property
+    def _search_bar(self) -> QWidget | None:
+        return self._term.findChild(QWidget, "SearchBar")
+
+    @property
+    def _search_edit(self) -> QLineEdit | None:
+        return self._term.findChild(QLineEdit, "searchTextEdit")
 
     # The program
 
@@ -185,7 +194,7 @@ class TerminalView(QWidget):
         # Output still arriving delays the report (connected only now: no Python call per chunk before).
         self._term.receivedData.connect(self._on_output)
         # The widget closes its display when the program ends; the last screen stays worth reading.
-        self._display.show()
+        self.display.show()
         self._exit_timer.start()
 
     def _on_output(self, _data: str) -> None:
@@ -223,10 +232,11 @@ class TerminalView(QWidget):
             return
         # setSize() only records the size hint when it differs from the display's current size; the
         # display is hidden, so this resize has no effect yet except making the hint always recorded.
-        self._display.resize(0, 0)
+        display = self.display
+        display.resize(0, 0)
         self._term.setSize(QSize(columns, lines))
-        self._term.setGeometry(QRect(QPoint(0, 0), self._display.sizeHint()))
-        for widget in (self._term, self._display):
+        self._term.setGeometry(QRect(QPoint(0, 0), display.sizeHint()))
+        for widget in (self._term, display):
             QCoreApplication.sendEvent(widget, QResizeEvent(widget.size(), QSize()))
 
     def resizeEvent(self, event: QResizeEvent) -> None:
@@ -312,11 +322,11 @@ class TerminalView(QWidget):
                 if event.type() == QEvent.Type.KeyPress:
                     action()
                 return True
-            if event.type() == QEvent.Type.KeyPress and watched is self._display and _is_shift_tab(event):
+            if event.type() == QEvent.Type.KeyPress and watched is self.display and _is_shift_tab(event):
                 # Qt would move the focus to the previous widget (another cell); the program wants the key.
                 self._term.sendKeyEvent(event)
                 return True
-            if event.type() == QEvent.Type.KeyPress and watched is self._display and self.shift_enter_mapped(event):
+            if event.type() == QEvent.Type.KeyPress and watched is self.display and self.shift_enter_mapped(event):
                 self._term.sendText(self.shift_enter)  # a new line in an agent CLI's prompt (spec 01 §13.9)
                 return True
         return super().eventFilter(watched, event)

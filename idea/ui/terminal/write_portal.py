@@ -55,8 +55,7 @@ class WritePortal(QObject):
         self._pending = 0
         self._last_key_at: float | None = None
         self._suspended = False
-        self._display = view.display
-        self._display.installEventFilter(self)
+        view.display.installEventFilter(self)
         view.pasting.connect(self._pasted)
         self._overlay = QLabel(cast(QWidget, view))
         self._overlay.setObjectName("AgentTypingOverlay")
@@ -106,9 +105,7 @@ class WritePortal(QObject):
         self._view.set_paste_blocked(False)
         self._overlay.hide()
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is not self._display:
-            return False
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # installed on the view's display only
         if self._suspended:
             if event.type() in _HELD_EVENTS:
                 return True
