@@ -93,6 +93,7 @@ class CrashDialog(QDialog):
         self.where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         column.addWidget(self.where)
         self.details = QPlainTextEdit(details)
+        self.details.setAccessibleName("Details")
         self.details.setReadOnly(True)
         self.details.setVisible(report is None)
         column.addWidget(self.details, 1)

@@ -24,6 +24,7 @@ from idea.ui.profiles.profile_editor import ProfileEditor
 from idea.ui.profiles.profile_pane import FORM_TAB, JSON_TAB
 from idea.ui.templates.save_template_dialog import SaveTemplateDialog
 from idea.ui.templates.template_update_dialog import TemplateUpdateDialog
+from tests.ui.accessibility import unnamed_controls
 from tests.ui.agent_support import FAKE_BIN, WAIT_MS, PathHost, BootstrappedApp, bootstrapped_app
 
 CLAUDE_ID = reference_profile_id("claude")
@@ -215,6 +216,7 @@ def test_resume_dialog_resumes_the_selected_agent_and_forgets_the_other(world: B
     assert all(c.native_resume is False for c in candidates)
     assert "its CLI cannot resume its session" in texts["Visible"]
     assert [box.currentText() for box in dialog.choices] == ["Don't start", "Don't start"]
+    assert unnamed_controls(dialog) == []  # each choice is named by its row
     dialog.choose(in_cell.agent_id, ResumeChoice.RESUME)
     dialog.choose(hidden.agent_id, ResumeChoice.SKIP)
     qtbot.mouseClick(dialog.apply_button, Qt.MouseButton.LeftButton)
@@ -252,6 +254,8 @@ def test_saving_as_template_then_updating_an_agent_with_local_edits_offers_the_t
     source = world.create_agent(runtime, "Reviewer", profile, persona="# Reviewer\n\nv1\n")
     dialog = SaveTemplateDialog(world.client, runtime, world.app.templates, source.agent_id, ["Architect"])
     qtbot.addWidget(dialog)
+    dialog.show()
+    assert unnamed_controls(dialog) == []
     dialog.name.setText("architect")
     assert not dialog.save_button.isEnabled()
     dialog.name.setText("Careful reviewer")
@@ -279,6 +283,7 @@ def test_saving_as_template_then_updating_an_agent_with_local_edits_offers_the_t
     assert update.keep_button is not None and update.keep_button.text() == "Keep mine"
     qtbot.mouseClick(update.diff_button, Qt.MouseButton.LeftButton)
     assert "+v2" in update.diff.toPlainText() and "-my own edits" in update.diff.toPlainText()
+    assert unnamed_controls(update) == []
     qtbot.mouseClick(update.keep_button, Qt.MouseButton.LeftButton)
     assert choices == ["keep"]
 

@@ -19,6 +19,7 @@ from idea.domain.events import LayoutChanged
 from idea.domain.profile import Profile
 from idea.ui.agents.agents_panel import AgentsPanel
 from tests.ui.agent_support import WAIT_MS, RecordingHost, BootstrappedApp, bootstrapped_app
+from tests.ui.accessibility import unnamed_controls
 
 
 @pytest.fixture
@@ -167,6 +168,7 @@ def test_a_persona_edit_reaches_the_file_and_says_a_running_agent_needs_a_restar
     assert editor.editor.text() == "# Writer\n\nWrites docs.\n"
     assert editor.notice.isVisible() and "restart" in editor.notice.text()
     assert not editor.save_button.isEnabled()
+    assert unnamed_controls(editor) == []
     editor.editor.source.setPlainText("# Writer\n\nWrites the user guide.\n")
     qtbot.waitUntil(lambda: "user guide" in editor.editor.preview.toPlainText(), timeout=WAIT_MS)
     qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)

@@ -7,11 +7,14 @@ from pytestqt.qtbot import QtBot
 
 from idea.domain import layout as lay
 from idea.ui.windows.grid_size_dialog import GridSizeDialog
+from tests.ui.accessibility import unnamed_controls
 
 
 def test_the_choice_stays_in_range_is_pictured_and_is_given_only_when_accepted(qtbot: QtBot) -> None:
     dialog = GridSizeDialog("Make grid", "The cell becomes a grid.", (2, 2), True)
     qtbot.addWidget(dialog)
+    dialog.show()
+    assert unnamed_controls(dialog) == []
     chosen: list[tuple[int, int]] = []
     dialog.chosen.connect(lambda rows, cols: chosen.append((rows, cols)))
 

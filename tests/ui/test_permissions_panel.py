@@ -16,6 +16,7 @@ from pytestqt.qtbot import QtBot
 from idea.application.agents.placement_rules import InBackground
 from idea.domain.permissions.model import Effect
 from idea.ui.permissions.panel import PermissionsDialog
+from tests.ui.accessibility import unnamed_controls
 from tests.ui.agent_support import WAIT_MS, BootstrappedApp, bootstrapped_app
 
 
@@ -93,6 +94,7 @@ def test_the_panel_shows_problems_edits_an_override_and_answers_the_test_box(
     dialog.editor.preset.activated.emit(dialog.editor.preset.currentIndex())
     assert dialog.editor.preset_note.text().startswith("Reads everything")
     assert dialog.save.isEnabled()
+    assert unnamed_controls(dialog) == []  # each rule's cells too
     qtbot.mouseClick(dialog.save, qtbot_button())
     qtbot.waitUntil(lambda: "Saved" in dialog.impact.text() or "kept" in dialog.impact.text(), timeout=WAIT_MS)
     assert yes == ["Replace permissions.json"]  # the file had problems: the person confirmed
@@ -140,6 +142,22 @@ def test_an_invalid_glob_keeps_save_disabled_with_the_reason(world: Bootstrapped
     assert not dialog.save.isEnabled()
     assert "contains '..'" in editor.problem.text()
     assert editor.preset.currentText() == "Custom"
+
+
+def test_each_cell_of_the_rules_and_command_entries_has_a_name(world: BootstrappedApp, qtbot: QtBot) -> None:
+    runtime = world.open_project()
+    dialog = open_panel_no_agents(world, qtbot, runtime)
+    dialog.enabled.setChecked(True)
+    editor = dialog.editor
+    editor.preset.setCurrentIndex(editor.preset.findData("reviewer"))
+    editor.preset.activated.emit(editor.preset.currentIndex())
+    [shell] = [row for row in range(editor.table.rowCount()) if "command" in editor.table.cellWidget(row, 2).text()]
+    editor.table.selectRow(shell)
+    editor.add_command.click()
+    assert editor.commands.rowCount() == 1
+    assert unnamed_controls(dialog) == []
+    assert editor.commands.cellWidget(0, 1).accessibleName() == "Command entry 1: command"
+    assert editor.table.cellWidget(0, 1).accessibleName() == "Rule 1: effect"
 
 
 def open_panel_no_agents(world: BootstrappedApp, qtbot: QtBot, runtime: object) -> PermissionsDialog:

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from idea.domain.errors import AppError, ErrorCode
 from idea.ui.crash import CrashDialog, report_start_failure
 from tests.ui.gui_support import Gui
+from tests.ui.accessibility import unnamed_controls
 
 
 def test_broken_user_data_files_are_told_in_the_notice_area_without_a_modal_box(
@@ -51,6 +52,9 @@ def test_a_failed_start_shows_the_reason_and_where_the_report_is(qapp, tmp_path:
     assert "The reference profiles are missing: /opt/idea/resources" in dialog.reason.text()
     assert str(report) in dialog.where.text()
     assert "AppError" in dialog.details.toPlainText() and not dialog.details.isVisibleTo(dialog)
+    dialog.show()
+    dialog.details.show()
+    assert unnamed_controls(dialog) == []
     assert f"The full report was kept in {report}" in capsys.readouterr().err
     dialog.deleteLater()
 

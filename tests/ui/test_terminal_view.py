@@ -27,6 +27,7 @@ from idea.ui.terminal.appearance import (
     scheme_colors,
 )
 from idea.ui.terminal.terminal_view import RESIZE_DEBOUNCE_MS, TerminalView
+from tests.ui.accessibility import unnamed_controls
 
 CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
 WAIT_MS = 30_000  # a safety net around condition waits
@@ -155,6 +156,7 @@ def test_find_searches_the_scrollback_and_gives_the_keyboard_back(
     qtbot.keyClick(display, Qt.Key.Key_F, CTRL_SHIFT)
     field = view.terminal.findChild(QLineEdit, "searchTextEdit")
     assert field is not None and field.isVisible()
+    assert unnamed_controls(view) == []  # the bar's "<", ">", "..." and "X" say what they do
     qtbot.keyClicks(field, "needle")
     qtbot.keyClick(field, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: view.terminal.selectedText(False) == "needle", timeout=WAIT_MS)

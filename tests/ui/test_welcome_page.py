@@ -9,6 +9,7 @@ from pytestqt.qtbot import QtBot
 from idea.domain.ids import ProjectId
 from idea.domain.project import ProjectRecord
 from idea.ui.windows.main_window import WelcomePage
+from tests.ui.accessibility import unnamed_controls
 
 
 class Projects:
@@ -40,6 +41,7 @@ def test_no_recent_project_reads_as_words_then_the_list_replaces_them(qtbot: QtB
     page.refresh()
 
     assert page.recent.isVisible() and not page.no_recent.isVisible()
+    assert unnamed_controls(page) == []
     item = page.recent.item(0)
     assert item.text().startswith("shop") and item.data(Qt.ItemDataRole.UserRole) == "/work/shop"
     page.recent.itemActivated.emit(item)

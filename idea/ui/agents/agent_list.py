@@ -46,6 +46,7 @@ class AgentList(QStackedWidget):
     def __init__(self, send_action: QAction, interrupt_action: QAction, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.list = QListWidget()
+        self.list.setAccessibleName("Agents")
         self._drawn: dict[AgentId, tuple[object, ...]] = {}  # what each row shows, as `_item_look` gives it
         self.list.setItemDelegate(ListRowDelegate(self.list))
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)

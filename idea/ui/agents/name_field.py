@@ -43,6 +43,7 @@ class AgentNameField(QWidget):
         self.edit = QLineEdit()
         self.edit.setMaxLength(AGENT_NAME_MAX_CHARS + 8)  # long enough to show the length message
         self.edit.setPlaceholderText("e.g. Architect")
+        self.edit.setAccessibleName("Agent name")
         self.message = HintLabel(NAME_HINT)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)

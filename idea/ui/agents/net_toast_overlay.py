@@ -60,6 +60,7 @@ class NetToastCard(QFrame):
         self.close_button.setText("✕")
         self.close_button.setAutoRaise(True)
         self.close_button.setToolTip("Hide this notice (the agent stays under Needs you in the Agents panel)")
+        self.close_button.setAccessibleName("Hide this notice")
         self.close_button.clicked.connect(lambda: overlay.closeRequested.emit(toast))
         head.addWidget(self.close_button, 0, Qt.AlignmentFlag.AlignTop)
         column.addLayout(head)

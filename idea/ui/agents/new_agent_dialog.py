@@ -100,10 +100,12 @@ class NewAgentDialog(QDialog):
     def _sources(self) -> QTabWidget:
         """Where the persona comes from: a template (listed, previewed, kept in sync or not), or blank."""
         self.template_list = QListWidget()
+        self.template_list.setAccessibleName("Templates")
         self.template_list.setItemDelegate(ListRowDelegate(self.template_list))
         self.template_list.setUniformItemSizes(True)
         self.template_list.currentItemChanged.connect(self._template_chosen)
         self.template_preview = QTextBrowser()
+        self.template_preview.setAccessibleName("Template persona")
         self.template_preview.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.template_preview.setPlaceholderText("Choose a template in the list: its persona shows here.")
         self.template_description = HintLabel()

@@ -48,6 +48,7 @@ class ReplyNotice(QFrame):
         self.dismiss_button.setText("✕")
         self.dismiss_button.setAutoRaise(True)
         self.dismiss_button.setToolTip("Dismiss")
+        self.dismiss_button.setAccessibleName("Dismiss")
         self.dismiss_button.clicked.connect(self.dismissed.emit)
         header = QHBoxLayout()
         header.setSpacing(2)

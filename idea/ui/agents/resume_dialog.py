@@ -72,6 +72,7 @@ class ResumeDialog(QDialog):
                 choice.addItem(text, value)
             choice.setItemData(0, capitalized(candidate.resume_meaning()), Qt.ItemDataRole.ToolTipRole)
             choice.setCurrentIndex(choice.findData(candidate.default_choice))
+            label.setBuddy(choice)  # what a screen reader names the choice
             self.rows.addWidget(label, index, 0)
             self.rows.addWidget(choice, index, 1, Qt.AlignmentFlag.AlignTop)
             self.labels.append(label)

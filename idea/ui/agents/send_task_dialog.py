@@ -52,6 +52,7 @@ class SendTaskDialog(QDialog):
         intro.setWordWrap(True)
         self.text = QPlainTextEdit()
         self.text.setPlaceholderText(f"What should {agent_name} do?")
+        self.text.setAccessibleName(f"Task for {agent_name}")
         self.text.setTabChangesFocus(True)
         self.message = HintLabel(
             "Ctrl+Enter sends. If it answers with idea_reply, the answer shows in the Agents panel."

@@ -18,6 +18,7 @@ class CommitBox(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.message = QPlainTextEdit()
+        self.message.setAccessibleName("Commit message")
         self.message.setPlaceholderText("Commit message (Ctrl+Enter commits)")
         self.message.setMaximumHeight(90)
         self.message.textChanged.connect(self._update)

@@ -94,7 +94,8 @@ class LineDialog(QDialog):
         self.buttons.accepted.connect(self._accept)
         self.buttons.rejected.connect(self.reject)
         column = QVBoxLayout(self)
-        column.addWidget(QLabel(label))
+        column.addWidget(named := QLabel(label))
+        named.setBuddy(self.field)
         column.addWidget(self.field)
         if hint:
             column.addWidget(HintLabel(hint))
@@ -116,6 +117,7 @@ class LossDialog(QDialog):
         intro = QLabel(text)
         intro.setWordWrap(True)
         self.details = QPlainTextEdit(details)
+        self.details.setAccessibleName("Details")
         self.details.setReadOnly(True)
         self.details.setFont(monospace_font())
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)

@@ -86,6 +86,7 @@ class DiffWindow(QWidget):
         self.stale.hide()
 
         self.files = QListWidget()
+        self.files.setAccessibleName("Files")
         self.files.currentRowChanged.connect(self._file_chosen)
         self.view = DiffView()
         self.view.hunk_action_text = _HUNK_ACTIONS.get(spec.kind)

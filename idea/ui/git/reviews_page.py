@@ -25,6 +25,7 @@ class ReviewsPage(QWidget):
         self._client = client
         self._failed = failed
         self.list = QListWidget()
+        self.list.setAccessibleName("Reviews")
         self.list.setAlternatingRowColors(True)
         self.list.itemActivated.connect(self._open)
         EmptyHint(self.list, "No review yet: comment on a line of any diff to start one.")

@@ -46,6 +46,7 @@ class StatusView(QTreeWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.setAccessibleName("Changes")
         self.setHeaderHidden(True)
         self.setRootIsDecorated(True)
         self.setSelectionMode(QTreeWidget.SelectionMode.ExtendedSelection)

@@ -25,6 +25,7 @@ class WorktreeList(QWidget):
         super().__init__(parent)
         self.views: tuple[WorktreeView, ...] = ()
         self.list = QListWidget()
+        self.list.setAccessibleName("Worktrees")
         self.list.setWordWrap(True)
         self.list.itemSelectionChanged.connect(self._update)
         self.list.itemDoubleClicked.connect(lambda _item: self._emit(self.diffRequested))

@@ -54,6 +54,7 @@ class ContextView(QWidget):
         self._saved_text = ""
 
         self.editor = QPlainTextEdit()
+        self.editor.setAccessibleName("Project context")
         self.editor.setPlaceholderText("What every agent of this project should know: goals, conventions, constraints.")
         self.editor.textChanged.connect(self._edited)
         self.save_button = QPushButton("Save context")
@@ -72,11 +73,13 @@ class ContextView(QWidget):
         top_box.setLayout(top)
 
         self.proposals = QListWidget()
+        self.proposals.setAccessibleName("Proposals")
         self.proposals.setItemDelegate(ListRowDelegate(self.proposals))
         self.proposals.currentRowChanged.connect(self._selected)
         EmptyHint(self.proposals, "No proposal waiting. Agents other than the orchestrator propose changes to the "
                                   "context; they wait here for you.")
         self.diff = QTextBrowser()
+        self.diff.setAccessibleName("Proposed change")
         self.diff.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.diff.setPlaceholderText("The change a proposal asks for shows here, against the context as it is.")
         self.warning = QLabel()

@@ -69,6 +69,7 @@ class MemoryView(QWidget):
         self.current: str | None = None  # slug shown; None: a new note
 
         self.notes = QListWidget()
+        self.notes.setAccessibleName("Notes")
         self.notes.setItemDelegate(ListRowDelegate(self.notes))
         self.notes.currentItemChanged.connect(self._selected)
         EmptyHint(self.notes, "No note yet. Agents keep what the team learns here (idea_memory_write); New note "
@@ -89,7 +90,9 @@ class MemoryView(QWidget):
         form.addRow("Type", self.type)
         self.body = QPlainTextEdit()
         self.body.setPlaceholderText("The note, in Markdown. Link other notes with [[slug]].")
+        self.body.setAccessibleName("Note")
         self.preview = QTextBrowser()
+        self.preview.setAccessibleName("Note as read")
         self.preview.setOpenLinks(False)
         self.preview.anchorClicked.connect(self._follow)
         self.tabs = QTabWidget()

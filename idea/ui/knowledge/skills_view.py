@@ -60,6 +60,7 @@ class SkillsView(QWidget):
         self.current: Skill | None = None
 
         self.list = QListWidget()
+        self.list.setAccessibleName("Skills")
         self.list.setItemDelegate(ListRowDelegate(self.list))
         self.list.currentItemChanged.connect(self._selected)
         EmptyHint(self.list, "No skill yet. A skill is a procedure an agent loads by name before applying it; "
@@ -80,7 +81,9 @@ class SkillsView(QWidget):
         form.addRow("Description", self.description)
         self.body = QPlainTextEdit()
         self.body.setPlaceholderText("The procedure, in Markdown.")
+        self.body.setAccessibleName("Procedure")
         self.agents = QListWidget()
+        self.agents.setAccessibleName("Assigned to")
         self.agents.setMaximumHeight(130)
         self.agents.itemChanged.connect(self._assignment_changed)
         self.agents_hint = EmptyHint(self.agents, UNSAVED_ASSIGNMENT)

@@ -117,6 +117,9 @@ class CellWidget(QFrame):
         self._placeholder.setVisible(self._view is None)
         self._placeholder.show_session(session)
         self.header.show_session(session)
+        if self._view is not None and session is not None:
+            # What a screen reader says as the terminal takes the keys: what runs in this cell.
+            self._view.display.setAccessibleName(f"Terminal: {session.label}")
         self._refresh_banner()
 
     def release(self) -> None:

@@ -44,15 +44,16 @@ class CellHeader(QFrame):
         row.addWidget(self.marks)
         row.addWidget(self.attention)
         self.buttons: dict[str, QToolButton] = {}
-        for name, tip in (
-            ("split-right", "Split right (Ctrl+Shift+E)"),
-            ("split-down", "Split down (Ctrl+Shift+O)"),
-            ("zoom", "Zoom this cell (Ctrl+Shift+X)"),
-            ("close", "Close cell (Ctrl+Shift+W)"),
+        for name, text, keys in (
+            ("split-right", "Split right", "Ctrl+Shift+E"),
+            ("split-down", "Split down", "Ctrl+Shift+O"),
+            ("zoom", "Zoom this cell", "Ctrl+Shift+X"),
+            ("close", "Close cell", "Ctrl+Shift+W"),
         ):
             button = QToolButton()
             set_icon(button, name)
-            button.setToolTip(tip)
+            button.setToolTip(f"{text} ({keys})")
+            button.setAccessibleName(text)
             button.setAutoRaise(True)
             button.setCursor(Qt.CursorShape.ArrowCursor)
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)

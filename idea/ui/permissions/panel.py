@@ -69,6 +69,7 @@ class PermissionsDialog(QDialog):
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
         self.scopes = QListWidget()
+        self.scopes.setAccessibleName("Project defaults and agents")
         self.scopes.setMinimumWidth(260)
         self.scopes.setWordWrap(True)
         self.scopes.currentItemChanged.connect(self._scope_changed)
@@ -81,6 +82,7 @@ class PermissionsDialog(QDialog):
         self.scope_title.setObjectName("SectionTitle")
         editor_column.addWidget(self.scope_title)
         self.enabled = QCheckBox("")
+        self.enabled.hide()  # until a scope is shown: it says what it turns on
         self.enabled.toggled.connect(self._enabled_toggled)
         editor_column.addWidget(self.enabled)
         self.editor = RulesEditor()
@@ -241,6 +243,7 @@ class PermissionsDialog(QDialog):
         self.enabled.blockSignals(True)
         self.enabled.setChecked(permissions is not None)
         self.enabled.blockSignals(False)
+        self.enabled.show()
         self.editor.set_permissions(permissions)
         self.editor.setEnabled(permissions is not None)
         self._dirty = False

@@ -43,8 +43,10 @@ RULE_DEFAULT_EFFECT = "(rule's effect)"
 WHOLE_PROJECT_HINT = "whole project — or globs such as src/**, docs/*.md"
 
 
-def _combo(items: dict, current: object) -> QComboBox:  # type: ignore[type-arg]
+def _combo(items: dict, current: object, name: str) -> QComboBox:  # type: ignore[type-arg]
+    """A choice among `items` (value: label) showing `current`; `name`: what a screen reader calls it."""
     combo = QComboBox()
+    combo.setAccessibleName(name)
     for value, label in items.items():
         combo.addItem(label, value)
     combo.setCurrentIndex(max(0, combo.findData(current)))
@@ -63,8 +65,9 @@ class RulesEditor(QWidget):
         column.setContentsMargins(0, 0, 0, 0)
 
         presets = QHBoxLayout()
-        presets.addWidget(QLabel("Preset:"))
+        presets.addWidget(preset_label := QLabel("Preset:"))
         self.preset = QComboBox()
+        preset_label.setBuddy(self.preset)
         self.preset.addItem("Custom", None)
         for candidate in PRESETS:
             self.preset.addItem(candidate.name, candidate.key)
@@ -78,6 +81,7 @@ class RulesEditor(QWidget):
         column.addLayout(presets)
 
         self.table = QTableWidget(0, 3)
+        self.table.setAccessibleName("Rules")
         self.table.setHorizontalHeaderLabels(["Capability", "Effect", "Applies to"])
         self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().setVisible(False)
@@ -97,7 +101,7 @@ class RulesEditor(QWidget):
         buttons.addWidget(self.remove_rule)
         buttons.addStretch(1)
         buttons.addWidget(QLabel("Anything else:"))
-        self.fallback = _combo(EFFECT_LABELS, Effect.ASK)
+        self.fallback = _combo(EFFECT_LABELS, Effect.ASK, "Anything else")
         self.fallback.currentIndexChanged.connect(self._edited)
         buttons.addWidget(self.fallback)
         column.addLayout(buttons)
@@ -105,6 +109,7 @@ class RulesEditor(QWidget):
         self.commands_label = QLabel("Command entries of the selected rule (none: the rule applies to every command)")
         column.addWidget(self.commands_label)
         self.commands = QTableWidget(0, 3)
+        self.commands.setAccessibleName("Command entries")
         self.commands.setHorizontalHeaderLabels(["Match", "Command", "Effect"])
         self.commands.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.commands.verticalHeader().setVisible(False)
@@ -178,10 +183,10 @@ class RulesEditor(QWidget):
         selected = self.table.currentRow()
         self.table.setRowCount(len(self._rules))
         for row, rule in enumerate(self._rules):
-            capability = _combo(CAPABILITY_LABELS, rule.capability)
+            capability = _combo(CAPABILITY_LABELS, rule.capability, f"Rule {row + 1}: capability")
             capability.currentIndexChanged.connect(lambda _i, r=row, c=capability: self._set_capability(r, c))
             self.table.setCellWidget(row, 0, capability)
-            effect = _combo(EFFECT_LABELS, rule.effect)
+            effect = _combo(EFFECT_LABELS, rule.effect, f"Rule {row + 1}: effect")
             effect.currentIndexChanged.connect(lambda _i, r=row, c=effect: self._set_effect(r, c))
             self.table.setCellWidget(row, 1, effect)
             self.table.setCellWidget(row, 2, self._applies_to(row, rule))
@@ -196,6 +201,7 @@ class RulesEditor(QWidget):
             label = QLabel(f"  {text}")
             return label
         edit = QLineEdit(", ".join(rule.paths))
+        edit.setAccessibleName(f"Rule {row + 1}: applies to")
         edit.setPlaceholderText(WHOLE_PROJECT_HINT)
         edit.setToolTip("Project-relative globs separated by commas; ** crosses folders. Empty: the whole project.")
         edit.textEdited.connect(lambda text, r=row: self._set_paths(r, text))
@@ -250,13 +256,14 @@ class RulesEditor(QWidget):
         self.commands.setRowCount(len(entries))
         effects = {None: RULE_DEFAULT_EFFECT, **EFFECT_LABELS}
         for index, entry in enumerate(entries):
-            kind = _combo({kind: kind for kind in MATCH_KINDS}, entry.matcher.kind)
+            kind = _combo({kind: kind for kind in MATCH_KINDS}, entry.matcher.kind, f"Command entry {index + 1}: match")
             kind.currentIndexChanged.connect(lambda _i, i=index: self._set_command(i))
             self.commands.setCellWidget(index, 0, kind)
             value = QLineEdit(entry.matcher.value)
+            value.setAccessibleName(f"Command entry {index + 1}: command")
             value.textEdited.connect(lambda _t, i=index: self._set_command(i))
             self.commands.setCellWidget(index, 1, value)
-            effect = _combo(effects, entry.effect)
+            effect = _combo(effects, entry.effect, f"Command entry {index + 1}: effect")
             effect.currentIndexChanged.connect(lambda _i, i=index: self._set_command(i))
             self.commands.setCellWidget(index, 2, effect)
 

@@ -68,6 +68,7 @@ class CliRow(QWidget):
         self.command = _CommandEdit((enabled or shipped).command)
         self.command.setPlaceholderText(shipped.command)
         self.command.setToolTip("The program to run: its name on PATH, or its full path")
+        self.command.setAccessibleName(f"{shipped.name} command")
         self.command.setMinimumWidth(220)
         self.detect_button = QPushButton("Detect")
         self.detect_button.setAutoDefault(False)

@@ -84,6 +84,7 @@ class ProfileForm(QWidget):
         browse = QToolButton()
         browse.setText("…")
         browse.setToolTip("Choose the program")
+        browse.setAccessibleName("Choose the program")
         browse.clicked.connect(self._browse)
         command_row = QHBoxLayout()
         command_row.setContentsMargins(0, 0, 0, 0)

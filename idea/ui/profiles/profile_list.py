@@ -25,6 +25,7 @@ class ProfileList(RecordListSide):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(["Profile", "Kind", "Delegation"], 0, picked, parent)
+        self.list.setAccessibleName("Profiles")
         self.add_button = button("Add custom", add_custom, "A profile for any command-line program")
         self.duplicate_button = button("Duplicate", duplicate)
         self.delete_button = button("Delete", delete)

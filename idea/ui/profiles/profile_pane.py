@@ -55,6 +55,7 @@ class ProfilePane(QWidget):
         form_scroll.setWidget(self.form)
         form_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         self.json = QPlainTextEdit()
+        self.json.setAccessibleName("Profile as JSON")
         self.json.setFont(monospace_font())
         self.json.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.json.textChanged.connect(changed)

@@ -45,6 +45,7 @@ class SaveTemplateDialog(QDialog):
         self.setWindowTitle(f"Save {agent.name} as a template")
         self.setMinimumWidth(480)
         self.name = QLineEdit(agent.name)
+        self.name.setAccessibleName("Template name")
         self.name.selectAll()
         self.name_message = HintLabel(TEMPLATE_NAME_HINT)
         self.description = QLineEdit()

@@ -27,6 +27,7 @@ class TemplateList(RecordListSide):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(COLUMNS, DESCRIPTION_COLUMN, lambda key, _previous: picked(key), parent)
+        self.list.setAccessibleName("Templates")
         self.new_button = button("New template…", new)
         self.duplicate_button = button("Duplicate", duplicate)
         self.delete_button = button("Delete", delete)

@@ -43,6 +43,7 @@ class TemplatePane(QWidget):
         super().__init__(parent)
         self.title = editor_title()
         self.name = QLineEdit()
+        self.name.setAccessibleName("Template name")
         self.name.textEdited.connect(name_edited)
         self.name_message = HintLabel(TEMPLATE_NAME_HINT)
         self.description = QLineEdit()

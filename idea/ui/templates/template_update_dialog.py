@@ -47,6 +47,7 @@ class TemplateUpdateDialog(QDialog):
         message = QLabel(text)
         message.setWordWrap(True)
         self.diff = QTextBrowser()
+        self.diff.setAccessibleName("Changes")
         self.diff.setFont(monospace_font())
         self.diff.setMinimumHeight(320)
         self.diff.hide()

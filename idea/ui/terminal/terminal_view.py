@@ -98,6 +98,7 @@ class TerminalView(QWidget):
         term.setMargin(TEXT_MARGIN)
         self._term = term
         self.zoom = FontZoom(lambda: self._appearance, term.setTerminalFont)
+        _name_search_bar(term)
         self.setFocusProxy(term)
         self.setAutoFillBackground(True)
         self._apply_appearance(appearance, previous=None)
@@ -340,6 +341,25 @@ class TerminalView(QWidget):
         if watched is self._search_edit and event.key() != Qt.Key.Key_F.value:
             return None  # in the search field, copy, paste and zoom keys belong to the field
         return self._shortcuts.get(event.key())
+
+
+# The widget's search bar shows "<", ">", "..." and "X" with no tooltip: what each does, shown and said.
+_SEARCH_BAR_PARTS = {
+    "searchTextEdit": "Find in the scrollback",
+    "findPreviousButton": "Previous match",
+    "findNextButton": "Next match",
+    "optionsButton": "Search options",
+    "closeButton": "Close the search bar",
+}
+
+
+def _name_search_bar(term: QTermWidget) -> None:
+    for name, text in _SEARCH_BAR_PARTS.items():
+        part = term.findChild(QWidget, name)
+        if part is not None:
+            part.setAccessibleName(text)
+            if not isinstance(part, QLineEdit):
+                part.setToolTip(text)
 
 
 def _is_shift_tab(event: QKeyEvent) -> bool:

@@ -46,7 +46,9 @@ class MarkdownEditor(QWidget):
         column = QVBoxLayout(box)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(4)
-        column.addWidget(HintLabel(title))
+        label = HintLabel(title)
+        label.setBuddy(body)  # what a screen reader names it
+        column.addWidget(label)
         column.addWidget(body, 1)
         return box
 

@@ -24,6 +24,7 @@ class ProblemBanner(QFrame):
         dismiss = QToolButton()
         dismiss.setIcon(icon("close", "#1a1a1a"))
         dismiss.setToolTip("Dismiss")
+        dismiss.setAccessibleName("Dismiss")
         dismiss.clicked.connect(self.clear)
         row.addWidget(dismiss, 0, Qt.AlignmentFlag.AlignTop)
         self._messages: list[str] = []

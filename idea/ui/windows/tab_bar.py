@@ -52,6 +52,7 @@ class ProjectTabBar(QTabBar):
         set_icon(button, "close")
         button.setAutoRaise(True)
         button.setToolTip("Close project")
+        button.setAccessibleName("Close project")
         button.setFixedSize(18, 18)
         button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         button.clicked.connect(lambda: self._close_clicked(button))

@@ -23,6 +23,7 @@ from idea.ui.git.git_panel import TAB_WORKTREES
 from tests.git_support import RepoBuilder
 from tests.ui.agent_support import RecordingHost
 from tests.ui.git.conftest import PanelWorld
+from tests.ui.accessibility import unnamed_controls
 
 
 @dataclass
@@ -131,6 +132,7 @@ def test_turning_the_option_off_from_the_agents_menu_lists_what_would_be_lost(ag
     w.wait(lambda: isinstance(a.agents.worktree_gestures.dialog, LossDialog))
     loss = a.agents.worktree_gestures.dialog
     assert isinstance(loss, LossDialog) and loss.details.toPlainText() == "1 uncommitted file:\n  notes.md"
+    assert unnamed_controls(loss) == []
     assert tree.exists()
     loss.accept_button.click()
     w.wait(lambda: a.runtime.agents.agent(created.agent.agent_id).worktree is None)

@@ -14,6 +14,7 @@ from idea.ui.git.diff_paint import CommentLine
 from idea.ui.git.diff_viewer import DiffWindow
 from idea.ui.git.review_pane import CommentDialog, SendReviewDialog
 from tests.git_support import RepoBuilder
+from tests.ui.accessibility import unnamed_controls
 from tests.ui.git.conftest import PanelWorld
 
 EXPECTED = (
@@ -62,6 +63,7 @@ def comment(w: PanelWorld, window: DiffWindow, path: str, line: int, text: str) 
     window.view.commentRequested.emit(anchor)
     [dialog] = [d for d in window.findChildren(CommentDialog) if d.isVisible()]
     assert not dialog.ok.isEnabled()
+    assert unnamed_controls(dialog) == []
     dialog.text.setPlainText(text)
     dialog.buttons.accepted.emit()
     w.wait(lambda: window.review is not None and len(window.review.comments) == count + 1)
@@ -96,11 +98,13 @@ def test_a_review_is_written_in_the_viewer_and_sent_to_a_running_agent(panel_wor
     saved = json.loads((b.path / ".ideai" / "reviews" / f"{review.id}.json").read_text())
     assert [c["hunkHeader"] for c in saved["comments"]] == ["@@ -38,3 +38,6 @@", "@@ -7,3 +7,4 @@"]
     window.view.scroll_to_file(1)
+    assert unnamed_controls(window) == []  # its files, its comments and their buttons
     w.screenshot(window, "diff-review-draft")
 
     window.pane.sendRequested.emit("QA")
     [send] = [d for d in window.findChildren(SendReviewDialog) if d.isVisible()]
     assert send.preview.toPlainText() == EXPECTED
+    assert unnamed_controls(send) == []
     send.buttons.accepted.emit()
     w.wait(lambda: window.review is not None and not window.review.unsent())
     ticket = window.review.comments[0].sent_ticket

@@ -15,6 +15,7 @@ from idea.ui.git.git_panel import PAGE_NO_REPOSITORY, PAGE_REPOSITORY, TAB_HISTO
 from idea.ui.git.status_view import Group
 from tests.git_support import RepoBuilder
 from tests.ui.git.conftest import PanelWorld
+from tests.ui.accessibility import unnamed_controls
 
 
 def group_rows(w: PanelWorld, name: str) -> list[str]:
@@ -55,6 +56,7 @@ def test_status_groups_stage_and_commit_asking_for_the_author(panel_world: Panel
     w.wait(lambda: isinstance(w.panel.actions.dialog, IdentityDialog))
     dialog = w.panel.actions.dialog
     assert isinstance(dialog, IdentityDialog)
+    assert unnamed_controls(dialog) == []
     dialog.name.setText("Ada Tester")
     dialog.email.setText("ada@example.org")
     dialog.buttons.accepted.emit()
@@ -128,6 +130,7 @@ def test_branches_from_the_switcher(panel_world: PanelWorld) -> None:
     actions: PanelActions = w.panel.actions
     dialog = actions.ask_new_branch()
     assert isinstance(dialog, LineDialog)
+    assert unnamed_controls(dialog) == []
     dialog.field.setText("feature/login")
     dialog.buttons.accepted.emit()
     w.wait(lambda: w.panel.branch_button.text() == "⎇ feature/login")

@@ -22,6 +22,7 @@ needs_evp(module_level=True)
 from idea.infrastructure.core_loop import CoreLoop
 from idea.ui.terminal.native.view import MARGIN
 from tests.contract.terminal_contract import shell, spawn_spec, wait_for_screen
+from tests.ui.accessibility import accessible_name
 from tests.ui.native.conftest import make_terminal, on_core
 
 CAT_V = "stty -echo; printf 'ready\\n'; exec cat -v"
@@ -166,6 +167,7 @@ def test_scrollback_selection_copy_and_find(cells: Any, qtbot: QtBot, tmp_path: 
     view.toggle_find()
     find_field = view.findChild(QWidget, "searchTextEdit")
     assert find_field is not None and find_field.hasFocus()
+    assert find_field.accessibleName() == "" and accessible_name(find_field) == "Find:"  # named by its label
     qtbot.keyClicks(find_field, "137")
     qtbot.keyClick(find_field, Qt.Key.Key_Return)
     assert view.screen_text().split("\n")[0] == "137"

@@ -24,8 +24,9 @@ class FindBar(QWidget):
         self._last: tuple[str, int] | None = None  # the text searched and the line it was last found on
         layout = QHBoxLayout(self)
         layout.setContentsMargins(6, 3, 6, 3)
-        layout.addWidget(QLabel("Find:"))
+        layout.addWidget(label := QLabel("Find:"))
         self.field = QLineEdit()
+        label.setBuddy(self.field)
         self.field.setObjectName("searchTextEdit")
         self.field.setPlaceholderText("text in the scrollback (Enter: previous match, Esc: close)")
         self.field.installEventFilter(self)
