@@ -308,6 +308,9 @@ class ProjectRuntime:
         """Steps of spec 00 §5.6 after the files are loaded: team, layouts, live-state, doors."""
         self.agents.load()
         self.problems.extend(self.agents.problems)
+        team = {entry.agent_id: entry.name for entry in self.agents.manifest().agents}
+        if (notice := self._deps.launching.permissions.opening_notice(self.root, team)) is not None:
+            self.problems.append(notice)
         await self.agents.sync_templates()
         await self.layouts.show(lambda document: document, new_cells=new_cells)
         forget_agents_deleted_before_a_crash(self)

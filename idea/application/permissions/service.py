@@ -10,7 +10,7 @@ has none.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from idea.application.permissions.ports import PermissionStore, SandboxEnforcer
@@ -108,6 +108,9 @@ class NoPermissions:
     ) -> LaunchPermissions:
         return LaunchPermissions(None, None, ())
 
+    def opening_notice(self, root: str, agent_names: Mapping[str, str]) -> str | None:
+        return None
+
 
 class PermissionService:
     def __init__(self, store: PermissionStore, enforcer: SandboxEnforcer, host: Host) -> None:
@@ -120,6 +123,12 @@ class PermissionService:
 
     def reading(self, root: str) -> PermissionsReading:
         return self._store.read(root)
+
+    def opening_notice(self, root: str, agent_names: Mapping[str, str]) -> str | None:
+        """Said as the project opens when its policy file stops agents from starting (they would only say
+        so when launched)."""
+        notice = self._store.read(root).blocking_notice(agent_names)
+        return f"{notice} in .ideai/permissions.json or a policy is saved in Agents ▸ Permissions." if notice else None
 
     async def update_project_defaults(self, root: str, permissions: PermissionSet | None) -> SaveResult:
         return self._save(root, self._store.read(root).document.with_project_defaults(permissions))

@@ -72,6 +72,27 @@ class PermissionsReading:
     def has_problems(self) -> bool:
         return self.unreadable is not None or bool(self.problems)
 
+    def blocking_notice(self, agent_names: Mapping[str, str]) -> str | None:
+        """What the person is told as the project opens when this file stops agents from starting (None: it
+        stops none); `agent_names` by id, for the team's agents. It ends on "until it is fixed": where, the
+        caller says."""
+        if self.unreadable is not None:
+            return f"permissions.json cannot be read ({self.unreadable}); no agent starts until it is fixed"
+        blocking = [problem for problem in self.problems if problem.blocks is not None]
+        scopes = {problem.blocks for problem in blocking}
+        if ALL_AGENTS in scopes:
+            who = "no agent starts"
+        else:
+            names = sorted(agent_names[scope] for scope in scopes if scope in agent_names)
+            if not names:
+                return None  # overrides of agents no longer in the team
+            who = f"{', '.join(names)} cannot start"
+        problems = "a problem" if len(blocking) == 1 else f"{len(blocking)} problems"
+        return (
+            f"permissions.json has {problems} that could make a policy looser than written ("
+            f"{blocking[0].describe()}); {who} until it is fixed"
+        )
+
 
 def unreadable_reading(reason: str) -> PermissionsReading:
     return PermissionsReading(ProjectPermissions(), (), reason)

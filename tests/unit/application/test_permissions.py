@@ -137,6 +137,33 @@ async def test_a_problem_in_one_override_refuses_only_that_agent(world: World) -
     assert runtime.runner.live(developer.agent_id) is not None
 
 
+async def test_a_policy_that_stops_agents_is_said_as_the_project_opens(world: World) -> None:
+    runtime = await open_project(world)
+    architect = await runtime.agents.create("Architect", CLAUDE, "")
+    await runtime.agents.create("Developer", CLAUDE, "")
+    assert runtime.problems == []
+    world.permission_store.raw[ROOT] = {
+        "version": 1,
+        "agents": [{"agentId": architect.agent_id, "permissions": {
+            "rules": [{"capability": "write", "effect": "deny", "paths": ["/etc/**"], "commands": []}],
+            "fallback": "allow"}}],
+    }
+    await world.service.close(runtime.record.id)
+
+    reopened = await open_project(world)
+    [notice] = reopened.problems
+    assert notice.startswith("permissions.json has a problem that could make a policy looser than written "
+                             "(agents[0].permissions.rules[0].paths[0]: ")
+    assert notice.endswith("); Architect cannot start until it is fixed in .ideai/permissions.json or a policy is "
+                           "saved in Agents ▸ Permissions.")
+    await world.service.close(reopened.record.id)
+    world.permission_store.unreadable[ROOT] = "invalid JSON at line 3, column 5: Expecting ','"
+    assert (await open_project(world)).problems == [
+        "permissions.json cannot be read (invalid JSON at line 3, column 5: Expecting ','); no agent starts until it "
+        "is fixed in .ideai/permissions.json or a policy is saved in Agents ▸ Permissions."
+    ]
+
+
 async def test_a_deny_fallback_is_refused_where_nothing_can_enforce_it(world: World) -> None:
     world.sandbox.current = SandboxStatus(EnforcementLevel.UNSUPPORTED, "this kernel was built without Landlock")
     runtime = await open_project(world)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from idea.domain.permissions.document import ALL_AGENTS, permissions_to_json, read_permissions
+from idea.domain.permissions.document import ALL_AGENTS, permissions_to_json, read_permissions, unreadable_reading
 from idea.domain.permissions.model import Capability, CommandMatcher, CommandRule, Effect, decide_bash, decide_file
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "permissions"
@@ -106,6 +106,7 @@ def test_an_unknown_capability_in_an_allow_rule_is_dropped_and_reported() -> Non
     assert "'network'" in problem.message and problem.blocks is None
     assert reading.launch_blocker(ARCHITECT) is None  # type: ignore[attr-defined]
     assert len(reading.document.agents[0].permissions.rules) == 1  # type: ignore[attr-defined]
+    assert reading.blocking_notice({ARCHITECT: "Architect"}) is None  # type: ignore[attr-defined]  # stops nobody
 
 
 def test_an_unknown_capability_in_a_deny_rule_blocks_that_agent_only() -> None:
@@ -115,6 +116,25 @@ def test_an_unknown_capability_in_a_deny_rule_blocks_that_agent_only() -> None:
     blocker = reading.launch_blocker(ARCHITECT)  # type: ignore[attr-defined]
     assert blocker is not None and "agents[0].permissions.rules[0].capability" in blocker
     assert reading.launch_blocker(OTHER) is None  # type: ignore[attr-defined]
+    assert reading.blocking_notice({ARCHITECT: "Architect", OTHER: "Developer"}) == (  # type: ignore[attr-defined]
+        "permissions.json has a problem that could make a policy looser than written "
+        f"({problem.describe()}); Architect cannot start until it is fixed"
+    )
+    assert reading.blocking_notice({OTHER: "Developer"}) is None  # type: ignore[attr-defined]  # not in the team
+
+
+def test_what_stops_every_agent_is_said_as_such() -> None:
+    defaults = {"rules": [{"capability": "write", "effect": "deny", "paths": ["/etc/**"], "commands": []}],
+                "fallback": "maybe"}
+    reading = _reading(defaults=defaults)
+    notice = reading.blocking_notice({ARCHITECT: "Architect"})  # type: ignore[attr-defined]
+    assert notice is not None and notice.startswith("permissions.json has 2 problems that could make a policy ")
+    assert notice.endswith("; no agent starts until it is fixed")
+    unreadable = unreadable_reading("invalid JSON at line 3, column 5: Expecting ','")
+    assert unreadable.blocking_notice({}) == (
+        "permissions.json cannot be read (invalid JSON at line 3, column 5: Expecting ','); no agent starts until "
+        "it is fixed"
+    )
 
 
 @pytest.mark.parametrize("glob", ["/etc/**", "../outside/**", "src/../../x"])
