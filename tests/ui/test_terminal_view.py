@@ -330,5 +330,6 @@ def test_a_view_moved_out_of_a_window_that_listed_it_outlives_that_window(qtbot:
     assert exited.args == [3]
     assert view.display.isVisible()  # the last screen stays shown
     view.toggle_find()
-    assert view._search_edit is not None and view._search_edit.isVisible()  # noqa: SLF001
+    search_edit = view.terminal.findChild(QLineEdit, "searchTextEdit")
+    assert search_edit is not None and search_edit.isVisible()
     shiboken6.delete(lot)

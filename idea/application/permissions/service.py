@@ -128,7 +128,9 @@ class PermissionService:
         """Said as the project opens when its policy file stops agents from starting (they would only say
         so when launched)."""
         notice = self._store.read(root).blocking_notice(agent_names)
-        return f"{notice} in .ideai/permissions.json or a policy is saved in Agents ▸ Permissions." if notice else None
+        if notice is None:
+            return None
+        return f"{notice} in .ideai/permissions.json or a policy is saved in Agents ▸ Permissions."
 
     async def update_project_defaults(self, root: str, permissions: PermissionSet | None) -> SaveResult:
         return self._save(root, self._store.read(root).document.with_project_defaults(permissions))

@@ -115,7 +115,7 @@ class TerminalView(QWidget):
 
         self._shortcuts = cell_shortcuts(self.copy, self.paste, self.toggle_find, self.zoom)
         self.display.installEventFilter(self)
-        if (search_edit := self._search_edit) is not None:
+        if (search_edit := _search_edit(term)) is not None:
             search_edit.installEventFilter(self)
 
     @property
@@ -130,14 +130,6 @@ class TerminalView(QWidget):
     def display(self) -> QWidget:
         """The widget that takes the keyboard (the write portal watches it)."""
         return self._term.focusProxy()
-
-    @property
-    def _search_bar(self) -> QWidget | None:
-        return self._term.findChild(QWidget, "SearchBar")
-
-    @property
-    def _search_edit(self) -> QLineEdit | None:
-        return self._term.findChild(QLineEdit, "searchTextEdit")
 
     # The program
 
@@ -283,7 +275,7 @@ class TerminalView(QWidget):
     def toggle_find(self) -> None:
         """Show or hide the search bar, which finds text in the scrollback (Enter: next, Esc: close)."""
         self._term.toggleShowSearchBar()
-        if self._search_bar is None or self._search_bar.isHidden():
+        if (bar := self._term.findChild(QWidget, "SearchBar")) is None or bar.isHidden():
             self.focus_terminal()
 
     # Appearance
@@ -338,7 +330,7 @@ class TerminalView(QWidget):
     def _shortcut_for(self, watched: QObject, event: QKeyEvent) -> Callable[[], None] | None:
         if event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier != _CTRL_SHIFT:
             return None
-        if watched is self._search_edit and event.key() != Qt.Key.Key_F.value:
+        if watched is _search_edit(self._term) and event.key() != Qt.Key.Key_F.value:
             return None  # in the search field, copy, paste and zoom keys belong to the field
         return self._shortcuts.get(event.key())
 
@@ -351,6 +343,10 @@ _SEARCH_BAR_PARTS = {
     "optionsButton": "Search options",
     "closeButton": "Close the search bar",
 }
+
+
+def _search_edit(term: QTermWidget) -> QLineEdit | None:
+    return term.findChild(QLineEdit, "searchTextEdit")
 
 
 def _name_search_bar(term: QTermWidget) -> None:
