@@ -27,6 +27,7 @@ from idea.ui.desktop_alerts import GuiDesktopAlerts
 from idea.ui.event_relay import EventRelay
 from idea.ui.gui_thread import GuiThread
 from idea.ui.icons import recolor_icons
+from idea.ui.qt_messages import drop_known_noise
 from idea.ui.quit_signals import QuitOnSignals
 from idea.ui.terminal.appearance import TerminalAppearance
 from idea.ui.terminal.backend import backend_or_default, make_terminal_factory
@@ -145,6 +146,7 @@ def run_gui(argv: list[str]) -> int:
     if args.screenshot and (problem := target_problem(args.screenshot)) is not None:
         print(f"idea: cannot save screenshots as {args.screenshot}: {problem}", file=sys.stderr)
         return 2
+    drop_known_noise()
     qt_app = QApplication.instance() or QApplication([sys.argv[0], *qt_arguments])
     qt_app.setApplicationName("IdeA")
     qt_app.setApplicationDisplayName("IdeA")

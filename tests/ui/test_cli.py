@@ -262,6 +262,28 @@ def test_dump_screens_reads_back_what_a_shell_cell_shows(tmp_path: Path) -> None
     assert done.returncode == 0, done.stderr
     text = target.read_text(encoding="utf-8")
     assert text.startswith("--- terminal 1\n") and "dumped-42" in text
+    assert "Unable to load translator" not in done.stderr  # the terminal widget's known noise
+
+
+def test_qt_messages_go_through_but_the_terminal_widget_s_known_noise(tmp_path: Path) -> None:
+    script = (
+        "import sys\n"
+        "from PySide6.QtCore import qWarning\n"
+        "from PySide6.QtWidgets import QApplication\n"
+        "from pyside6_qtermwidget import QTermWidget\n"
+        "from idea.ui.qt_messages import drop_known_noise\n"
+        "app = QApplication([])\n"
+        "QTermWidget(0)\n"
+        "drop_known_noise()\n"
+        "drop_known_noise()\n"  # once per process, however often asked
+        "QTermWidget(0)\n"
+        "qWarning('a warning of its own')\n"
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count('Unable to load translator "default"') == 1  # the widget made before the filter
+    assert done.stderr.count("a warning of its own") == 1
 
 
 def test_a_screen_dump_that_cannot_be_written_is_reported_and_idea_still_quits(tmp_path: Path) -> None:
