@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from idea.application.ports import Diagnostics, EventPublisher, UserDataStore
-from idea.domain.errors import CorruptFileError
+from idea.domain.errors import CorruptFileError, PartlyReadFileError
 from idea.domain.events import ProjectProblem
 from idea.domain.workspace import Settings, Workspace
 
@@ -39,12 +39,17 @@ class Preferences:
     def _load(self, load: Callable[[], T], default: Callable[[], T]) -> T:
         try:
             return load()
+        except PartlyReadFileError as exc:
+            self._tell(f"{exc.message}. The rest was read; what could not be read takes its default.")
+            return exc.document  # type: ignore[no-any-return]
         except CorruptFileError as exc:
-            self._diagnostics.beacon(f"[settings] {exc.message}")
-            message = f"{exc.message}. Defaults are used instead."
-            self.problems.append(message)
-            self._events.publish(ProjectProblem(None, message))
+            self._tell(f"{exc.message}. Defaults are used instead.")
             return default()
+
+    def _tell(self, message: str) -> None:
+        self._diagnostics.beacon(f"[settings] {message}")
+        self.problems.append(message)
+        self._events.publish(ProjectProblem(None, message))
 
     def _save(self, save: Callable[[T], None], document: T) -> None:
         try:

@@ -9,7 +9,7 @@ from idea.application.agents.retarget import retarget_run_dirs
 from idea.application.ports import UserDataStore
 from idea.application.projects import ProjectDeps, ProjectRuntime
 from idea.domain import layout as lay
-from idea.domain.errors import AppError, CorruptFileError, ErrorCode, not_found
+from idea.domain.errors import AppError, CorruptFileError, ErrorCode, PartlyReadFileError, not_found
 from idea.domain.events import ProjectClosed, ProjectOpened, ProjectProblem
 from idea.domain.ids import ProjectId
 from idea.domain.path_names import last_part
@@ -124,11 +124,16 @@ class ProjectService:
     def _load_registry(self) -> ProjectRegistry:
         try:
             return self._user_data.load_projects()
+        except PartlyReadFileError as exc:
+            self._tell(f"{exc.message}. The projects it could not read are no longer listed; their folders are untouched.")
+            return exc.document  # type: ignore[no-any-return]
         except CorruptFileError as exc:
-            self._deps.diagnostics.beacon(f"[project] {exc.message}")
-            message = f"{exc.message}. The list of recent projects starts afresh; the projects themselves are untouched."
-            self._deps.events.publish(ProjectProblem(None, message))
+            self._tell(f"{exc.message}. The list of recent projects starts afresh; the projects themselves are untouched.")
             return ProjectRegistry()
+
+    def _tell(self, message: str) -> None:
+        self._deps.diagnostics.beacon(f"[project] {message}")
+        self._deps.events.publish(ProjectProblem(None, message))
 
     def _save_registry(self, registry: ProjectRegistry) -> None:
         try:

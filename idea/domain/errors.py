@@ -63,9 +63,19 @@ def not_found(message: str, **data: Any) -> AppError:
 class CorruptFileError(AppError):
     """A file IdeA owns could not be read; it was moved aside so nothing is overwritten or lost."""
 
-    def __init__(self, path: str, reason: str, kept_as: str | None) -> None:
+    def __init__(self, path: str, reason: str, kept_as: str | None, *, message: str | None = None) -> None:
         where = f"; it was kept as {kept_as}" if kept_as else ""
-        super().__init__(ErrorCode.STORE, f"{path} is unreadable ({reason}){where}")
+        super().__init__(ErrorCode.STORE, message or f"{path} is unreadable ({reason}){where}")
         self.path = path
         self.reason = reason
         self.kept_as = kept_as
+
+
+class PartlyReadFileError(CorruptFileError):
+    """A file IdeA owns had entries it could not read: the file was moved aside as it was, and `document` is
+    the rest of it (written back in its place)."""
+
+    def __init__(self, path: str, reason: str, kept_as: str, document: Any) -> None:
+        told = f"{path} had entries IdeA cannot read ({reason}); the file was kept as {kept_as}"
+        super().__init__(path, reason, kept_as, message=told)
+        self.document = document

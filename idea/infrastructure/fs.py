@@ -141,14 +141,18 @@ def remove_if_present(path: str | os.PathLike[str]) -> bool:
 
 def quarantine(path: str | os.PathLike[str], reason: str) -> CorruptFileError:
     """Move a broken file to `<name>.corrupt-<epoch ms>` and return the error that tells the user."""
+    return CorruptFileError(str(path), reason, set_aside(path))
+
+
+def set_aside(path: str | os.PathLike[str]) -> str | None:
+    """Move a file to `<name>.corrupt-<epoch ms>`; where it went, None when it could not be moved."""
     source = Path(path)
     kept = source.with_name(f"{source.name}.corrupt-{int(time.time() * 1000)}")
     try:
         replace_file(source, kept)
-        kept_as: str | None = str(kept)
     except OSError:
-        kept_as = None
-    return CorruptFileError(str(source), reason, kept_as)
+        return None
+    return str(kept)
 
 
 def _describe(exc: Exception) -> str:

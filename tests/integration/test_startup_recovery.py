@@ -11,11 +11,14 @@ from pathlib import Path
 
 from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.preferences import Preferences
+from idea.application.project_service import ProjectService
+from idea.domain.events import ProjectProblem
 from idea.domain.workspace import Settings
 from idea.infrastructure.stores.profiles import JsonProfileStore
 from idea.infrastructure.stores.user_data import JsonUserDataStore
 from tests.fakes import FakeHost, RecordingDiagnostics, RecordingEvents
 from tests.fakes_agents import ScriptedDetector, shipped_profiles
+from tests.world import World
 
 BROKEN = b'{"version": 1, "profiles": [{"id": "oops",\n'
 
@@ -69,6 +72,54 @@ def test_a_broken_settings_file_is_told_at_start_up(tmp_path: Path) -> None:
 
     [problem] = preferences.problems
     assert "settings.json" in problem and "Defaults are used instead" in problem
+
+
+def test_a_settings_file_with_one_bad_value_keeps_the_others(tmp_path: Path) -> None:
+    written = b'{"version": 1, "firstRunCompleted": true, "colorScheme": "light", "terminalFont": 5}'
+    (tmp_path / "settings.json").write_bytes(written)
+    preferences = Preferences(JsonUserDataStore(tmp_path), RecordingEvents(), RecordingDiagnostics())
+
+    settings = preferences.settings
+    assert settings.first_run_completed and settings.color_scheme.value == "light"  # no first-run wizard again
+    assert settings.terminal_font == Settings().terminal_font
+    [problem] = preferences.problems
+    [kept] = tmp_path.glob("settings.json.corrupt-*")
+    assert problem == (
+        f"{tmp_path / 'settings.json'} had entries IdeA cannot read (terminalFont: Input should be a valid dictionary "
+        f"or instance of TerminalFontSetting); the file was kept as {kept}. The rest was read; what could not be "
+        "read takes its default."
+    )
+    assert kept.read_bytes() == written  # the person's file, as it was
+    again = Preferences(JsonUserDataStore(tmp_path), RecordingEvents(), RecordingDiagnostics())
+    assert again.problems == [] and again.settings == settings  # what was read was written back
+
+
+def test_a_broken_window_or_project_entry_drops_that_entry_only(tmp_path: Path) -> None:
+    store = JsonUserDataStore(tmp_path)
+    (tmp_path / "workspace.json").write_text(json.dumps({"version": 1, "windows": [
+        {"id": "w1", "tabs": ["p1"]}, {"id": 3, "tabs": "x"}, {"id": "w3", "tabs": []}]}))
+    (tmp_path / "projects.json").write_text(json.dumps({"version": 1, "projects": [
+        {"id": "p1", "name": "shop", "root": "/work/shop"}, {"id": "p2", "name": 7}]}))
+    events = RecordingEvents()
+    preferences = Preferences(store, events, RecordingDiagnostics())
+
+    assert [window.id for window in preferences.load_workspace().windows] == ["w1", "w3"]
+    [problem] = preferences.problems
+    assert "workspace.json had entries IdeA cannot read (windows.1.id: " in problem
+    world = World()
+    assert [record.name for record in ProjectService(world.deps, store).recent_projects()] == ["shop"]
+    [kept] = tmp_path.glob("projects.json.corrupt-*")
+    [told] = world.events.of_type(ProjectProblem)
+    assert told.message.endswith(f"the file was kept as {kept}. The projects it could not read are no longer "
+                                 "listed; their folders are untouched.")
+
+
+def test_a_version_that_cannot_be_read_is_never_trimmed_to_fit(tmp_path: Path) -> None:
+    (tmp_path / "settings.json").write_text(json.dumps({"version": "two", "colorScheme": "light"}))
+    preferences = Preferences(JsonUserDataStore(tmp_path), RecordingEvents(), RecordingDiagnostics())
+    [problem] = preferences.problems
+    assert "is unreadable (version: " in problem and problem.endswith("Defaults are used instead.")
+    assert not (tmp_path / "settings.json").exists()  # kept aside whole, nothing written in its place
 
 
 def test_a_fifo_in_place_of_a_user_data_file_never_blocks_the_start(tmp_path: Path) -> None:

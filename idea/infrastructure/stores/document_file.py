@@ -10,9 +10,10 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import ValidationError
 
-from idea.domain.documents import CamelDocument
+from idea.domain.documents import CamelDocument, without_entries
+from idea.domain.errors import PartlyReadFileError
 from idea.domain.project import IDEAI_DIR
-from idea.infrastructure.fs import atomic_write_json, quarantine, read_json
+from idea.infrastructure.fs import atomic_write_json, quarantine, read_json, set_aside
 
 D = TypeVar("D", bound=CamelDocument)
 
@@ -36,14 +37,24 @@ def describe_validation_error(exc: ValidationError) -> str:
     return f"{where}: {error['msg']}"
 
 
+SALVAGE_ROUNDS = 3  # a trimmed document may show errors its broken entries hid
+
+
 class DocumentFile(Generic[D]):
-    def __init__(self, path: Path, kind: type[D], empty: Callable[[], D] | None = None) -> None:
+    """`salvage`: a file with entries that cannot be read keeps the rest (each broken list item, or top-level
+    key, dropped; `PartlyReadFileError`) instead of being read as empty; for documents whose entries stand
+    alone (settings, the windows, the recent projects)."""
+
+    def __init__(self, path: Path, kind: type[D], empty: Callable[[], D] | None = None, *,
+                 salvage: bool = False) -> None:
         self.path = path
         self._kind = kind
         self._empty = empty if empty is not None else kind
+        self._salvage = salvage
 
     def load_or_none(self) -> D | None:
-        """The document, None when the file does not exist; CorruptFileError when it cannot be read."""
+        """The document, None when the file does not exist; CorruptFileError when it cannot be read (moved aside
+        first: nothing is overwritten)."""
         with path_lock(self.path):
             data: Any = read_json(self.path)
             if data is None:
@@ -51,7 +62,23 @@ class DocumentFile(Generic[D]):
             try:
                 return self._kind.from_json(data)
             except ValidationError as exc:
-                raise quarantine(self.path, describe_validation_error(exc)) from exc
+                reason = describe_validation_error(exc)
+                rest = self._rest(data, exc) if self._salvage else None
+                if rest is not None and (kept_as := set_aside(self.path)) is not None:
+                    self.save(rest)
+                    raise PartlyReadFileError(str(self.path), reason, kept_as, rest) from exc
+                raise quarantine(self.path, reason) from exc
+
+    def _rest(self, data: Any, error: ValidationError) -> D | None:
+        for _ in range(SALVAGE_ROUNDS):
+            data = without_entries(data, [entry["loc"] for entry in error.errors()])
+            if data is None:
+                return None
+            try:
+                return self._kind.from_json(data)
+            except ValidationError as again:
+                error = again
+        return None
 
     def load(self) -> D:
         document = self.load_or_none()

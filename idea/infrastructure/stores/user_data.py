@@ -11,9 +11,9 @@ from idea.infrastructure.stores.document_file import DocumentFile
 
 class JsonUserDataStore:
     def __init__(self, directory: Path) -> None:
-        self._settings = DocumentFile(directory / "settings.json", Settings)
-        self._projects = DocumentFile(directory / "projects.json", ProjectRegistry)
-        self._workspace = DocumentFile(directory / "workspace.json", Workspace)
+        self._settings = DocumentFile(directory / "settings.json", Settings, salvage=True)
+        self._projects = DocumentFile(directory / "projects.json", ProjectRegistry, salvage=True)
+        self._workspace = DocumentFile(directory / "workspace.json", Workspace, salvage=True)
 
     def load_settings(self) -> Settings:
         return self._settings.load()
