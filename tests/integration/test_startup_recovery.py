@@ -46,6 +46,25 @@ def test_a_broken_profiles_file_starts_with_the_reference_profiles_and_says_how_
     assert f"move it back to {tmp_path / 'profiles.json'}" in problem
 
 
+def test_one_broken_profile_leaves_the_others(tmp_path: Path) -> None:
+    injection = {"strategy": "conventionFile", "target": "AGENTS.md"}
+    mine = {"id": "8a0f5a52-4c1e-4b8e-9d7f-0c2f1d3e4b5a", "name": "My CLI", "command": "my-cli",
+            "contextInjection": injection}
+    broken = {**mine, "id": "5d9e2f7c-3b1a-4e6f-8c2d-9a0b1c2d3e4f", "name": "Broken", "args": 3}
+    written = json.dumps({"version": 1, "profiles": [mine, broken]})
+    (tmp_path / "profiles.json").write_text(written)
+
+    profiles = catalogue(tmp_path)
+
+    assert [p.name for p in profiles.profiles()] == ["My CLI"]
+    [kept] = tmp_path.glob("profiles.json.corrupt-*")
+    assert kept.read_text() == written
+    [problem] = profiles.problems
+    assert problem.startswith("Some of your AI CLI profiles could not be read: ")
+    assert f"the file was kept as {kept}. The others were kept." in problem
+    assert catalogue(tmp_path).problems == []  # the next start is an ordinary one
+
+
 def test_the_next_start_after_a_broken_profiles_file_is_an_ordinary_start(tmp_path: Path) -> None:
     (tmp_path / "profiles.json").write_bytes(BROKEN)
     catalogue(tmp_path)

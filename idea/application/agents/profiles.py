@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from idea.application.agents.ports import CliDetector, Detection, ProfileStore
 from idea.application.ports import Host
 from idea.application.preferences import Preferences
-from idea.domain.errors import AppError, CorruptFileError, ErrorCode, invalid
+from idea.domain.errors import AppError, CorruptFileError, ErrorCode, PartlyReadFileError, invalid
 from idea.domain.profile import Profile, ProfileBook
 
 
@@ -27,6 +27,12 @@ class ProfileCatalogue:
     def _load(self) -> ProfileBook:
         try:
             stored = self._store.load()
+        except PartlyReadFileError as exc:
+            self.problems.append(
+                f"Some of your AI CLI profiles could not be read: {exc.message}. The others were kept. To get the "
+                f"rest back, quit IdeA, repair the kept copy and move it back to {exc.path}."
+            )
+            stored = exc.document
         except CorruptFileError as exc:
             return self._start_from_reference_profiles(exc)
         if stored is None:

@@ -24,7 +24,7 @@ def reference_profiles_path() -> Path:
 
 class JsonProfileStore:
     def __init__(self, user_data_dir: Path, shipped_path: Path | None = None) -> None:
-        self._file = DocumentFile(user_data_dir / FILE_NAME, ProfileBook)
+        self._file = DocumentFile(user_data_dir / FILE_NAME, ProfileBook, salvage=True)
         self._shipped_path = shipped_path if shipped_path is not None else reference_profiles_path()
         self._shipped: list[Profile] | None = None  # read once: the shipped file does not change while IdeA runs
 
