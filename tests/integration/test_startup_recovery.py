@@ -50,7 +50,7 @@ def test_one_broken_profile_leaves_the_others(tmp_path: Path) -> None:
     injection = {"strategy": "conventionFile", "target": "AGENTS.md"}
     mine = {"id": "8a0f5a52-4c1e-4b8e-9d7f-0c2f1d3e4b5a", "name": "My CLI", "command": "my-cli",
             "contextInjection": injection}
-    broken = {**mine, "id": "5d9e2f7c-3b1a-4e6f-8c2d-9a0b1c2d3e4f", "name": "Broken", "args": 3}
+    broken = {**mine, "id": "x", "name": "Broken", "args": 3}
     written = json.dumps({"version": 1, "profiles": [mine, broken]})
     (tmp_path / "profiles.json").write_text(written)
 
@@ -61,6 +61,7 @@ def test_one_broken_profile_leaves_the_others(tmp_path: Path) -> None:
     assert kept.read_text() == written
     [problem] = profiles.problems
     assert problem.startswith("Some of your AI CLI profiles could not be read: ")
+    assert "(profiles.1.id: profile id 'x' is not a UUID)" in problem  # the model's sentence, no "Value error, "
     assert f"the file was kept as {kept}. The others were kept." in problem
     assert catalogue(tmp_path).problems == []  # the next start is an ordinary one
 

@@ -34,7 +34,7 @@ def path_lock(path: Path) -> threading.RLock:
 def describe_validation_error(exc: ValidationError) -> str:
     error = exc.errors()[0]
     where = ".".join(str(part) for part in error["loc"]) or "document"
-    return f"{where}: {error['msg']}"
+    return f"{where}: {error['msg'].removeprefix('Value error, ')}"  # the model's own sentence, without pydantic's tag
 
 
 SALVAGE_ROUNDS = 3  # a trimmed document may show errors its broken entries hid
