@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from idea.domain.agent import AgentManifest
-from idea.domain.errors import AppError, CorruptFileError, ErrorCode
+from idea.domain.errors import AppError, CorruptFileError, ErrorCode, PartlyReadFileError
 from idea.domain.profile import Profile, ProfileBook, reference_profile_id
 from idea.domain.providers import ProviderSessions, RunningAgent, RunningAgents
 from idea.domain.template import TemplateRecord, content_hash
@@ -114,6 +114,23 @@ def test_unreadable_manifest_is_kept_aside(project: Path, content: str) -> None:
     [kept] = kept_aside(path)
     assert kept.read_text(encoding="utf-8") == content
     assert raised.value.kept_as == str(kept)
+
+
+def test_a_broken_agent_entry_is_dropped_and_the_team_kept(project: Path) -> None:
+    path = project / ".ideai" / "agents.json"
+    main = {"agentId": "a6ced819-b893-4213-b003-9e9dc79b9641", "name": "Main", "mdPath": "agents/main.md",
+            "profileId": "664cc20c-47b8-53ad-9351-dce3c09c0de4"}
+    written = json.dumps({"agents": [{"agentId": 5, "name": "Broken"}, main]})
+    path.write_text(written, encoding="utf-8")
+
+    with pytest.raises(PartlyReadFileError) as raised:
+        JsonManifestStore().load(str(project))
+
+    assert [agent.name for agent in raised.value.document.agents] == ["Main"]
+    [kept] = kept_aside(path)
+    assert kept.read_text(encoding="utf-8") == written and raised.value.kept_as == str(kept)
+    assert "(agents.0.agentId: Input should be a valid string)" in raised.value.message
+    assert JsonManifestStore().load(str(project)) == raised.value.document  # written back in its place
 
 
 def test_concurrent_updates_lose_nothing(project: Path) -> None:

@@ -77,6 +77,28 @@ def test_a_layouts_file_with_an_id_used_twice_is_repaired_in_place_and_told(tmp_
     assert any("layouts.json used an id twice" in message and second.id in message for message in problems)
 
 
+def test_a_team_with_one_broken_agent_entry_opens_with_the_others_and_says_so(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".ideai" / "agents").mkdir(parents=True)
+    (project / ".ideai" / "agents" / "main.md").write_text("# Main\n")
+    main = {"agentId": "a6ced819-b893-4213-b003-9e9dc79b9641", "name": "Main", "mdPath": "agents/main.md",
+            "profileId": "664cc20c-47b8-53ad-9351-dce3c09c0de4"}
+    (project / ".ideai" / "agents.json").write_text(json.dumps({"agents": [main, {"name": "Half-written"}]}))
+    app = bootstrap(data_dir=tmp_path / "data")
+    problems: list[str] = []
+    app.events.subscribe(lambda event: problems.append(event.message) if isinstance(event, ProjectProblem) else None)
+    try:
+        runtime = app.core.submit(app.projects.open(str(project))).result(60)
+    finally:
+        app.shutdown()
+
+    assert [agent.name for agent in runtime.agents.manifest().agents] == ["Main"]
+    [kept] = (project / ".ideai").glob("agents.json.corrupt-*")
+    [told] = [message for message in problems if "agents.json" in message]
+    assert told.endswith(f"the file was kept as {kept}. The agents it could read were kept: agents.json was "
+                         "rewritten without the others (it is versioned: your version control shows the change).")
+
+
 def test_closing_everything_while_a_project_opens_closes_it_too(tmp_path: Path) -> None:
     """A quit arriving while a project opens (its socket already listening, the project not yet listed as
     open) closes that project once it has opened, its doors included, rather than leaving it behind."""

@@ -19,7 +19,7 @@ from idea.domain.agent import (
     validate_agent_name,
 )
 from idea.domain.agent_repair import ManifestRepair, repair_duplicate_ids
-from idea.domain.errors import AppError, CorruptFileError, ErrorCode
+from idea.domain.errors import AppError, CorruptFileError, ErrorCode, PartlyReadFileError
 from idea.domain.events import AgentProfileChanged, AgentsChanged, OrchestratorChanged
 from idea.domain.ids import AgentId, ProjectId
 from idea.domain.template import TemplateRecord
@@ -91,6 +91,12 @@ class AgentCatalogue:
         share an id are repaired (`agent_repair`) and the repair saved and told."""
         try:
             manifest = self._manifests.load(self._root)
+        except PartlyReadFileError as exc:
+            self.problems.append(
+                f"{exc.message}. The agents it could read were kept: agents.json was rewritten without the others "
+                "(it is versioned: your version control shows the change)."
+            )
+            manifest = exc.document
         except CorruptFileError as exc:
             self.problems.append(
                 f"{exc.message}. The project opened without agents; fix or restore the file to get them back."

@@ -43,7 +43,7 @@ SALVAGE_ROUNDS = 3  # a trimmed document may show errors its broken entries hid
 class DocumentFile(Generic[D]):
     """`salvage`: a file with entries that cannot be read keeps the rest (each broken list item, or top-level
     key, dropped; `PartlyReadFileError`) instead of being read as empty; for documents whose entries stand
-    alone (settings, the windows, the recent projects)."""
+    alone (settings, the windows, the recent projects, the profiles, the team)."""
 
     def __init__(self, path: Path, kind: type[D], empty: Callable[[], D] | None = None, *,
                  salvage: bool = False) -> None:
@@ -64,7 +64,8 @@ class DocumentFile(Generic[D]):
             except ValidationError as exc:
                 reason = describe_validation_error(exc)
                 rest = self._rest(data, exc) if self._salvage else None
-                if rest is not None and (kept_as := set_aside(self.path)) is not None:
+                # Nothing kept (the only entry was broken) reads as a broken file: its callers know what then.
+                if rest is not None and rest != self._empty() and (kept_as := set_aside(self.path)) is not None:
                     self.save(rest)
                     raise PartlyReadFileError(str(self.path), reason, kept_as, rest) from exc
                 raise quarantine(self.path, reason) from exc
@@ -98,9 +99,10 @@ class DocumentFile(Generic[D]):
 class ProjectDocumentStore(Generic[D]):
     """The document each project keeps at `.ideai/<file_name>`, found by project root; absent, it reads as empty."""
 
-    def __init__(self, file_name: str, kind: type[D]) -> None:
+    def __init__(self, file_name: str, kind: type[D], *, salvage: bool = False) -> None:
         self._file_name = file_name
         self._kind = kind
+        self._salvage = salvage
 
     def path(self, root: str) -> Path:
         return Path(root) / IDEAI_DIR / self._file_name
@@ -115,4 +117,4 @@ class ProjectDocumentStore(Generic[D]):
         return self._file(root).update(change)
 
     def _file(self, root: str) -> DocumentFile[D]:
-        return DocumentFile(self.path(root), self._kind)
+        return DocumentFile(self.path(root), self._kind, salvage=self._salvage)

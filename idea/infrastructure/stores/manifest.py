@@ -10,4 +10,4 @@ FILE_NAME = "agents.json"
 
 class JsonManifestStore(ProjectDocumentStore[AgentManifest]):
     def __init__(self) -> None:
-        super().__init__(FILE_NAME, AgentManifest)
+        super().__init__(FILE_NAME, AgentManifest, salvage=True)  # one broken agent never hides the team
