@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from idea.application.projects import ProjectRuntime
 from idea.bootstrap import bootstrap
 from idea.domain.events import ProjectProblem
 from tests.conftest import FIXTURES
@@ -51,6 +52,17 @@ def test_a_read_only_project_folder_is_refused_with_cannot_prepare(tmp_path: Pat
     assert not (project / ".ideai").exists()
 
 
+def open_once(project: Path, data_dir: Path) -> tuple[ProjectRuntime, list[str]]:
+    """The project opened by a whole application, which is then shut down; with the problems it told."""
+    app = bootstrap(data_dir=data_dir)
+    problems: list[str] = []
+    app.events.subscribe(lambda event: problems.append(event.message) if isinstance(event, ProjectProblem) else None)
+    try:
+        return app.core.submit(app.projects.open(str(project))).result(60), problems
+    finally:
+        app.shutdown()
+
+
 def test_a_layouts_file_with_an_id_used_twice_is_repaired_in_place_and_told(tmp_path: Path) -> None:
     project = tmp_path / "project"
     (project / ".ideai").mkdir(parents=True)
@@ -59,13 +71,7 @@ def test_a_layouts_file_with_an_id_used_twice_is_repaired_in_place_and_told(tmp_
     twin["name"] = "Twin"
     layouts["layouts"].append(twin)  # the same layout id, and the same node ids in the second layout
     (project / ".ideai" / "layouts.json").write_text(json.dumps(layouts))
-    app = bootstrap(data_dir=tmp_path / "data")
-    problems: list[str] = []
-    app.events.subscribe(lambda event: problems.append(event.message) if isinstance(event, ProjectProblem) else None)
-    try:
-        runtime = app.core.submit(app.projects.open(str(project))).result(60)
-    finally:
-        app.shutdown()
+    runtime, problems = open_once(project, tmp_path / "data")
 
     assert list((project / ".ideai").glob("layouts.json.corrupt-*")) == []  # the file was kept
     names = [layout.name for layout in runtime.document.layouts]
@@ -84,13 +90,7 @@ def test_a_team_with_one_broken_agent_entry_opens_with_the_others_and_says_so(tm
     main = {"agentId": "a6ced819-b893-4213-b003-9e9dc79b9641", "name": "Main", "mdPath": "agents/main.md",
             "profileId": "664cc20c-47b8-53ad-9351-dce3c09c0de4"}
     (project / ".ideai" / "agents.json").write_text(json.dumps({"agents": [main, {"name": "Half-written"}]}))
-    app = bootstrap(data_dir=tmp_path / "data")
-    problems: list[str] = []
-    app.events.subscribe(lambda event: problems.append(event.message) if isinstance(event, ProjectProblem) else None)
-    try:
-        runtime = app.core.submit(app.projects.open(str(project))).result(60)
-    finally:
-        app.shutdown()
+    runtime, problems = open_once(project, tmp_path / "data")
 
     assert [agent.name for agent in runtime.agents.manifest().agents] == ["Main"]
     [kept] = (project / ".ideai").glob("agents.json.corrupt-*")
