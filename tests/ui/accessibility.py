@@ -39,6 +39,16 @@ def accessible_name(widget: QWidget) -> str:
     return interface.text(QAccessible.Text.Name).strip() if interface is not None else ""
 
 
+def has_name(widget: QWidget) -> bool:
+    """A combo box is "named" by its current value on Linux, which says nothing of what it chooses: it needs a
+    label (its buddy) or a name of its own. Any other control needs a name with a letter or digit in it."""
+    if isinstance(widget, QComboBox):
+        interface = QAccessible.queryAccessibleInterface(widget)
+        labelled = interface is not None and bool(interface.relations(QAccessible.RelationFlag.Label))
+        return labelled or bool(widget.accessibleName())
+    return any(char.isalnum() for char in accessible_name(widget))  # none, or a glyph such as ✕
+
+
 def unnamed_controls(root: QWidget) -> list[str]:
     """The visible controls under `root` (itself included) that have no accessible name, described for a
     failure message: class, object name, tooltip and the class of the widget they sit in."""
@@ -48,7 +58,7 @@ def unnamed_controls(root: QWidget) -> list[str]:
             continue
         if isinstance(widget, QLineEdit) and isinstance(widget.parent(), (QAbstractSpinBox, QComboBox)):
             continue  # the editor inside a spin box or an editable combo box: the box has the name
-        if not any(char.isalnum() for char in accessible_name(widget)):  # none, or a glyph such as ✕
+        if not has_name(widget):
             found.append(
                 f"{type(widget).__name__} {widget.objectName()!r} tip={widget.toolTip()[:40]!r} "
                 f"in {type(widget.parentWidget()).__name__}"

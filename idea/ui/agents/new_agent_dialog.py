@@ -31,7 +31,7 @@ from idea.domain.template import TemplateRecord
 from idea.ui.agents.name_field import AgentNameField
 from idea.ui.agents.worktree_option import WorktreeOption
 from idea.ui.core_client import CoreClient
-from idea.ui.widgets.labels import HintLabel
+from idea.ui.widgets.labels import HintLabel, label_for
 from idea.ui.widgets.list_row_delegate import ListRowDelegate
 from idea.ui.widgets.markdown_editor import MarkdownEditor
 from idea.ui.widgets.messages import show_error
@@ -92,7 +92,7 @@ class NewAgentDialog(QDialog):
         profile_row = QHBoxLayout()
         profile_row.addWidget(self.profile)
         profile_row.addWidget(self.profile_hint, 1)
-        form.addRow("Profile", profile_row)
+        form.addRow(label_for("Profile", self.profile), profile_row)
         self.worktree = WorktreeOption(self._client, runtime)
         form.addRow("", self.worktree)
         return form

@@ -67,7 +67,7 @@ class EffectiveView(QGroupBox):
         self.question = QLabel("Can it")
         box.addWidget(self.question)
         self.verb = QComboBox()
-        self.verb.setAccessibleName("Can it")
+        self.question.setBuddy(self.verb)
         for word, capability in QUERIES:
             self.verb.addItem(word, capability)
         box.addWidget(self.verb)

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from idea.application.agents.profile_editing import ProfileFields, fields_of, json_of
 from idea.domain.profile import DEFAULT_CONTEXT_TARGET, DEFAULT_CWD_TEMPLATE
 from idea.ui.theme import monospace_font
-from idea.ui.widgets.labels import HintLabel
+from idea.ui.widgets.labels import HintLabel, label_for
 
 INJECTION_STRATEGIES = (
     ("conventionFile", "Convention file in the run dir"),
@@ -99,7 +99,7 @@ class ProfileForm(QWidget):
         self.env = _lines_edit("KEY=VALUE, one per line; {agentRunDir} and {projectRoot} are replaced")
         program = _Group("Program")
         program.form.addRow("Name", self.name)
-        program.form.addRow("Command", command_row)
+        program.form.addRow(label_for("Command", self.command), command_row)
         program.form.addRow("Arguments", self.args)
         program.form.addRow("Working directory", self.cwd_template)
         program.form.addRow("Detect command", self.detect)

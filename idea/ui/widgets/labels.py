@@ -1,5 +1,6 @@
 """The small labels of the screens: a hint under a field (red for an error), what detecting a CLI found,
-a notice that matters now, a line cut to its width, and a form row as tall as its wrapped text."""
+a notice that matters now, a line cut to its width, and a form row as tall as its wrapped text; a row's label
+that names its field."""
 
 from __future__ import annotations
 
@@ -10,6 +11,14 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 from idea.application.agents.ports import Detection
 from idea.application.agents.profile_descriptions import describe_detection
 from idea.ui.theme import palette_colors
+
+
+def label_for(text: str, field: QWidget) -> QLabel:
+    """A form row's label naming `field` for a screen reader (its buddy), where the row holds more than the
+    field and a form would leave the label unattached. On Linux a combo box is named by its label only."""
+    label = QLabel(text)
+    label.setBuddy(field)
+    return label
 
 
 def with_hint(field: QWidget, hint: QLabel) -> QVBoxLayout:

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QInputDialog, QLabel, QMessageBox, QPushButton, QWidget
+from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QInputDialog, QMessageBox, QPushButton, QWidget
 
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
 from idea.ui.core_client import CoreClient
 from idea.ui.icons import set_icon
+from idea.ui.widgets.labels import label_for
 
 
 class LayoutBar(QFrame):
@@ -30,8 +31,8 @@ class LayoutBar(QFrame):
         row = QHBoxLayout(self)
         row.setContentsMargins(6, 3, 6, 3)
         row.setSpacing(4)
-        row.addWidget(QLabel("Layout"))
         self.layout_picker = QComboBox()
+        row.addWidget(label_for("Layout", self.layout_picker))
         self.layout_picker.setMinimumWidth(160)
         self.layout_picker.activated.connect(lambda index: self.activate_layout(self.layout_picker.itemData(index)))
         row.addWidget(self.layout_picker)

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from idea.application.preferences import Preferences
 from idea.domain.workspace import ColorScheme, NewCellContent, Settings, TerminalFontSetting
 from idea.ui.terminal.appearance import MIN_POINT_SIZE, monospace_family
+from idea.ui.widgets.labels import label_for
 
 MAX_POINT_SIZE = 48
 MAX_SCROLLBACK_LINES = 1_000_000
@@ -100,7 +101,6 @@ class SettingsDialog(QDialog):
             self.theme.addItem(text, scheme)
         self.theme.setCurrentIndex(self.theme.findData(settings.color_scheme))
         self.font_family = font_choice(settings.terminal_font.family)
-        self.font_family.setAccessibleName("Terminal font")
         self.font_size = QSpinBox()
         self.font_size.setRange(MIN_POINT_SIZE, MAX_POINT_SIZE)
         self.font_size.setSuffix(" pt")
@@ -122,7 +122,7 @@ class SettingsDialog(QDialog):
         self.new_cell.setCurrentIndex(self.new_cell.findData(settings.new_cell_content))
         look = QFormLayout()
         look.addRow("Theme", self.theme)
-        look.addRow("Terminal font", font_row)
+        look.addRow(label_for("Terminal font", self.font_family), font_row)
         look.addRow("Scrollback", self.scrollback)
         look.addRow("A new cell starts", self.new_cell)
 
