@@ -21,6 +21,7 @@ import asyncio
 import inspect
 import os
 import re
+import shlex
 import signal
 import sys
 import time
@@ -208,7 +209,7 @@ async def case_large_input_arrives_whole(make_terminal: MakeTerminal, tmp_path: 
     text = "".join(f"line {number:06d} äöü 中文 {'x' * 60}\n" for number in range(3000))
     data = text.encode("utf-8")
     received = tmp_path / "received"
-    script = f"stty raw -echo; printf 'ready'; head -c {len(data)} > {received}"
+    script = f"stty raw -echo; printf 'ready'; head -c {len(data)} > {shlex.quote(str(received))}"
     terminal = make_terminal()
     exits: list[int | None] = []
     terminal.on_exit(exits.append)

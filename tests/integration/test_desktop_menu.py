@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from idea.domain.desktop_entry import quote_exec_argument
 from idea.infrastructure.desktop_menu import DesktopMenu, MenuState
 from idea.infrastructure.installation import Installation, Kind
 from idea.infrastructure.resources import ICON_SIZES, resources_dir
@@ -85,7 +86,7 @@ def test_the_entry_follows_a_moved_appimage_at_start(tmp_path: Path, home: Path)
     assert moved.state() is MenuState.ELSEWHERE
 
     assert moved.refresh_if_moved()[-1] == home / ENTRY
-    assert f"Exec={new} %F" in (home / ENTRY).read_text() and moved.state() is MenuState.CURRENT
+    assert f"Exec={quote_exec_argument(str(new))} %F" in (home / ENTRY).read_text() and moved.state() is MenuState.CURRENT
 
 
 def test_an_entry_naming_another_copy_that_still_exists_is_left_as_chosen(tmp_path: Path, home: Path) -> None:
@@ -94,7 +95,7 @@ def test_an_entry_naming_another_copy_that_still_exists_is_left_as_chosen(tmp_pa
     other = menu(appimage(tmp_path / "IdeA-nightly.AppImage"), home)
 
     assert other.state() is MenuState.ELSEWHERE and other.refresh_if_moved() == []
-    assert f"Exec={chosen} %F" in (home / ENTRY).read_text()
+    assert f"Exec={quote_exec_argument(str(chosen))} %F" in (home / ENTRY).read_text()
 
 
 def test_a_read_only_data_dir_fails_with_an_os_error_and_no_entry(tmp_path: Path, home: Path) -> None:

@@ -83,7 +83,7 @@ def test_screenshot_saves_one_png_per_window_and_exits(tmp_path: Path) -> None:
 
     assert done.returncode == 0, done.stderr
     second = target.with_name("out-2.png")
-    assert done.stdout.split() == [str(target), str(second)]
+    assert done.stdout.splitlines() == [str(target), str(second)]
     for path in (target, second):
         image = QImage(str(path))
         assert not image.isNull() and image.width() > 400 and image.height() > 300
@@ -129,7 +129,7 @@ def test_a_screenshot_that_cannot_be_written_is_reported_and_idea_still_quits(tm
     done = run_idea(["--screenshot", str(shots / "out.png"), "--quit-after", "1500"], data_dir, home)
 
     assert done.returncode == 1
-    assert done.stdout.split() == [str(shots / "out.png")]  # only what was really saved
+    assert done.stdout.splitlines() == [str(shots / "out.png")]  # only what was really saved
     assert f"could not save {shots / 'out-2.png'}" in done.stderr
 
 
@@ -184,7 +184,7 @@ def test_screenshot_captures_the_dialogs_over_the_windows(tmp_path: Path) -> Non
 
     assert done.returncode == 0, done.stderr
     window, wizard = QImage(str(target)), QImage(str(tmp_path / "out-2.png"))
-    assert done.stdout.split() == [str(target), str(tmp_path / "out-2.png")]
+    assert done.stdout.splitlines() == [str(target), str(tmp_path / "out-2.png")]
     assert not window.isNull() and not wizard.isNull()
     assert wizard.size() != window.size()
 

@@ -46,8 +46,8 @@ def _reply_instruction(ticket: Ticket, file_channel: FileReplyChannel | None) ->
             f'ticket="{ticket.id}"). {consequence}'
         )
     return (
-        "IdeA: when you are done you MUST write a request file into "
-        f"{file_channel.requests_in_dir} (first as <uuid>.json.tmp, then renamed to <uuid>.json) containing "
+        "IdeA: when you are done you MUST write a request file into the folder "  # quoted: it may hold spaces
+        f'"{file_channel.requests_in_dir}" (first as <uuid>.json.tmp, then renamed to <uuid>.json) containing '
         f'{{"type": "agent.reply", "ticket": "{ticket.id}", "result": "<your complete answer>"}}. {consequence}'
     )
 

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 from idea.domain.errors import AppError
 from idea.domain.git.model import Identity
 from idea.ui.theme import monospace_font
-from idea.ui.widgets.labels import HintLabel
+from idea.ui.widgets.labels import HintLabel, label_for
 
 
 class IdentityDialog(QDialog):
@@ -94,8 +94,7 @@ class LineDialog(QDialog):
         self.buttons.accepted.connect(self._accept)
         self.buttons.rejected.connect(self.reject)
         column = QVBoxLayout(self)
-        column.addWidget(named := QLabel(label))
-        named.setBuddy(self.field)
+        column.addWidget(label_for(label, self.field))
         column.addWidget(self.field)
         if hint:
             column.addWidget(HintLabel(hint))

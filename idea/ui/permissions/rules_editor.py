@@ -31,6 +31,7 @@ from idea.domain.permissions.model import (
     path_glob_problem,
 )
 from idea.domain.permissions.view import PRESETS, matching_preset, preset
+from idea.ui.widgets.labels import label_for
 
 CAPABILITY_LABELS = {
     Capability.READ: "Read files",
@@ -65,9 +66,8 @@ class RulesEditor(QWidget):
         column.setContentsMargins(0, 0, 0, 0)
 
         presets = QHBoxLayout()
-        presets.addWidget(preset_label := QLabel("Preset:"))
         self.preset = QComboBox()
-        preset_label.setBuddy(self.preset)
+        presets.addWidget(label_for("Preset:", self.preset))
         self.preset.addItem("Custom", None)
         for candidate in PRESETS:
             self.preset.addItem(candidate.name, candidate.key)
@@ -100,9 +100,8 @@ class RulesEditor(QWidget):
         buttons.addWidget(self.add_rule)
         buttons.addWidget(self.remove_rule)
         buttons.addStretch(1)
-        buttons.addWidget(fallback_label := QLabel("Anything else:"))
         self.fallback = _combo(EFFECT_LABELS, Effect.ASK, "Anything else")
-        fallback_label.setBuddy(self.fallback)
+        buttons.addWidget(label_for("Anything else:", self.fallback))
         self.fallback.currentIndexChanged.connect(self._edited)
         buttons.addWidget(self.fallback)
         column.addLayout(buttons)

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QS
 from idea.domain import layout as lay
 from idea.domain.wording import counted
 from idea.ui.theme import palette_colors
+from idea.ui.widgets.labels import label_for
 
 
 class GridPreview(QWidget):
@@ -64,9 +65,7 @@ class GridSizeDialog(QDialog):
         self.preview = GridPreview(first_keeps)
         sizes = QHBoxLayout()
         for text, box in (("Rows", self.rows_box), ("Columns", self.cols_box)):
-            label = QLabel(text)
-            label.setBuddy(box)
-            sizes.addWidget(label)
+            sizes.addWidget(label_for(text, box))
             sizes.addWidget(box)
             sizes.addSpacing(12)
         sizes.addStretch(1)

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QPushButton,
 
 from idea.domain.path_names import last_part
 from idea.domain.project import ProjectRecord
+from idea.ui.widgets.labels import label_for
 
 
 class WelcomePage(QWidget):
@@ -38,9 +39,8 @@ class WelcomePage(QWidget):
         self.opening_label.setVisible(False)
         column.addWidget(self.opening_label)
         column.addSpacing(16)
-        column.addWidget(recent_label := QLabel("Recent projects"))
         self.recent = QListWidget()
-        recent_label.setBuddy(self.recent)
+        column.addWidget(label_for("Recent projects", self.recent))
         self.recent.itemActivated.connect(lambda item: open_project(item.data(Qt.ItemDataRole.UserRole)))
         column.addWidget(self.recent, 1)
         self.no_recent = QLabel("None yet: the project folders you open are listed here.")

@@ -46,11 +46,11 @@ def test_an_ask_carries_header_task_and_the_imperative_reply_instruction() -> No
 
 
 def test_a_file_protocol_target_is_told_to_write_an_agent_reply_request_in_its_folder() -> None:
-    folder = "/work/demo/.ideai/requests/dce19c75-9669-4e45-b8de-9950025157da/in"
+    folder = "/home/jean/Mes projets/démo/.ideai/requests/dce19c75-9669-4e45-b8de-9950025157da/in"
     text = compose_delivery(ticket(TicketKind.ASK), FileReplyChannel(folder))
 
     assert text.startswith(f"[IdeA · task from Main · ticket {TICKET_ID}] Review the storage ports\n\n")
-    assert folder in text
+    assert f'write a request file into the folder "{folder}" (first as' in text  # whole, though it has spaces
     assert '"type": "agent.reply"' in text and f'"ticket": "{TICKET_ID}"' in text
     assert "idea_reply" not in text
     assert text.endswith("A plain-text answer is not delivered to Main and leaves it waiting.")

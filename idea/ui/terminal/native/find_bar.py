@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QWidget
 
 from idea.ui.terminal.native.screen import TerminalScreen
 from idea.ui.terminal.native.selection import Selection
+from idea.ui.widgets.labels import label_for
 
 
 class FindBar(QWidget):
@@ -24,9 +25,8 @@ class FindBar(QWidget):
         self._last: tuple[str, int] | None = None  # the text searched and the line it was last found on
         layout = QHBoxLayout(self)
         layout.setContentsMargins(6, 3, 6, 3)
-        layout.addWidget(label := QLabel("Find:"))
         self.field = QLineEdit()
-        label.setBuddy(self.field)
+        layout.addWidget(label_for("Find:", self.field))
         self.field.setObjectName("searchTextEdit")
         self.field.setPlaceholderText("text in the scrollback (Enter: previous match, Esc: close)")
         self.field.installEventFilter(self)
