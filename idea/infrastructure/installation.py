@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 import os
+import re
 import sys
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
@@ -112,12 +113,27 @@ def _console_script_of(interpreter: str) -> str | None:
     script = Path(interpreter).parent / CONSOLE_SCRIPT
     try:
         with script.open("rb") as handle:
-            first_line = handle.readline(512)
+            head = handle.read(1024)
     except OSError:
         return None
-    if not first_line.startswith(b"#!") or not os.access(script, os.X_OK):
+    if not os.access(script, os.X_OK):
         return None
-    shebang = first_line[2:].strip().split(b" ", 1)[0].decode(errors="replace")
-    if Path(shebang).parent != Path(interpreter).parent:
+    runs = _script_interpreter(head)
+    if runs is None or Path(runs).parent != Path(interpreter).parent:
         return None
     return str(script)
+
+
+# pip's launcher for an interpreter whose path a `#!` line cannot hold (a space, or too long): a shell script
+# that execs it, named in double quotes on its second line.
+_SH_LAUNCHER = re.compile(rb"#!/bin/sh\n'''exec' \"?(?P<interpreter>[^\"\n]+?)\"? \"\$0\" \"\$@\"\n")
+
+
+def _script_interpreter(head: bytes) -> str | None:
+    """The interpreter a console script runs: its `#!` line's, or the one pip's shell launcher execs."""
+    launcher = _SH_LAUNCHER.match(head)
+    if launcher is not None:
+        return launcher["interpreter"].decode(errors="replace")
+    if not head.startswith(b"#!"):
+        return None
+    return head[2:].split(b"\n", 1)[0].strip().split(b" ", 1)[0].decode(errors="replace")

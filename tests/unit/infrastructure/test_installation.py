@@ -16,9 +16,11 @@ APPIMAGE = "/home/ada/Apps/IdeA-0.1.0-x86_64.AppImage"
 
 
 def console_script(bin_dir: Path, interpreter: str, name: str = "idea") -> Path:
+    """The script pip writes: a `#!` line, or for an interpreter path with a space its shell launcher."""
     bin_dir.mkdir(parents=True, exist_ok=True)
     script = bin_dir / name
-    script.write_text(f"#!{interpreter}\nimport sys\nfrom idea.__main__ import main\nsys.exit(main())\n")
+    first = f"#!/bin/sh\n'''exec' \"{interpreter}\" \"$0\" \"$@\"\n' '''\n" if " " in interpreter else f"#!{interpreter}\n"
+    script.write_text(f"{first}import sys\nfrom idea.__main__ import main\nsys.exit(main())\n")
     script.chmod(0o755)
     return script
 
@@ -71,6 +73,14 @@ def test_a_one_dir_install_names_its_frozen_executable() -> None:
 def test_a_venv_or_pipx_install_names_its_console_script(tmp_path: Path) -> None:
     python = str(tmp_path / "pipx" / "venvs" / "idea-ide" / "bin" / "python")
     script = console_script(Path(python).parent, python)
+
+    assert detect({}, executable=python, frozen=False) == Installation(Kind.VENV, (str(script),))
+
+
+def test_a_venv_in_a_folder_with_a_space_is_recognised_by_pips_shell_launcher(tmp_path: Path) -> None:
+    python = str(tmp_path / "Mes outils" / "venv" / "bin" / "python3")
+    script = console_script(Path(python).parent, python)
+    assert script.read_text().startswith("#!/bin/sh\n")
 
     assert detect({}, executable=python, frozen=False) == Installation(Kind.VENV, (str(script),))
 
