@@ -14,8 +14,9 @@ from idea.ui.theme import palette_colors
 
 
 def label_for(text: str, field: QWidget) -> QLabel:
-    """A form row's label naming `field` for a screen reader (its buddy), where the row holds more than the
-    field and a form would leave the label unattached. On Linux a combo box is named by its label only."""
+    """A label naming `field` for a screen reader (its buddy): beside its field outside a form, or for a form
+    row holding more than the field, where a form leaves the label unattached. On Linux a combo box is named
+    by its label only."""
     label = QLabel(text)
     label.setBuddy(field)
     return label
