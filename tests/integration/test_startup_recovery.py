@@ -30,6 +30,11 @@ def catalogue(data_dir: Path, *, first_run_done: bool = True) -> ProfileCatalogu
     return ProfileCatalogue(JsonProfileStore(data_dir), ScriptedDetector(), preferences, FakeHost())
 
 
+def read_preferences(data_dir: Path) -> Preferences:
+    """The settings as a start reads them from `data_dir`."""
+    return Preferences(JsonUserDataStore(data_dir), RecordingEvents(), RecordingDiagnostics())
+
+
 def test_a_broken_profiles_file_starts_with_the_reference_profiles_and_says_how_to_restore(tmp_path: Path) -> None:
     (tmp_path / "profiles.json").write_bytes(BROKEN)
 
@@ -88,7 +93,7 @@ def test_an_agent_whose_reference_profile_was_never_stored_still_has_it(tmp_path
 
 def test_a_broken_settings_file_is_told_at_start_up(tmp_path: Path) -> None:
     (tmp_path / "settings.json").write_text("[1, 2")
-    preferences = Preferences(JsonUserDataStore(tmp_path), RecordingEvents(), RecordingDiagnostics())
+    preferences = read_preferences(tmp_path)
 
     [problem] = preferences.problems
     assert "settings.json" in problem and "Defaults are used instead" in problem
@@ -97,7 +102,7 @@ def test_a_broken_settings_file_is_told_at_start_up(tmp_path: Path) -> None:
 def test_a_settings_file_with_one_bad_value_keeps_the_others(tmp_path: Path) -> None:
     written = b'{"version": 1, "firstRunCompleted": true, "colorScheme": "light", "terminalFont": 5}'
     (tmp_path / "settings.json").write_bytes(written)
-    preferences = Preferences(JsonUserDataStore(tmp_path), RecordingEvents(), RecordingDiagnostics())
+    preferences = read_preferences(tmp_path)
 
     settings = preferences.settings
     assert settings.first_run_completed and settings.color_scheme.value == "light"  # no first-run wizard again
@@ -110,7 +115,7 @@ def test_a_settings_file_with_one_bad_value_keeps_the_others(tmp_path: Path) -> 
         "read takes its default."
     )
     assert kept.read_bytes() == written  # the person's file, as it was
-    again = Preferences(JsonUserDataStore(tmp_path), RecordingEvents(), RecordingDiagnostics())
+    again = read_preferences(tmp_path)
     assert again.problems == [] and again.settings == settings  # what was read was written back
 
 
@@ -136,7 +141,7 @@ def test_a_broken_window_or_project_entry_drops_that_entry_only(tmp_path: Path) 
 
 def test_a_version_that_cannot_be_read_is_never_trimmed_to_fit(tmp_path: Path) -> None:
     (tmp_path / "settings.json").write_text(json.dumps({"version": "two", "colorScheme": "light"}))
-    preferences = Preferences(JsonUserDataStore(tmp_path), RecordingEvents(), RecordingDiagnostics())
+    preferences = read_preferences(tmp_path)
     [problem] = preferences.problems
     assert "is unreadable (version: " in problem and problem.endswith("Defaults are used instead.")
     assert not (tmp_path / "settings.json").exists()  # kept aside whole, nothing written in its place
@@ -146,7 +151,7 @@ def test_a_fifo_in_place_of_a_user_data_file_never_blocks_the_start(tmp_path: Pa
     os.mkfifo(tmp_path / "settings.json")
     read: list[Preferences] = []
     reader = threading.Thread(
-        target=lambda: read.append(Preferences(JsonUserDataStore(tmp_path), RecordingEvents(), RecordingDiagnostics())),
+        target=lambda: read.append(read_preferences(tmp_path)),
         daemon=True,
     )
     reader.start()
