@@ -135,6 +135,7 @@ def bootstrap(
     events = EventBus()
     user_data = JsonUserDataStore(data_dir)
     preferences = Preferences(user_data, events, diagnostics)
+    diagnostics.echo = preferences.settings.diagnostics_verbose
     profiles = ProfileCatalogue(JsonProfileStore(data_dir), SubprocessCliDetector(), preferences, host)
     templates = TemplateCatalogue(JsonTemplateStore(data_dir, clock=clock), clock, ids)
     timings = OrchestratorTimings.from_env(host.environ())

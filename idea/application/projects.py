@@ -37,6 +37,7 @@ from idea.application.ports import (
     ProjectFolder,
     TerminalFactory,
 )
+from idea.application.project_beacons import ProjectBeacons
 from idea.application.sessions import LaunchRequest, SessionRegistry
 from idea.domain import layout as lay
 from idea.domain.errors import AppError, CorruptFileError
@@ -90,6 +91,7 @@ class ProjectRuntime:
         self._deps = deps
         self._document: lay.LayoutDocument | None = None  # read by load_layouts()
         self.problems: list[str] = []
+        self._diagnostics = ProjectBeacons(deps.diagnostics, record.id)
         self.sessions = SessionRegistry(
             record.id, deps.terminals, deps.host, deps.clock, deps.ids, deps.events
         )
@@ -103,7 +105,7 @@ class ProjectRuntime:
             clock=deps.clock,
             ids=deps.ids,
             events=deps.events,
-            diagnostics=deps.diagnostics,
+            diagnostics=self._diagnostics,
             is_live=lambda agent_id: self.sessions.live_agent_session(agent_id) is not None,
             forget=lambda agent_id: forget_deleted_agent(self, agent_id),
         )
@@ -117,7 +119,7 @@ class ProjectRuntime:
             timer=deps.orchestration.timer,
             ids=deps.ids,
             events=_ProjectNews(record.id, deps.events),
-            diagnostics=deps.diagnostics,
+            diagnostics=self._diagnostics,
         )
         self.worktrees = AgentWorktrees(self, self.agents, self.git.worktrees if self.git is not None else None)
         orchestration = deps.orchestration
@@ -133,7 +135,7 @@ class ProjectRuntime:
             timer=orchestration.timer,
             ids=deps.ids,
             events=_ProjectNews(record.id, deps.events, lambda event: _observe_core(self, event)),
-            diagnostics=deps.diagnostics,
+            diagnostics=self._diagnostics,
             timings=orchestration.timings,
             cpu=orchestration.cpu,
             watching=orchestration.watching,
@@ -141,7 +143,7 @@ class ProjectRuntime:
                 root=record.root,
                 providers=deps.launching.providers,
                 clock=deps.clock,
-                diagnostics=deps.diagnostics,
+                diagnostics=self._diagnostics,
                 conversation_of=self.runner.conversation_of,
                 provider_of=lambda agent_id: _provider_key(self.runner, agent_id),
             ),
@@ -182,7 +184,7 @@ class ProjectRuntime:
 
     @property
     def diagnostics(self) -> Diagnostics:
-        return self._deps.diagnostics
+        return self._diagnostics
 
     def report_problem(self, message: str) -> None:
         self._deps.events.publish(ProjectProblem(self.id, message))
@@ -212,7 +214,7 @@ class ProjectRuntime:
             self._deps.layouts.save(self.root, self.document)
             return True
         for repair in decoded.repairs:
-            self._deps.diagnostics.beacon(f"[layout] repaired {self.root}: {repair}")
+            self._diagnostics.beacon(f"[layout] repaired {self.root}: {repair}")
         self._document = decoded.document
         if decoded.notices:  # the file stays; the repair is saved so the new ids hold
             self.problems.append(
@@ -222,7 +224,7 @@ class ProjectRuntime:
             try:
                 self._deps.layouts.save(self.root, decoded.document)
             except OSError as exc:
-                self._deps.diagnostics.beacon(f"[layout] repaired layouts not saved project={self.id}: {exc}")
+                self._diagnostics.beacon(f"[layout] repaired layouts not saved: {exc}")
         return False
 
     @property
@@ -351,7 +353,7 @@ class ProjectRuntime:
             self._deps.layouts.save(self.root, document)
         except OSError as exc:
             message = f"Could not save the layouts of {self.name}: {exc.strerror or exc}"
-            self._deps.diagnostics.beacon(f"[layout] save failed project={self.id}: {exc}")
+            self._diagnostics.beacon(f"[layout] save failed: {exc}")
             self._deps.events.publish(ProjectProblem(self.id, message))
         self._deps.events.publish(LayoutChanged(self.id, document))
 

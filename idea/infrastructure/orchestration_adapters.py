@@ -9,6 +9,7 @@ from collections.abc import Callable
 from idea import __version__
 from idea.application.orchestrator.gateway import OrchestrationGateway
 from idea.application.ports import Diagnostics
+from idea.application.project_beacons import ProjectBeacons
 from idea.domain.errors import AppError
 from idea.infrastructure.fileproto.watcher import RequestFolderDoor
 from idea.infrastructure.hooks.http_door import HookHttpDoor, HookUrls
@@ -123,6 +124,5 @@ class LocalOrchestrationAdapters:
 
     def doors(self, project_id: str, root: str, gateway: OrchestrationGateway) -> ProjectDoors:
         endpoint = self._endpoint_for(project_id) if self._endpoint_for is not None else None
-        return ProjectDoors(
-            project_id, root, gateway, self._diagnostics, self._ask_safety_net_s, endpoint, self._hook_urls
-        )
+        beacons = ProjectBeacons(self._diagnostics, project_id)
+        return ProjectDoors(project_id, root, gateway, beacons, self._ask_safety_net_s, endpoint, self._hook_urls)

@@ -13,6 +13,7 @@ from idea.application.git.service import GitService
 from idea.application.git.worktrees import WorktreeService
 from idea.application.orchestrator.ports import Timer
 from idea.application.ports import Clock, Diagnostics, EventPublisher, IdGenerator, UserDataStore
+from idea.application.project_beacons import ProjectBeacons
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import ProjectId
 
@@ -40,7 +41,8 @@ class GitWorkspace:
         self.project_id = project_id
         self.root = root
         self._deps = deps
-        self.access = RepoAccess(project_id, root, deps.port, deps.worker, deps.events, deps.diagnostics)
+        self._diagnostics = ProjectBeacons(deps.diagnostics, project_id)
+        self.access = RepoAccess(project_id, root, deps.port, deps.worker, deps.events, self._diagnostics)
         self.worktrees = WorktreeService(self.access, deps.files, self.setup_command)
         self.git = GitService(self.access, self.worktrees)
         self.reviews = ReviewService(self.access, deps.reviews, deps.clock, deps.ids)
@@ -57,7 +59,7 @@ class GitWorkspace:
                 return
             await self.worktrees.prune()
         except AppError as exc:
-            self._deps.diagnostics.beacon(f"[git] opening {self.root}: {exc.message}")
+            self._diagnostics.beacon(f"[git] opening {self.root}: {exc.message}")
 
     async def init(self) -> None:
         """Create a repository in the project root (`main` as first branch); it is watched from then on."""
