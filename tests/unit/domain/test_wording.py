@@ -15,6 +15,7 @@ from idea.domain.wording import capitalized, counted
         (3, "changed file", None, "3 changed files"),
         (2, "entry", "entries", "2 entries"),
         (1, "entry", "entries", "1 entry"),
+        (12480, "line", None, "12,480 lines"),
     ],
 )
 def test_a_count_takes_its_noun_in_the_right_number(count: int, noun: str, plural: str | None, expected: str) -> None:
