@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 from idea import __version__
 from idea.domain.errors import AppError
 from idea.domain.wording import capitalized
+from idea.infrastructure.bug_report import crash_report_name
 from idea.infrastructure.diagnostics import FileDiagnostics
 
 START_FAILED_EXIT = 1
@@ -59,7 +60,7 @@ def keep_report(error: BaseException, logs: Path, what: str = "could not start")
         f"Python {platform.python_version()} · Qt {qVersion()} · PySide6 {pyside_version} · {platform.platform()}\n"
         f"Command: {' '.join(sys.argv)}\n\n" + "".join(traceback.format_exception(error))
     )
-    for folder, name in ((logs, f"crash-{stamp}.log"), (Path(tempfile.gettempdir()), f"idea-crash-{stamp}.log")):
+    for folder, name in ((logs, crash_report_name(stamp)), (Path(tempfile.gettempdir()), f"idea-crash-{stamp}.log")):
         path = folder / name
         try:
             folder.mkdir(parents=True, exist_ok=True)

@@ -189,6 +189,11 @@ def report() -> list[Row]:
     return rows
 
 
+def about_rows() -> list[tuple[str, str]]:
+    """The report as a bug report gives it: each row's name and value, with its fix when it has one."""
+    return [(row.name, f"{row.value} (to fix: {row.fix})" if row.fix else row.value) for row in report()]
+
+
 def _display_rows(platform: str = sys.platform) -> list[Row]:
     """The X11/Wayland display and the headless terminals (ptyprocess): POSIX only. Windows has its desktop,
     and its terminals are the native cell's ConPTY ones, reported above."""

@@ -25,6 +25,7 @@ DIALOGS = [  # every dialog the menus open without a question first
     ("&Knowledge", "Skills…"),
     ("&Knowledge", "Project context…"),
     ("&Help", "Keyboard shortcuts"),
+    ("&Help", "Diagnostics"),
 ]
 
 

@@ -25,7 +25,9 @@ from idea.ui.event_relay import EventRelay
 from idea.ui.knowledge.knowledge_screens import KnowledgeScreens
 from idea.ui.terminal.factory import TerminalViewFactory
 from idea.ui.widgets.messages import error_text, show_error
+from idea.ui.doctor import about_rows
 from idea.ui.windows.agent_screens import AgentScreens
+from idea.ui.windows.diagnostics_window import DiagnosticsScreen, DiagnosticsSources
 from idea.ui.windows.main_window import MainWindow
 from idea.ui.windows.project_tab import ProjectTab
 from idea.ui.windows.settings_dialog import SettingsControl
@@ -53,6 +55,9 @@ class WindowManager:
         self.knowledge = KnowledgeScreens(client)
         self.tabs: dict[str, ProjectTab] = {}
         self.settings = SettingsControl(app.preferences, theme_changed)
+        self.diagnostics = DiagnosticsScreen(DiagnosticsSources(
+            app.diagnostics, app.data_dir, self.settings, client, self.recent_projects, about_rows
+        ))
         self._quitting = False
         self._workspace = WorkspaceSaver(app.preferences, lambda: self.windows, lambda: self._quitting)
         self._unseen_notices: list[str] = []  # told before any window existed

@@ -19,6 +19,7 @@ from idea.domain.project import ProjectRecord
 from idea.ui.knowledge.knowledge_screens import KnowledgeScreens
 from idea.ui.windows.agent_screens import AgentScreens
 from idea.ui.windows.desktop_menu import add_menu_entry_action
+from idea.ui.windows.diagnostics_window import DiagnosticsScreen
 from idea.ui.windows.layout_bar import LayoutBar
 from idea.ui.windows.project_tab import ProjectTab
 from idea.ui.windows.settings_dialog import (
@@ -88,6 +89,9 @@ class MenuHost(Protocol):
 
     def diagnostics_path(self) -> str: ...
 
+    @property
+    def diagnostics(self) -> DiagnosticsScreen: ...
+
 
 class WindowMenus:
     def __init__(
@@ -124,6 +128,7 @@ class WindowMenus:
         notifications.aboutToShow.connect(lambda: self._sync_notification_toggles(notifications))
         help_menu = self._window.menuBar().addMenu("&Help")
         self._action(help_menu, "Keyboard shortcuts", None, self._shortcuts)
+        self._action(help_menu, "Diagnostics", None, lambda: self._manager.diagnostics.open(self._window))
         help_menu.addSeparator()
         add_menu_entry_action(window, help_menu)
         self._action(help_menu, "About IdeA", None, self._about)
