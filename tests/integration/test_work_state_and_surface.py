@@ -24,6 +24,7 @@ from idea.domain.orchestration.events import (
     AgentQueueSnapshot,
     BusyState,
     DelegationDelivered,
+    LateReplyView,
     QueuedTicketView,
     RendezvousEnded,
 )
@@ -90,9 +91,10 @@ async def test_kn13_work_panel_json_is_camel_case_with_nulls_and_every_status(wo
     world.team.queues = (
         AgentQueueSnapshot(
             ARCHITECT, BusyState("10000000-0000-4000-8000-000000000000", 1234),
-            (ticket(PAIR, 0, long_task, "inProgress"), ticket(broken, 1, "question")), 1, True,
+            (ticket(PAIR, 0, long_task, "inProgress"), ticket(broken, 1, "question")),
+            (LateReplyView("30000000-0000-4000-8000-000000000001", PAIR, "QA", 1234),), True,
         ),
-        AgentQueueSnapshot(QA, None, (ticket(HUMAN_CONVERSATION, 0, "hello QA"), ticket(gone, 1, "x")), 0, False),
+        AgentQueueSnapshot(QA, None, (ticket(HUMAN_CONVERSATION, 0, "hello QA"), ticket(gone, 1, "x")), (), False),
     )
     world.knowledge.signals.observe(AgentAttention(QA, "permission", "Allow Bash?"))
 

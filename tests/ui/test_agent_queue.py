@@ -283,7 +283,7 @@ def test_an_attention_mark_lasts_until_a_new_prompt_is_submitted_and_a_banner_un
     book = ActivityBook()
 
     def queue_of_scout(*tickets: QueuedTicketView, busy: BusyState | None = None) -> AgentQueueChanged:
-        return AgentQueueChanged(AgentQueueSnapshot("scout", busy, tickets, late_replies=0, bridge_connected=True))
+        return AgentQueueChanged(AgentQueueSnapshot("scout", busy, tickets, late=(), bridge_connected=True))
 
     busy = BusyState("t1", since_ms=1_000)
     book.apply(queue_of_scout(queued("t1", TicketPhase.DELIVERED), queued("t2", TicketPhase.QUEUED), busy=busy), 1_000)

@@ -3,6 +3,7 @@ turn once, a 40 000-character turn intact, search, copy, raw log, refresh on eve
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtGui import QGuiApplication
@@ -152,3 +153,25 @@ def test_short_turns_that_do_not_fill_the_view_bring_older_pages_by_themselves(
     qtbot.waitUntil(lambda: viewer.view.verticalScrollBar().maximum() > 0, timeout=WAIT_MS)
     qtbot.wait(200)
     assert 100 <= len(viewer.model.turns) < 400 and viewer.has_older  # filled, then the rest waits for a scroll
+
+
+def test_opened_for_a_late_reply_the_viewer_selects_it(qtbot: QtBot, core: Core, knowledge_world: KnowledgeWorld) -> None:
+    ticket = "30000000-0000-4000-8000-000000000001"
+    record(core, knowledge_world, 0, 8)
+    late = replace(conversation_turn(PAIR, 8, "build green after 12 min"), ticket=ticket, late=True)
+    core.run(knowledge_world.stores.conversations.append(late))
+    record(core, knowledge_world, 9, 3)
+    viewer = make_viewer(qtbot, core, knowledge_world)
+
+    with qtbot.waitSignal(viewer.pageShown, timeout=WAIT_MS):
+        viewer.show_conversation(PAIR, "Main ↔ Architect", reveal_late_reply=ticket)
+
+    [selected] = viewer.view.selectionModel().selectedRows()
+    assert viewer.model.turns[selected.row()].id == late.id
+
+    with qtbot.waitSignal(viewer.pageShown, timeout=WAIT_MS):
+        viewer.show_conversation(PAIR, "Main ↔ Architect", reveal_late_reply="30000000-0000-4000-8000-000000000002")
+    assert viewer.view.selectionModel().selectedRows() == []
+    assert viewer.status.text() == "That late reply is older than the turns shown: scroll up to find it."
+    bar = viewer.view.verticalScrollBar()
+    assert bar.value() == bar.maximum()

@@ -10,7 +10,7 @@ from pytestqt.qtbot import QtBot
 from idea.domain.events import OrchestrationNews
 from idea.domain.ids import conversation_for_pair
 from idea.domain.knowledge.events import MemorySaved
-from idea.domain.orchestration.events import AgentQueueSnapshot, QueuedTicketView, RendezvousEnded
+from idea.domain.orchestration.events import AgentQueueSnapshot, LateReplyView, QueuedTicketView, RendezvousEnded
 from idea.domain.orchestration.tickets import AgentSource, HumanSource, TicketPhase
 from idea.domain.knowledge.work_state import (
     AgentWork,
@@ -24,12 +24,14 @@ from idea.domain.knowledge.work_state import (
 from idea.ui.knowledge.context_view import ContextView
 from idea.ui.knowledge.memory_view import MemoryView
 from idea.ui.knowledge.skills_view import SkillsView
-from idea.ui.knowledge.work_panel import WorkPanel
+from idea.ui.knowledge.common import clock_time
+from idea.ui.knowledge.work_panel import LATE_REPLIES_SHOWN, WorkPanel
 from idea.ui.widgets.list_row_delegate import ListRowDelegate
 from tests.knowledge_support import ARCHITECT, MAIN, QA, KnowledgeWorld
 from tests.ui.knowledge_support import WAIT_MS, Core, conversation_turn, core, knowledge_world  # noqa: F401
 
 PAIR = conversation_for_pair(ARCHITECT, MAIN)
+LATE = LateReplyView("30000000-0000-4000-8000-000000000001", conversation_for_pair(ARCHITECT, QA), "Architect", 1_781_370_000_000)
 NAMES = {MAIN: "Main", ARCHITECT: "Architect", QA: "QA"}
 
 
@@ -63,8 +65,8 @@ def test_the_work_panel_shows_agents_tickets_and_conversations_and_acts_through_
     world.team.live[ARCHITECT] = LiveSession("5b0c7f3e-2a41-4d8e-9c1b-6e7f8a9b0c1d", "s1", "pty")
     world.team.live[QA] = LiveSession(None, "s2", "pty")
     world.team.queues = (
-        AgentQueueSnapshot(ARCHITECT, None, (queued(PAIR, 0, TicketPhase.AWAITING_REPLY, AgentSource(MAIN), "Main", "Review the storage ports"),), 0, True),
-        AgentQueueSnapshot(QA, None, (queued(human, 0, TicketPhase.DELIVERING, HumanSource(), "you", "run the tests"),), 1, False),
+        AgentQueueSnapshot(ARCHITECT, None, (queued(PAIR, 0, TicketPhase.AWAITING_REPLY, AgentSource(MAIN), "Main", "Review the storage ports"),), (), True),
+        AgentQueueSnapshot(QA, None, (queued(human, 0, TicketPhase.DELIVERING, HumanSource(), "you", "run the tests"),), (LATE,), False),
     )
     reads: list[int] = []
     panel = make_panel(qtbot, core, world, reads)
@@ -83,6 +85,11 @@ def test_the_work_panel_shows_agents_tickets_and_conversations_and_acts_through_
     with qtbot.waitSignal(panel.deliverNowRequested, timeout=WAIT_MS) as deliver:
         _click(panel.agent_cards[2], "Deliver now")
     assert deliver.args == ["10000000-0000-4000-8000-000000000000"]
+    [late] = panel.agent_cards[2].late_replies
+    assert any(label.text() == f"Late reply from Architect at {clock_time(LATE.at_ms)}" for label in late.findChildren(QLabel))
+    with qtbot.waitSignal(panel.lateReplyRequested, timeout=WAIT_MS) as show_late:
+        late.show_button.click()
+    assert show_late.args == [LATE.conversation_id, LATE.ticket_id, "QA ↔ Architect"]
     _click(panel.conversation_cards[0], "Copy summary")
     assert QApplication.clipboard().text().startswith("**Objective:** Review the storage ports")
 
@@ -110,7 +117,7 @@ def test_a_corrupt_handoff_shows_partial_and_a_failing_read_keeps_the_last_state
     core.run(world.stores.conversations.append(conversation_turn(PAIR, 0, "question")))
     world.stores.handoffs.path(PAIR).write_bytes(b"\xff\xfe")
     world.team.queues = (
-        AgentQueueSnapshot(ARCHITECT, None, (queued(PAIR, 0, TicketPhase.QUEUED, AgentSource(MAIN), "Main", "question"),), 0, False),
+        AgentQueueSnapshot(ARCHITECT, None, (queued(PAIR, 0, TicketPhase.QUEUED, AgentSource(MAIN), "Main", "question"),), (), False),
     )
     panel = make_panel(qtbot, core, world)
     with qtbot.waitSignal(panel.rendered, timeout=WAIT_MS):
@@ -259,3 +266,24 @@ def test_what_other_features_say_of_an_agent_shows_on_its_card(qtbot: QtBot, cor
     assert "No sign of activity for a while: its turn may be stuck" in texts
     assert any(text.startswith("Session limit reached; resets at ") and "IdeA resumes it at" in text for text in texts)
     assert "Permission asked: Bash(git push)" in texts
+
+
+def test_the_latest_late_replies_are_listed_and_the_rest_counted(qtbot: QtBot, core: Core) -> None:
+    replies = tuple(
+        LateReplyView(f"30000000-0000-4000-8000-00000000000{n}", PAIR, f"Helper{n}", 1_781_370_000_000 + n * 60_000)
+        for n in range(5)
+    )
+    queue = AgentQueueSnapshot(MAIN, None, (), replies, True)
+    agent = AgentWork(MAIN, "Main", "p", LiveSession(None, "s", "pty"), queue)
+
+    async def read() -> ProjectWorkState:
+        return ProjectWorkState((agent,), ())
+
+    panel = WorkPanel(core.client, read, agent_name=lambda agent_id: "Main", refreshes_on=lambda event: False)
+    qtbot.addWidget(panel)
+    with qtbot.waitSignal(panel.rendered, timeout=WAIT_MS):
+        panel.show()
+
+    card = panel.agent_cards[0]
+    assert [line.ticket_id for line in card.late_replies] == [reply.ticket_id for reply in replies[-LATE_REPLIES_SHOWN:]]
+    assert "5 late replies to its asks; the latest:" in [label.text() for label in card.findChildren(QLabel)]

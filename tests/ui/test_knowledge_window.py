@@ -103,6 +103,14 @@ def test_a_conversation_replaces_the_grid_until_back(gui_factory, tmp_path: Path
     click(card, "View conversation")
     assert tab.area.showing_conversation and viewer.title.text() == "You ↔ QA"
 
+    viewer.back_button.click()
+    late = ConversationTurn(str(uuid.uuid4()), conversation, 1_781_368_615_590, AgentSource(qa), TurnRole.RESPONSE,
+                            "late result", ticket="30000000-0000-4000-8000-000000000001", late=True)
+    gui.run(runtime.knowledge.append(late))
+    window.work_dock.panel.lateReplyRequested.emit(conversation, late.ticket, "You ↔ QA")  # its "Show"
+    assert tab.area.showing_conversation
+    gui.wait(lambda: [index.row() for index in viewer.view.selectionModel().selectedRows()] == [2])
+
 
 def test_the_knowledge_menu_opens_one_window_per_project_kept_current_by_events(gui_factory, tmp_path: Path) -> None:
     gui = gui_factory()

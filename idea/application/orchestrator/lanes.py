@@ -27,7 +27,7 @@ class Lanes:
         return self._lanes.values()
 
     def snapshot(self, lane: AgentLane) -> AgentQueueSnapshot:
-        return lane.mailbox.snapshot(late_replies=lane.late_replies, bridge_connected=lane.bridge_connected)
+        return lane.mailbox.snapshot(late=tuple(lane.late_replies), bridge_connected=lane.bridge_connected)
 
     def publish(self, lane: AgentLane) -> None:
         """Tell the work panel that the lane's queue changed."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from idea.application.orchestrator.cold_start import ColdStartGate
 from idea.domain.ids import AgentId
-from idea.domain.orchestration.events import AgentQueueSnapshot, BusyState, QueuedTicketView
+from idea.domain.orchestration.events import AgentQueueSnapshot, BusyState, LateReplyView, QueuedTicketView
 from idea.domain.orchestration.rules import TASK_PREVIEW_CHARS
 from idea.domain.orchestration.tickets import Ticket, TicketEnd, TicketPhase, preview
 
@@ -82,7 +82,7 @@ class Mailbox:
             return True
         return False
 
-    def snapshot(self, *, late_replies: int, bridge_connected: bool) -> AgentQueueSnapshot:
+    def snapshot(self, *, late: tuple[LateReplyView, ...], bridge_connected: bool) -> AgentQueueSnapshot:
         busy_ticket = self.busy.ticket if self.busy else None
         views = tuple(
             QueuedTicketView(
@@ -103,7 +103,7 @@ class Mailbox:
             agent_id=self.agent_id,
             busy=self.busy,
             tickets=views,
-            late_replies=late_replies,
+            late=late,
             bridge_connected=bridge_connected,
         )
 
@@ -122,7 +122,7 @@ class AgentLane:
     last_submit_mono_ms: int | None = None
     bridge_connections: int = 0  # live MCP connections of this agent's bridges (a CLI may open several)
     stopping: bool = False  # a stop was requested: its exit ends tickets with TARGET_STOPPED
-    late_replies: int = 0
+    late_replies: list[LateReplyView] = field(default_factory=list)
 
     def forget_session(self) -> None:
         """The agent's process is gone: its session signals mean nothing for the next one."""

@@ -31,12 +31,26 @@ class QueuedTicketView:
 
 
 @dataclass(frozen=True)
+class LateReplyView:
+    """A reply to one of the agent's asks that came after it stopped waiting (spec 03 §9.7)."""
+
+    ticket_id: TicketId  # the ask's
+    conversation_id: ConversationId
+    from_label: str  # who replied
+    at_ms: int
+
+
+@dataclass(frozen=True)
 class AgentQueueSnapshot:
     agent_id: AgentId
     busy: BusyState | None
     tickets: tuple[QueuedTicketView, ...]
-    late_replies: int  # late replies recorded for this agent as requester
+    late: tuple[LateReplyView, ...]  # late replies recorded for this agent as requester, oldest first
     bridge_connected: bool
+
+    @property
+    def late_replies(self) -> int:
+        return len(self.late)
 
 
 @dataclass(frozen=True)

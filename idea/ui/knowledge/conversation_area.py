@@ -8,7 +8,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QStackedWidget, QWidget
 
 from idea.application.projects import ProjectRuntime
-from idea.domain.ids import AgentId, ConversationId, conversation_for_pair
+from idea.domain.ids import AgentId, ConversationId, TicketId, conversation_for_pair
 from idea.ui.knowledge.common import Caller
 from idea.ui.knowledge.conversation_viewer import ConversationViewer
 
@@ -34,10 +34,12 @@ class ConversationArea(QStackedWidget):
         self.viewer: ConversationViewer | None = None
         self.addWidget(grid)
 
-    def show_conversation(self, conversation: ConversationId, title: str) -> ConversationViewer:
+    def show_conversation(
+        self, conversation: ConversationId, title: str, reveal_late_reply: TicketId | None = None
+    ) -> ConversationViewer:
         viewer = self._viewer()
         self.setCurrentWidget(viewer)
-        viewer.show_conversation(conversation, title)
+        viewer.show_conversation(conversation, title, reveal_late_reply)
         viewer.view.setFocus()
         return viewer
 

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from idea.domain.knowledge.conversation_log import ConversationTurn
 from idea.domain.knowledge.conversation_pages import TurnPage
-from idea.domain.ids import ConversationId
+from idea.domain.ids import ConversationId, TicketId
 from idea.domain.orchestration.events import (
     AgentQueueChanged,
     DelegationDelivered,
@@ -97,6 +97,7 @@ class ConversationViewer(QWidget):
         self.has_older = False
         self._loading = False
         self._generation = 0  # pages of a conversation closed meanwhile are dropped
+        self._reveal: TicketId | None = None  # the late reply to select once the conversation is open
         self._search_budget = 0
 
         self.back_button = tool_button("← Back", "Back to the terminals (Esc)", self.backRequested.emit)
@@ -162,9 +163,13 @@ class ConversationViewer(QWidget):
 
     # ------------------------------------------------------------------ opening and paging
 
-    def show_conversation(self, conversation: ConversationId, title: str) -> None:
-        """The newest page, scrolled to the bottom; the conversation's rotation starts in the background."""
+    def show_conversation(
+        self, conversation: ConversationId, title: str, reveal_late_reply: TicketId | None = None
+    ) -> None:
+        """The newest page, scrolled to the bottom (or to the late reply to `reveal_late_reply`, selected); the
+        conversation's rotation starts in the background."""
         self._generation += 1
+        self._reveal = reveal_late_reply
         self.conversation = conversation
         self.title.setText(title)
         self.model.reset()
@@ -178,8 +183,15 @@ class ConversationViewer(QWidget):
         self.model.reset(page.turns)
         self.has_older = page.has_more
         self._update_beginning()
+        reveal, self._reveal = self._reveal, None
+        rows = [row for row, turn in enumerate(page.turns) if reveal is not None and turn.ticket == reveal and turn.late]
+        if reveal is not None and not rows:
+            self.status.say("That late reply is older than the turns shown: scroll up to find it.")
+            self.layout().activate()  # the line shown takes its height before the view scrolls
         self.view.doItemsLayout()
         self.view.scrollToBottom()
+        if rows:
+            self._select(rows[-1])
         self.pageShown.emit()
         self._fill_view()
 

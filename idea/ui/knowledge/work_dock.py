@@ -63,6 +63,7 @@ class WorkDock(QDockWidget):
         panel.cancelTicketRequested.connect(gestures.cancel_ticket)
         panel.deliverNowRequested.connect(gestures.deliver_now)
         panel.viewConversationRequested.connect(gestures.view_conversation)
+        panel.lateReplyRequested.connect(gestures.show_late_reply)
 
     def _placeholder(self) -> None:
         label = QLabel("Open a project to see what its agents are working on.")

@@ -25,8 +25,11 @@ class WorkPanelHost(Protocol):
 
     def focus_session(self, session_id: SessionId) -> None: ...
 
-    def open_conversation(self, conversation: ConversationId, title: str) -> None:
-        """Show the conversation in the tab's viewer, in place of the grid."""
+    def open_conversation(
+        self, conversation: ConversationId, title: str, reveal_late_reply: TicketId | None = None
+    ) -> None:
+        """Show the conversation in the tab's viewer, in place of the grid (the late reply to that ticket
+        selected, when given)."""
         ...
 
     def show_message(self, text: str) -> None:
@@ -70,6 +73,10 @@ class WorkGestures:
 
     def view_conversation(self, conversation: ConversationId, title: str) -> None:
         self._host.open_conversation(conversation, title)
+
+    def show_late_reply(self, conversation: ConversationId, ticket: TicketId, title: str) -> None:
+        """The conversation, its late reply to `ticket` selected."""
+        self._host.open_conversation(conversation, title, reveal_late_reply=ticket)
 
     def _show(self, agent_id: AgentId, failure: str) -> None:
         def shown(live: LiveAgent) -> str:

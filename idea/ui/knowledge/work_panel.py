@@ -34,13 +34,15 @@ from idea.domain.knowledge.work_state import (
     SummaryStatus,
     conversation_parties,
 )
-from idea.domain.orchestration.events import QueuedTicketView
+from idea.domain.orchestration.events import LateReplyView, QueuedTicketView
 from idea.domain.orchestration.tickets import AgentSource, TicketPhase
+from idea.domain.wording import counted
 from idea.ui.knowledge.common import Caller, StatusLine, call_for, clock_time, theme_of, tool_button
 from idea.ui.theme import Colors
 from idea.ui.widgets.timers import single_shot_timer
 
 REFRESH_DEBOUNCE_MS = 250
+LATE_REPLIES_SHOWN = 3  # the latest; the count says how many more
 PHASES = {
     TicketPhase.QUEUED: "queued",
     TicketPhase.DELIVERING: "waiting to be typed",
@@ -145,9 +147,12 @@ class AgentCard(Card):
             self.column.addWidget(_colored(text, theme.warn))
         for text, color in _agent_notes(agent, theme):
             self.column.addWidget(_colored(text, color))
-        late = agent.queue.late_replies if agent.queue is not None else 0
-        if late:
-            self.column.addWidget(_muted(f"{late} late repl{'ies' if late > 1 else 'y'} available", wrap=True))
+        late = agent.queue.late if agent.queue is not None else ()
+        if len(late) > LATE_REPLIES_SHOWN:
+            self.column.addWidget(_muted(f"{counted(len(late), 'late reply', 'late replies')} to its asks; the latest:"))
+        self.late_replies = [LateReplyLine(agent.name, reply, panel) for reply in late[-LATE_REPLIES_SHOWN:]]
+        for line in self.late_replies:
+            self.column.addWidget(line)
         self.tickets = [TicketLine(ticket, panel) for ticket in agent.tickets]
         for line in self.tickets:
             self.column.addWidget(line)
@@ -181,6 +186,25 @@ def _agent_notes(agent: AgentWork, theme: Colors) -> list[tuple[str, str]]:
     colors = {NoticeLevel.INFO: theme.muted, NoticeLevel.WARNING: theme.warn, NoticeLevel.ERROR: theme.error}
     notes.extend((notice.text, colors[notice.level]) for notice in agent.notices)
     return notes
+
+
+class LateReplyLine(QWidget):
+    """A reply to one of the agent's asks that came after it stopped waiting: who replied, when, and a way to
+    read it in its conversation."""
+
+    def __init__(self, agent_name: str, reply: LateReplyView, panel: WorkPanel) -> None:
+        super().__init__()
+        self.ticket_id = reply.ticket_id
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 2, 0, 0)
+        row.addWidget(_muted(f"Late reply from {reply.from_label} at {clock_time(reply.at_ms)}", wrap=True), 1)
+        self.show_button = tool_button(
+            "Show", "Open the conversation at that reply",
+            lambda: panel.lateReplyRequested.emit(
+                reply.conversation_id, reply.ticket_id, f"{agent_name} ↔ {reply.from_label}"
+            ),
+        )
+        row.addWidget(self.show_button)
 
 
 class TicketLine(QWidget):
@@ -258,6 +282,7 @@ class WorkPanel(QWidget):
     cancelTicketRequested = Signal(str)
     deliverNowRequested = Signal(str)
     viewConversationRequested = Signal(str, str)  # conversation id, title
+    lateReplyRequested = Signal(str, str, str)  # conversation id, the ask's ticket id, title
     rendered = Signal()
 
     def __init__(

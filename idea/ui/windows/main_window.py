@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from idea.domain import layout as lay
-from idea.domain.ids import AgentId, ConversationId, NodeId, SessionId
+from idea.domain.ids import AgentId, ConversationId, NodeId, SessionId, TicketId
 from idea.ui.agents.elsewhere_nets import ElsewhereNets
 from idea.ui.core_client import CoreClient
 from idea.ui.git.git_panel import git_dock
@@ -194,9 +194,11 @@ class MainWindow(QMainWindow):
 
     # -- what the work panel and the agents panel ask to see (WorkPanelHost) --
 
-    def open_conversation(self, conversation: ConversationId, title: str) -> None:
+    def open_conversation(
+        self, conversation: ConversationId, title: str, reveal_late_reply: TicketId | None = None
+    ) -> None:
         """Show a conversation of the current project in place of its grid."""
-        self.on_current_tab(lambda tab: tab.area.show_conversation(conversation, title))
+        self.on_current_tab(lambda tab: tab.area.show_conversation(conversation, title, reveal_late_reply))
 
     def open_agent_conversation(self, agent_id: AgentId) -> None:
         self.on_current_tab(lambda tab: tab.open_agent_conversation(agent_id))

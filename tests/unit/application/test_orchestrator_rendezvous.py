@@ -245,7 +245,8 @@ async def test_the_ceiling_ends_an_active_rendezvous_and_the_late_reply_is_recor
 
     await h.time.run_until(lambda: "late reply" in h.written("Main"), within_ms=5_000)
     assert f"[IdeA · late reply from Architect · ticket {ticket}] build green after 12 min" in h.last_delivery("Main")
-    assert h.queue("Main").late_replies == 1
+    [shown] = h.queue("Main").late  # what the work panel offers to open
+    assert (shown.ticket_id, shown.conversation_id, shown.from_label) == (ticket, late.conversation, "Architect")
     await h.close()
 
 

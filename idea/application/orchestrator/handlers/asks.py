@@ -29,7 +29,7 @@ from idea.domain.ids import AgentId
 from idea.domain.knowledge.conversation_log import TurnRole
 from idea.domain.orchestration import rules
 from idea.domain.orchestration.commands import AskAgent, CancelTicket, Outcome, Reply, Requester, Source
-from idea.domain.orchestration.events import AgentReplied, HumanReplyReceived, LateReplyAvailable
+from idea.domain.orchestration.events import AgentReplied, HumanReplyReceived, LateReplyAvailable, LateReplyView
 from idea.domain.orchestration.tickets import AgentSource, CancelSource, Ticket, TicketEnd, TicketEndKind, TicketKind
 
 
@@ -152,7 +152,7 @@ class AskCommands:
         """Counted on the requester's queue and, while it runs, typed into it as a ticket of its own."""
         ctx = self._ctx
         lane = ctx.lanes.of(requester)
-        lane.late_replies += 1
+        lane.late_replies.append(LateReplyView(ticket.id, ticket.conversation, caller.name, ctx.clock.now_ms()))
         if ctx.lifecycle.live(requester) is not None:
             late = Ticket(
                 id=ctx.ids.new_id(),
