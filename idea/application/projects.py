@@ -93,7 +93,8 @@ class ProjectRuntime:
         self.problems: list[str] = []
         self._diagnostics = ProjectBeacons(deps.diagnostics, record.id)
         self.sessions = SessionRegistry(
-            record.id, deps.terminals, deps.host, deps.clock, deps.ids, deps.events
+            record.id, deps.terminals, deps.host, deps.clock, deps.ids, deps.events,
+            env_denied=lambda: deps.settings().env_denied(),
         )
         self.agents = AgentCatalogue(
             record.id,

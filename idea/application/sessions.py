@@ -4,7 +4,7 @@ merging, zooming or tearing off a cell never restarts a process."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from idea import __version__
@@ -21,7 +21,7 @@ from idea.domain.errors import AppError, not_found
 from idea.domain.events import AgentExited, AgentLaunched, SessionsChanged
 from idea.domain.ids import AgentId, ProjectId, SessionId
 from idea.domain.session import SessionInfo, SessionKind, SessionState
-from idea.domain.spawn_env import build_spawn_env
+from idea.domain.spawn_env import DEFAULT_ENV_DENYLIST, build_spawn_env
 from idea.domain.terminal import SpawnSpec
 
 ExitListener = Callable[[SessionInfo], None]
@@ -49,8 +49,11 @@ class SessionRegistry:
         clock: Clock,
         ids: IdGenerator,
         events: EventPublisher,
+        env_denied: Callable[[], Iterable[str]] = lambda: DEFAULT_ENV_DENYLIST,
     ) -> None:
+        """`env_denied()`: the variables of IdeA's environment a new terminal does not inherit (the settings')."""
         self._project_id = project_id
+        self._env_denied = env_denied
         self._factory = factory
         self._host = host
         self._clock = clock
@@ -103,6 +106,7 @@ class SessionRegistry:
             idea_version=__version__,
             frozen=self._host.is_frozen(),
             extra=request.env,
+            deny=self._env_denied(),
         )
         return SpawnSpec(argv=request.argv, cwd=request.cwd, env=env, shift_enter=request.shift_enter)
 

@@ -8,6 +8,7 @@ from pydantic import Field
 
 from idea.domain.documents import CamelDocument
 from idea.domain.ids import ProjectId
+from idea.domain.spawn_env import DEFAULT_ENV_DENYLIST
 
 
 class WindowState(CamelDocument):
@@ -50,4 +51,11 @@ class Settings(CamelDocument):
     # Desktop notifications shown while IdeA's window is not active, per kind (spec 05 §10): "attention",
     # "usageLimit", "humanNet".
     desktop_notifications: tuple[str, ...] = ("attention", "usageLimit", "humanNet")
+    # The variables terminals and agents do not inherit from IdeA's environment (spec 01 §11); absent, the
+    # default list. Listing them replaces that list (a name left out is passed on); IdeA's packaging
+    # variables are removed whatever it says.
+    env_deny_list: tuple[str, ...] | None = None
     locale: str | None = None
+
+    def env_denied(self) -> tuple[str, ...]:
+        return DEFAULT_ENV_DENYLIST if self.env_deny_list is None else self.env_deny_list

@@ -34,6 +34,26 @@ async def test_opening_a_new_project_scaffolds_it_and_starts_a_shell_in_its_only
     assert [p.root for p in world.user_data.projects.projects] == [ROOT]
 
 
+async def test_terminals_inherit_what_the_settings_deny_list_lets_through(world: World) -> None:
+    world.host.env.update({"TMUX": "/tmp/tmux-1000/default,1,0", "KITTY_PID": "42", "APPIMAGE": "/x/IdeA.AppImage"})
+
+    async def shell_env() -> dict[str, str]:
+        runtime = await world.service.open(ROOT)
+        [leaf] = lay.leaves(runtime.active.root)
+        assert leaf.session is not None
+        spec = world.terminals.terminals[leaf.session].spec
+        assert spec is not None
+        return dict(spec.env)
+
+    assert {"TMUX", "KITTY_PID", "APPIMAGE"}.isdisjoint(await shell_env())  # the default list
+    await world.service.close_all()
+
+    world.preferences.update_settings(env_deny_list=("KITTY_PID",))  # the person lets tmux's variables through
+    env = await shell_env()
+    assert env["TMUX"] == "/tmp/tmux-1000/default,1,0"
+    assert "KITTY_PID" not in env and "APPIMAGE" not in env  # packaging variables go whatever the list says
+
+
 async def test_opening_a_project_points_its_existing_run_dirs_at_this_idea(world: World) -> None:
     world.run_dirs.drifted = [f"{ROOT}/.ideai/run/a/.mcp.json"]
 
