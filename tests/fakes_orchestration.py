@@ -9,7 +9,7 @@ import heapq
 import itertools
 from collections.abc import Callable
 
-from idea.application.orchestrator.ports import LiveAgent
+from idea.application.orchestrator.ports import DoorsState, LiveAgent
 from idea.application.ports import Unsubscribe
 from idea.domain.agent import AgentEntry, AgentManifest
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode
@@ -299,6 +299,9 @@ class MemoryConversationLog:
 # --- the per-project adapters ---------------------------------------------------------------------------
 
 
+QUIET_ENDPOINT = "/tmp/idea-mcp/quiet.sock"
+
+
 class QuietDoors:
     """Inert doors that still keep the single-instance rule: a root served by open doors refuses another
     start, as the project's socket does. `refuse_with`: the error the next start raises (a read-only folder)."""
@@ -322,6 +325,9 @@ class QuietDoors:
         if self.open:
             self._served.discard(self._root)
         self.open = False
+
+    def state(self) -> DoorsState:
+        return DoorsState(QUIET_ENDPOINT if self.open else None)
 
 
 class MemoryOrchestrationAdapters:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from idea import __version__
 from idea.application.orchestrator.gateway import OrchestrationGateway
+from idea.application.orchestrator.ports import DoorsState
 from idea.application.ports import Diagnostics
 from idea.application.project_beacons import ProjectBeacons
 from idea.domain.errors import AppError
@@ -83,6 +84,11 @@ class ProjectDoors:
             await self._server.close()
             self._lock.release()
             raise
+
+    def state(self) -> DoorsState:
+        if not self._server.listening:
+            return DoorsState(None)
+        return DoorsState(self._server.socket_path, self._hooks.url if self._hooks is not None else None)
 
     async def _open_hook_door(self) -> None:
         """Without it, CLIs relay their hooks through the socket as before: worth a line, not a failure."""

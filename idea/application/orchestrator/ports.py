@@ -127,6 +127,15 @@ class ConversationLog(Protocol):
     async def append(self, turn: ConversationTurn) -> None: ...
 
 
+@dataclass(frozen=True)
+class DoorsState:
+    """Where a project's agents reach IdeA: the MCP endpoint (a socket path, or on Windows the endpoint file
+    naming a loopback port), and the HTTP hook door, None when hooks go through the relay command."""
+
+    endpoint: str | None  # None while the doors are closed
+    hook_url: str | None = None
+
+
 class OrchestrationDoors(Protocol):
     """The doors of one project (its MCP socket and its request folders), opened and closed with it."""
 
@@ -135,6 +144,8 @@ class OrchestrationDoors(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+    def state(self) -> DoorsState: ...
 
 
 class OrchestrationAdapters(Protocol):

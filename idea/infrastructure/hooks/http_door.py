@@ -86,6 +86,11 @@ class HookHttpDoor:
     def connection_count(self) -> int:
         return len(self._connections)
 
+    @property
+    def url(self) -> str | None:
+        """Where it listens; None while closed."""
+        return self._url if self._server is not None else None
+
     async def start(self) -> None:
         """Listen on a free loopback port. An OSError (no loopback interface, …) leaves the door closed: the
         run dir then declares the command relay."""

@@ -106,6 +106,10 @@ class McpSocketServer:
     def socket_path(self) -> str:
         return self._socket_path
 
+    @property
+    def listening(self) -> bool:
+        return self._listener is not None and not self._closed
+
     async def start(self) -> None:
         """Bind the endpoint and accept connections. Raises AppError(PROJECT_ALREADY_OPEN) when another
         live process serves it. Starting a started server does nothing."""

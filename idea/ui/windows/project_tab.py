@@ -101,8 +101,8 @@ class ProjectTab(QWidget):
             runtime, client, lambda: self.gestures.make_grid(self.active_leaf),
             lambda: self.gestures.mutate(lay.Equalize(None)),
         )
-        self._status = QLabel()
-        self._status.setContentsMargins(8, 2, 8, 2)
+        self.status_line = QLabel()
+        self.status_line.setContentsMargins(8, 2, 8, 2)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
@@ -112,7 +112,7 @@ class ProjectTab(QWidget):
         self.area.gridShown.connect(self.focus_active)
         self.area.currentChanged.connect(lambda _index: self.layout_bar.setVisible(not self.area.showing_conversation))
         column.addWidget(self.area, 1)
-        column.addWidget(self._status)
+        column.addWidget(self.status_line)
         self._redraw()
         self._poll = QTimer(self)
         self._poll.timeout.connect(self._refresh_foreground)
@@ -229,12 +229,22 @@ class ProjectTab(QWidget):
         self._refresh_status()
 
     def _refresh_status(self) -> None:
+        """The project's folder, its terminals (agents among them, those in the background) and whether its
+        agents can reach IdeA (spec 01 §3; where, in the tooltip)."""
         live = [s for s in self._sessions.values() if s.is_live]
+        agents = sum(1 for s in live if s.agent_id)
         hidden = len(self.runtime.background_sessions())
-        parts = [self.runtime.root, f"{counted(len(live), 'terminal')} running"]
+        running = f"{counted(len(live), 'terminal')} running" + (f" ({counted(agents, 'agent')})" if agents else "")
+        parts = [self.runtime.root, running]
         if hidden:
             parts.append(f"{hidden} in the background")
-        self._status.setText("  ·  ".join(parts))
+        doors = self.runtime.doors.state()
+        parts.append("MCP ● listening" if doors.endpoint else "MCP ○ closed")
+        self.status_line.setText("  ·  ".join(parts))
+        hooks = f"hooks at {doors.hook_url}" if doors.hook_url else "hooks through IdeA's relay command"
+        self.status_line.setToolTip(
+            f"Agents reach IdeA at {doors.endpoint}; {hooks}" if doors.endpoint else "Agents cannot reach IdeA"
+        )
 
     def _refresh_foreground(self) -> None:
         for cell in self.grid.visible_cells():
