@@ -71,10 +71,11 @@ class AgentWorktrees:
         template: TemplateRecord | None = None,
         synchronized: bool = False,
         own_worktree: bool = False,
+        base: str | None = None,
         beside: NodeId | None = None,
     ) -> CreatedAgent:
-        """A new agent (as `AgentCatalogue.create`), in its own worktree when asked: the worktree is made
-        first, so nothing is saved when git refuses it."""
+        """A new agent (as `AgentCatalogue.create`), in its own worktree when asked, on a branch from `base`
+        (default: the current branch): the worktree is made first, so nothing is saved when git refuses it."""
         if not own_worktree:
             entry = await self._catalogue.create(
                 name, profile_id, persona, template=template, synchronized=synchronized
@@ -82,7 +83,7 @@ class AgentWorktrees:
             return CreatedAgent(entry, None)
         self._catalogue.check_new(name, profile_id)  # before the worktree is made
         await self._refuse_shared(name.strip(), None)
-        created = await self._service().create(name.strip())
+        created = await self._service().create(name.strip(), base)
         entry = await self._catalogue.create(
             name, profile_id, persona, template=template, synchronized=synchronized,
             worktree=manifest_worktree(created),

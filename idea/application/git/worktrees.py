@@ -87,7 +87,8 @@ class WorktreeService:
             reason = refusal(facts, Gesture.WORKTREE)
             if reason is not None:
                 raise AppError(ErrorCode.GIT, reason)
-            return WorktreeBasis(_workdir(repo), _current_branch(facts))
+            branches = tuple(branch.name for branch in repo.branches())
+            return WorktreeBasis(_workdir(repo), _current_branch(facts), branches)
 
         return await self._access.run(work)
 

@@ -185,10 +185,11 @@ class WorktreeCreated:
 @dataclass(frozen=True)
 class WorktreeBasis:
     """Where this project's agent worktrees go and what they start from: the main tree's folder and its
-    current branch."""
+    current branch (the default base), and the local branches a worktree may start from instead."""
 
     workdir: str
     base: str
+    branches: tuple[str, ...] = ()
 
     def planned(self, agent_name: str) -> tuple[str, str]:
         """(branch, folder) of a new worktree for an agent of that name."""

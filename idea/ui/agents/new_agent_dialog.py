@@ -243,6 +243,7 @@ class NewAgentDialog(QDialog):
                 template=template,
                 synchronized=template is not None and self.keep_in_sync.isChecked(),
                 own_worktree=self.worktree.chosen,
+                base=self.worktree.chosen_base,
             ),
             on_done=self._created,
             on_error=self._failed,

@@ -206,3 +206,35 @@ def test_the_worktrees_tab_edits_the_setup_command_and_removes_an_agents_worktre
     assert a.runtime.agents.agent(created.agent.agent_id).worktree is None
     assert not Path(created.worktree.created.info.path).exists()
     w.wait(lambda: not w.panel._refreshing)
+
+
+def test_a_new_agents_worktree_can_start_from_another_branch(agents: AgentWorld, qtbot: QtBot) -> None:
+    a, w = agents, agents.w
+    a.repo.branch("develop")
+    a.repo.checkout("develop")
+    a.repo.commit("docs draft", {"docs.md": "# Draft\n"})
+    a.repo.checkout("main")
+    dialog = a.agents.team_gestures.new_agent()
+    assert dialog is not None
+    option = dialog.worktree
+    w.wait(lambda: option.check.isEnabled())
+    assert not option.base.isVisible()  # only with the option on
+    dialog.source.setCurrentIndex(BLANK_TAB)
+    qtbot.keyClicks(dialog.name.edit, "Docs")
+    option.check.setChecked(True)
+    assert option.base.isVisible() and option.base.currentText() == "main" and option.chosen_base is None
+    assert [option.base.itemText(i) for i in range(option.base.count())] == ["main", "develop"]
+    assert unnamed_controls(option) == []
+
+    option.base.setCurrentText("develop")
+    target = a.tree_parent / "docs"
+    assert option.hint.text() == f"Branch idea/docs from develop, in {target}"
+    assert option.chosen_base == "develop"
+    w.screenshot(dialog, "new-agent-worktree-base")
+    dialog.ok.click()
+    w.wait(lambda: (entry := a.runtime.agents.manifest().by_name("Docs")) is not None and entry.worktree is not None)
+    gestures = a.agents.worktree_gestures
+    w.wait(lambda: isinstance(gestures.dialog, QMessageBox) and gestures.dialog.isVisible())
+    assert "on branch idea/docs (from develop)" in gestures.dialog.text()
+    gestures.dialog.close()
+    assert (target / "docs.md").read_text() == "# Draft\n"  # develop's work, not main's
