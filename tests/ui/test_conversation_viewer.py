@@ -105,14 +105,14 @@ def test_search_finds_text_in_older_pages_and_reports_when_absent(
         viewer.show_conversation(PAIR, "Main ↔ Architect")
 
     viewer.find_field.setText("NEEDLE")
-    viewer.find_next()
-    qtbot.waitUntil(lambda: viewer._selected_row() is not None, timeout=WAIT_MS)
-    row = viewer._selected_row()
+    viewer.search.find_next()
+    qtbot.waitUntil(lambda: viewer.selected_row() is not None, timeout=WAIT_MS)
+    row = viewer.selected_row()
     assert row is not None and viewer.model.turns[row].id == conversation_turn(PAIR, 2).id
     assert not viewer.has_older
 
     viewer.find_field.setText("absent words")
-    viewer.find_next()
+    viewer.search.find_next()
     assert viewer.status.text() == "“absent words” is not in this conversation above the selection."
 
 

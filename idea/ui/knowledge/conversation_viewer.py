@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QListView,
     QMenu,
     QVBoxLayout,
@@ -39,10 +38,10 @@ from idea.domain.orchestration.tickets import AgentSource
 from idea.domain.wording import counted
 from idea.ui.knowledge.common import Caller, StatusLine, call_for, clock_time, tool_button, unwrapped
 from idea.ui.knowledge.turn_list import TurnDelegate, TurnListModel
+from idea.ui.knowledge.turn_search import TurnSearch
 from idea.ui.widgets.timers import single_shot_timer
 
 REFRESH_DEBOUNCE_MS = 500
-SEARCH_PAGES_PER_STEP = 20
 LOAD_OLDER_AT_PX = 40
 _REFRESHING = (DelegationReady, DelegationDelivered, RendezvousEnded, AgentQueueChanged, LateReplyAvailable, HumanReplyReceived)
 
@@ -98,19 +97,14 @@ class ConversationViewer(QWidget):
         self._loading = False
         self._generation = 0  # pages of a conversation closed meanwhile are dropped
         self._reveal: TicketId | None = None  # the late reply to select once the conversation is open
-        self._search_budget = 0
 
         self.back_button = tool_button("← Back", "Back to the terminals (Esc)", self.backRequested.emit)
         self.title = QLabel()
         title_font = self.title.font()
         title_font.setBold(True)
         self.title.setFont(title_font)
-        self.find_field = QLineEdit()
-        self.find_field.setPlaceholderText("Find in this conversation…")
-        self.find_field.setAccessibleName("Find in this conversation")
-        self.find_field.setClearButtonEnabled(True)
-        self.find_field.returnPressed.connect(self.find_next)
-        self.find_field.textChanged.connect(self._search_changed)
+        self.search = TurnSearch(self)
+        self.find_field = self.search.field
         self.refresh_button = tool_button("Refresh", "Load turns recorded since", self.refresh)
         self.raw_button = tool_button("Open raw log", "Open log.jsonl, the active segment of the transcript", self.open_raw_log)
         header = QHBoxLayout()
@@ -191,7 +185,7 @@ class ConversationViewer(QWidget):
         self.view.doItemsLayout()
         self.view.scrollToBottom()
         if rows:
-            self._select(rows[-1])
+            self.select_row(rows[-1])
         self.pageShown.emit()
         self._fill_view()
 
@@ -215,8 +209,8 @@ class ConversationViewer(QWidget):
         self.view.doItemsLayout()
         bar.setValue(before_value + (bar.maximum() - before_max))  # the turn being read stays in place
         self.pageShown.emit()
-        if self._search_budget > 0:
-            self._continue_search(added)
+        if self.search.searching:
+            self.search.older_loaded(added)
         else:
             self._fill_view()
 
@@ -261,7 +255,7 @@ class ConversationViewer(QWidget):
         def failed(error: BaseException) -> None:
             if generation == self._generation:
                 self._loading = False
-                self._search_budget = 0
+                self.search.stop()
                 self.beginning.setText("")
                 self.status.fail(error)
 
@@ -280,57 +274,16 @@ class ConversationViewer(QWidget):
         else:
             self.beginning.setText(f"Beginning of the conversation · {counted(len(self.model.turns), 'turn')}")
 
-    # ------------------------------------------------------------------ search
+    # ------------------------------------------------------------------ selection
 
-    def _search_changed(self, text: str) -> None:
-        self.delegate.highlight = text.strip()
+    def repaint_turns(self) -> None:
         self.view.viewport().update()
 
-    def find_next(self) -> None:
-        """The next older match above the selection; at the top of what is loaded, older pages are loaded
-        (at most 20 per press) until the text is found or the conversation begins."""
-        needle = self.find_field.text().strip().casefold()
-        if not needle or self.conversation is None:
-            return
-        start = self._selected_row()
-        start = len(self.model.turns) if start is None else start
-        for row in range(start - 1, -1, -1):
-            if needle in self.model.turns[row].text.casefold():
-                self._select(row)
-                self.status.say("")
-                return
-        if self.has_older:
-            self._search_budget = SEARCH_PAGES_PER_STEP
-            self.status.say("Searching older turns…")
-            self._select(None)
-            self.load_older()
-        else:
-            self.status.say(f"“{self.find_field.text().strip()}” is not in this conversation above the selection.")
-
-    def _continue_search(self, added: int) -> None:
-        """Look through the `added` older turns just loaded at the top."""
-        self._search_budget -= 1
-        needle = self.find_field.text().strip().casefold()
-        for row in range(added - 1, -1, -1):
-            if needle and needle in self.model.turns[row].text.casefold():
-                self._search_budget = 0
-                self._select(row)
-                self.status.say("")
-                return
-        if self._search_budget > 0 and self.has_older:
-            self.load_older()
-        elif self.has_older:
-            self._search_budget = 0
-            self.status.say("Not found yet; press Enter to search older turns.")
-        else:
-            self._search_budget = 0
-            self.status.say(f"“{self.find_field.text().strip()}” is not in this conversation.")
-
-    def _selected_row(self) -> int | None:
+    def selected_row(self) -> int | None:
         rows = self.view.selectionModel().selectedRows()
         return min(index.row() for index in rows) if rows else None
 
-    def _select(self, row: int | None) -> None:
+    def select_row(self, row: int | None) -> None:
         selection = self.view.selectionModel()
         selection.clearSelection()
         if row is None:
@@ -364,7 +317,7 @@ class ConversationViewer(QWidget):
         menu = QMenu(self)
         if index.isValid():
             if not self.view.selectionModel().isSelected(index):
-                self._select(index.row())
+                self.select_row(index.row())
             menu.addAction("Copy turn", self.copy_selected)
             turn: ConversationTurn = self.model.turns[index.row()]
             if turn.ticket:
