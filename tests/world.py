@@ -20,7 +20,7 @@ from idea.application.preferences import Preferences
 from idea.application.orchestrator.board import SAVE_DELAY_MS as LIVE_STATE_SAVE_DELAY_MS
 from idea.application.orchestrator.dispatch import CommandFamily
 from idea.application.orchestrator.service import OrchestratorService
-from idea.application.sign_in import SignInCheck
+from idea.application.sign_in import LoginCommand, SignInCheck
 from idea.application.orchestrator.timing import OrchestratorTimings
 from idea.application.project_service import ProjectService
 from idea.application.projects import OrchestrationDeps, ProjectDeps
@@ -71,11 +71,13 @@ class ScriptedSignIn:
 
     def __init__(self) -> None:
         self.signed_out: set[str] = set()
+        self.can_log_in = True  # False: IdeA cannot run their sign-in in a cell
 
     def check(self, profile: Profile) -> SignInCheck | None:
         if profile.command not in self.signed_out:
             return SignInCheck(profile.name, True, "")
-        return SignInCheck(profile.name, False, f"run `{profile.command} login`, then start the agent again")
+        login = LoginCommand((profile.command, "login"), {"CODEX_HOME": "/home/dev/.codex"}) if self.can_log_in else None
+        return SignInCheck(profile.name, False, f"run `{profile.command} login`, then start the agent again", login)
 
 
 ROOT = "/work/demo"

@@ -4,7 +4,8 @@ what to do instead of starting a CLI that can only ask for a login."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from idea.domain.profile import Profile
@@ -12,10 +13,20 @@ from idea.domain.wording import capitalized
 
 
 @dataclass(frozen=True)
+class LoginCommand:
+    """How the person signs the CLI in from a terminal cell: the program and what its environment needs beyond
+    a terminal's (Codex: the user's Codex home, which every Codex agent's login links to)."""
+
+    argv: tuple[str, ...]
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class SignInCheck:
     cli: str  # "Claude Code", "Codex", "Gemini CLI"
     signed_in: bool
     what_to_do: str  # empty when signed in
+    login: LoginCommand | None = None  # None: IdeA cannot run the sign-in for the person
 
     def refusal(self, agent_name: str) -> str:
         """The launch refusal: which agent and which CLI, then the way out, as two sentences."""

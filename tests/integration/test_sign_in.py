@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from idea.application.sign_in import LoginCommand
 from idea.domain.profile import Profile
 from idea.infrastructure.agents.sign_in import LocalSignInChecker, cli_family
 from idea.infrastructure.resources import resources_dir
@@ -59,6 +60,10 @@ def test_codex(home: Path) -> None:
     profile = shipped("Codex")
     check = checker(home).check(profile)
     assert check is not None and not check.signed_in and "codex login" in check.what_to_do
+    assert check.login == LoginCommand((profile.command, "login"), {"CODEX_HOME": str(home / ".codex")})
+    elsewhere_login = checker(home, CODEX_HOME=str(home / "shared")).check(profile)
+    assert elsewhere_login is not None and elsewhere_login.login is not None
+    assert elsewhere_login.login.env == {"CODEX_HOME": str(home / "shared")}  # the login every Codex agent links to
     (home / ".codex").mkdir()
     (home / ".codex" / "auth.json").write_text("{}")
     assert checker(home).check(profile).signed_in  # type: ignore[union-attr]

@@ -17,6 +17,7 @@ from idea.application.agents.resume_candidates import ResumeCandidates
 from idea.application.orchestrator.ports import LiveAgent
 from idea.application.ports import Unsubscribe
 from idea.application.sessions import LaunchRequest
+from idea.application.sign_in import SignInCheck
 from idea.domain import layout as lay
 from idea.domain.agent import AgentManifest
 from idea.domain.agent_states.resume_offer import ResumeCandidate
@@ -70,6 +71,11 @@ class AgentRunner:
 
     def profile_of(self, agent_id: AgentId) -> Profile:
         return self._deps.profiles.profile(self._catalogue.agent(agent_id).profile_id)
+
+    def sign_in_check(self, agent_id: AgentId) -> SignInCheck | None:
+        """Whether the agent's CLI has credentials; None when IdeA cannot tell (aider, custom commands)."""
+        checker = self._deps.sign_in
+        return checker.check(self.profile_of(agent_id)) if checker is not None else None
 
     def live(self, agent_id: AgentId) -> LiveAgent | None:
         info = self._project.sessions.live_agent_session(agent_id)

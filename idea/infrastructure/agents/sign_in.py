@@ -15,7 +15,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from idea.application.sign_in import SignInCheck
+from idea.application.sign_in import LoginCommand, SignInCheck
 from idea.domain.profile import Profile
 from idea.infrastructure.agents.codex_auth import codex_credentials_available, user_codex_home
 
@@ -65,15 +65,16 @@ class LocalSignInChecker:
             return _result("Claude Code", _claude_signed_in(env, home), CLAUDE_WHAT_TO_DO)
         if family == "codex":
             codex_home = user_codex_home(env) if self._home is None else Path(env.get("CODEX_HOME") or home / ".codex")
-            return _result("Codex", codex_credentials_available(codex_home, env), CODEX_WHAT_TO_DO)
+            login = LoginCommand((profile.command, "login"), {"CODEX_HOME": str(codex_home)})
+            return _result("Codex", codex_credentials_available(codex_home, env), CODEX_WHAT_TO_DO, login)
         if family == "gemini":
             signed_in = any(env.get(n) for n in GEMINI_ENV) or (home / ".gemini" / "oauth_creds.json").is_file()
             return _result("Gemini CLI", signed_in, GEMINI_WHAT_TO_DO)
         return None
 
 
-def _result(cli: str, signed_in: bool, what_to_do: str) -> SignInCheck:
-    return SignInCheck(cli, signed_in, "" if signed_in else what_to_do)
+def _result(cli: str, signed_in: bool, what_to_do: str, login: LoginCommand | None = None) -> SignInCheck:
+    return SignInCheck(cli, signed_in, "" if signed_in else what_to_do, login)
 
 
 def _claude_signed_in(env: Mapping[str, str], home: Path) -> bool:

@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from idea.application.agents.placement_rules import InBackground, InCell, InFirstEmptyCell
+from idea.application.agents.sign_in_cell import open_sign_in
 from idea.application.agents.templates import TemplateLink
 from idea.application.projects import ProjectRuntime
 from idea.application.orchestrator.board import SAVE_DELAY_MS as LIVE_STATE_SAVE_DELAY_MS
@@ -433,6 +434,28 @@ async def test_a_delegation_to_a_cli_without_credentials_is_refused_with_what_to
     assert refused.value.code is ErrorCode.PROCESS
     assert refused.value.message.startswith("Codex is not signed in for agent Reviewer. Run `codex login`")
     assert runtime.runner.live(runtime.agents.manifest().by_name("Reviewer").agent_id) is None  # type: ignore[union-attr]
+
+
+async def test_the_sign_in_of_a_cli_without_credentials_runs_in_a_cell_beside_the_agent(world: World) -> None:
+    runtime = await open_project(world)
+    reviewer = await runtime.agents.create("Reviewer", CODEX, "")
+    world.sign_in.signed_out.add("codex")
+
+    session = await open_sign_in(runtime, runtime.runner, reviewer.agent_id)
+
+    spec = world.terminals.terminals[session].spec
+    assert spec is not None and spec.argv == ("codex", "login") and spec.cwd == ROOT
+    assert spec.env["CODEX_HOME"] == "/home/dev/.codex"
+    assert runtime.sessions.info(session).label == "sign in · Codex"
+    assert any(leaf.session == session for leaf in lay.leaves(runtime.active.root))  # shown, in the empty cell
+    assert runtime.runner.live(reviewer.agent_id) is None  # the agent itself is not started
+
+    world.sign_in.can_log_in = False
+    with pytest.raises(AppError) as refused:
+        await open_sign_in(runtime, runtime.runner, reviewer.agent_id)
+    assert refused.value.message == (
+        "IdeA cannot run the sign-in of Codex for Reviewer in a cell: run `codex login`, then start the agent again."
+    )
 
 
 async def test_a_session_the_cli_started_itself_is_recorded_for_its_conversation_and_resumed(world: World) -> None:
