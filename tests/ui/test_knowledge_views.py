@@ -247,6 +247,19 @@ def test_the_context_view_saves_and_reviews_proposals(
     assert (knowledge_world.root / ".ideai" / "CONTEXT.md").read_text() == "# Context\n\nPython 3.12\n"
 
 
+def showing_one_agent(qtbot: QtBot, core: Core, agent: AgentWork) -> WorkPanel:
+    """A work panel shown on a state of that one agent."""
+
+    async def read() -> ProjectWorkState:
+        return ProjectWorkState((agent,), ())
+
+    panel = WorkPanel(core.client, read, agent_name=lambda agent_id: agent.name, refreshes_on=lambda event: False)
+    qtbot.addWidget(panel)
+    with qtbot.waitSignal(panel.rendered, timeout=WAIT_MS):
+        panel.show()
+    return panel
+
+
 def test_what_other_features_say_of_an_agent_shows_on_its_card(qtbot: QtBot, core: Core) -> None:
     agent = AgentWork(
         QA, "QA", "p", LiveSession(None, "s", "pty"), None, liveness=Liveness.STALLED,
@@ -254,13 +267,7 @@ def test_what_other_features_say_of_an_agent_shows_on_its_card(qtbot: QtBot, cor
         notices=(WorkNotice("Permission asked: Bash(git push)", NoticeLevel.WARNING),),
     )
 
-    async def read() -> ProjectWorkState:
-        return ProjectWorkState((agent,), ())
-
-    panel = WorkPanel(core.client, read, agent_name=lambda agent_id: "QA", refreshes_on=lambda event: False)
-    qtbot.addWidget(panel)
-    with qtbot.waitSignal(panel.rendered, timeout=WAIT_MS):
-        panel.show()
+    panel = showing_one_agent(qtbot, core, agent)
 
     texts = [label.text() for label in panel.agent_cards[0].findChildren(QLabel)]
     assert "No sign of activity for a while: its turn may be stuck" in texts
@@ -276,14 +283,6 @@ def test_the_latest_late_replies_are_listed_and_the_rest_counted(qtbot: QtBot, c
     queue = AgentQueueSnapshot(MAIN, None, (), replies, True)
     agent = AgentWork(MAIN, "Main", "p", LiveSession(None, "s", "pty"), queue)
 
-    async def read() -> ProjectWorkState:
-        return ProjectWorkState((agent,), ())
-
-    panel = WorkPanel(core.client, read, agent_name=lambda agent_id: "Main", refreshes_on=lambda event: False)
-    qtbot.addWidget(panel)
-    with qtbot.waitSignal(panel.rendered, timeout=WAIT_MS):
-        panel.show()
-
-    card = panel.agent_cards[0]
+    card = showing_one_agent(qtbot, core, agent).agent_cards[0]
     assert [line.ticket_id for line in card.late_replies] == [reply.ticket_id for reply in replies[-LATE_REPLIES_SHOWN:]]
     assert "5 late replies to its asks; the latest:" in [label.text() for label in card.findChildren(QLabel)]
