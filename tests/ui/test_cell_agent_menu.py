@@ -1,6 +1,7 @@
 """The context menu of a cell that shows an agent, in the real window (spec 01 §8, spec 05 §10): interrupt,
 stop, restart, send to the background, change its profile, open its conversation or run dir, copy its id,
-and for a limited agent cancel or hasten its resume, each doing what the Agents panel's gesture does."""
+and for a limited agent cancel or hasten its resume, each doing what the Agents panel's gesture does; and in
+an empty cell's "Launch agent" menu, an agent another cell shows is moved here."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QMenu, QMessageBox
 
 from idea.application.agents.placement_rules import InCell
+from idea.domain import layout as lay
 from idea.domain.ids import AgentId
 from idea.domain.profile import Profile
 from idea.ui.windows.project_tab import ProjectTab
@@ -172,3 +174,29 @@ def test_a_limited_agent_cell_offers_cancel_resume_and_resume_now(gui_factory, t
     gui.wait(lambda: panel.row(scout).activity.limit is None)  # type: ignore[union-attr]
     gui.wait(lambda: status(gui) == "Resuming Scout")
     assert "Cancel resume" not in texts(context_menu(tab, leaf_id))
+
+
+def test_an_agent_another_cell_shows_is_moved_into_an_empty_cell(gui_factory, tmp_path: Path) -> None:
+    gui: Gui = gui_factory()
+    tab, scout, leaf_id = agent_in_first_cell(gui, tmp_path, silent_profile(gui, "Silent CLI"))
+    runtime = tab.runtime
+    live = runtime.runner.live(scout)
+    assert live is not None
+    gui.run(runtime.mutate(lay.MakeGrid(leaf_id, 1, 2)))  # Scout in the first cell, the second one empty
+    gui.wait(lambda: len(gui.leaves(tab)) == 2)
+    first, empty = gui.leaves(tab)
+    assert first.session == live.session_id and empty.session is None
+
+    launch = QMenu(tab)
+    tab.menus.fill_launch_menu(empty.id, launch)
+    move = item(launch, "Move Scout here (from cell 1)")
+    assert move.isEnabled()
+    launch.popup(tab.mapToGlobal(tab.rect().center()))
+    gui.wait(launch.isVisible)
+    launch.grab().save(str(Path(os.environ.get("IDEA_TEST_SHOTS", tmp_path)) / "move-here-menu.png"))
+    launch.hide()
+    move.trigger()
+    gui.wait(lambda: [leaf.session for leaf in gui.leaves(tab)] == [None, live.session_id])
+    moved = runtime.runner.live(scout)
+    assert moved is not None and moved.session_id == live.session_id and moved.node_id == empty.id  # not restarted
+    gui.wait(lambda: tab.active_leaf == empty.id)

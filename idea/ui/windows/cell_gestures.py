@@ -1,5 +1,5 @@
 """What the person does to the cells of a project tab — split, close, zoom, restart, resize, swap, merge,
-turn into a grid, open a shell, launch or attach an agent — each one use case of the project
+turn into a grid, open a shell, launch, attach or move here an agent — each one use case of the project
 runtime (the agents' through its placement service), with a question first where the gesture could lose
 something. What a cell offers on the agent it shows is the Agents panel's (`ui/agents/agent_cell_menu.py`)."""
 
@@ -74,6 +74,12 @@ class CellGestures:
 
     def swap_cells(self, source: str, destination: str) -> None:
         self.mutate(lay.MoveContent(source, destination))
+
+    def move_here(self, source: str, destination: str) -> None:
+        """What `source` shows moves into the empty cell `destination` (a swap with an empty cell), which gets
+        the focus."""
+        self._client.call(self._runtime.mutate(lay.MoveContent(source, destination)),
+                          on_done=lambda _result: self._tab.focus_later(destination))
 
     def close_cell(self, leaf_id: str) -> None:
         leaf = self._tab.leaf(leaf_id)

@@ -1,6 +1,6 @@
 """The menus of a cell: its context menu (split, count, grid, merge, swap, sizes, zoom, what runs in it — on
 an agent, the window's Agents panel gestures —, copy/paste/find, close) and, for an empty cell, the agents to
-launch or attach and the background sessions to show."""
+launch, attach or move here and the background sessions to show."""
 
 from __future__ import annotations
 
@@ -84,7 +84,8 @@ class CellMenus:
             menu.addAction(label, lambda s=session.id: self._do.attach_session(leaf_id, s))
 
     def fill_launch_menu(self, leaf_id: str, menu: QMenu) -> None:
-        """The project's agents, to run in this empty cell: launch a stopped one, attach a background one."""
+        """The project's agents, to run in this empty cell: launch a stopped one, attach a background one, move
+        here one another cell shows."""
         manifest = self._runtime.agents.manifest()
         if not manifest.agents:
             menu.addAction("No agent yet: create one in the Agents panel").setEnabled(False)
@@ -99,9 +100,9 @@ class CellMenus:
             if shown is None:
                 menu.addAction(f"Attach {agent.name} (running in the background)",
                                lambda a=agent.agent_id: self._do.attach_agent(a, leaf_id))
-            else:
-                running = menu.addAction(f"{agent.name} (running in cell {self._tab.reading_order(shown.id) + 1})")
-                running.setEnabled(False)
+            elif shown.id != leaf_id:
+                menu.addAction(f"Move {agent.name} here (from cell {self._tab.reading_order(shown.id) + 1})",
+                               lambda source=shown.id: self._do.move_here(source, leaf_id))
 
     # -- the parts of the context menu --
 
