@@ -181,18 +181,9 @@ class AgentActions:
         menu.addAction(self.new_agent_action)
 
     def fill_profile_menu(self) -> None:
-        menu = self.change_profile_menu
-        menu.clear()
         row = self._selected()
-        group = QActionGroup(menu)
-        for profile in self._profiles.profiles():
-            choice = menu.addAction(profile.name)
-            choice.setCheckable(True)
-            choice.setChecked(row is not None and row.profile_id == profile.id)
-            group.addAction(choice)
-            choice.triggered.connect(lambda _checked=False, p=profile.id: self._team.change_profile(p))
-        if menu.isEmpty():
-            menu.addAction("No profile set up").setEnabled(False)
+        fill_profile_choices(self.change_profile_menu, self._profiles, row.profile_id if row else None,
+                             self._team.change_profile)
 
     def update(self) -> None:
         """Enable what the selected agent, the project and the window's active cell allow."""
@@ -240,3 +231,19 @@ class AgentActions:
 
     def _icon(self, name: str) -> QIcon:
         return icons.in_palette(name, self._panel.palette())
+
+
+def fill_profile_choices(
+    menu: QMenu, profiles: ProfileCatalogue, current: str | None, choose: Callable[[str], None]
+) -> None:
+    """"Change profile ▸": every profile, the agent's own checked; `choose` gets the chosen profile's id."""
+    menu.clear()
+    group = QActionGroup(menu)
+    for profile in profiles.profiles():
+        choice = menu.addAction(profile.name)
+        choice.setCheckable(True)
+        choice.setChecked(profile.id == current)
+        group.addAction(choice)
+        choice.triggered.connect(lambda _checked=False, p=profile.id: choose(p))
+    if menu.isEmpty():
+        menu.addAction("No profile set up").setEnabled(False)

@@ -32,6 +32,7 @@ from idea.domain.orchestration.events import (
 )
 from idea.domain.orchestration.tickets import preview
 from idea.ui.agents.agent_actions import AgentActions
+from idea.ui.agents.agent_cell_menu import AgentCellMenu
 from idea.ui.agents.agent_list import AgentList
 from idea.ui.agents.gestures import GestureContext
 from idea.ui.agents.needs_you import NeedsYouSection
@@ -80,6 +81,8 @@ class AgentsPanel(QWidget):
             self, self.model, self._selected_row, self.run_gestures, self.team_gestures, profiles,
             self.worktree_gestures,
         )
+        self.cell_menu = AgentCellMenu(self.model, self.row, self.run_gestures, self.team_gestures, profiles,
+                                       self.statusMessage.emit)  # the same gestures, in the menu of an agent's cell
         self.team = AgentList(self.agent_actions.send_task_action, self.agent_actions.interrupt_action)
         self.team.activated.connect(self.run_gestures.activate)
         self.team.selectionChanged.connect(self._selection_changed)

@@ -28,9 +28,10 @@ class GestureContext:
     redraw: Callable[[], None]
     agent_focused: Callable[[AgentId], None]
 
-    def selection(self) -> tuple[AgentRow, ProjectRuntime] | None:
-        """The selected agent's row and its project, None when nothing is selected."""
-        row, runtime = self.model.row(self.selected_agent()), self.model.runtime
+    def selection(self, agent_id: AgentId | None = None) -> tuple[AgentRow, ProjectRuntime] | None:
+        """The row of `agent_id` (by default the selected agent) and its project; None when there is no such
+        agent in the current project."""
+        row, runtime = self.model.row(agent_id or self.selected_agent()), self.model.runtime
         return (row, runtime) if row is not None and runtime is not None else None
 
     def run(self, failure_title: str, work: Coroutine[Any, Any, Any], on_done: Callable[[Any], None]) -> None:

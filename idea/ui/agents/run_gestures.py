@@ -1,6 +1,7 @@
 """The Agents panel's gestures on running agents: where an agent runs (launch here, in a new split, in the
 background; show, attach, send to the background, stop — each one call to the placement service) and what
-it is asked (send a task, interrupt, cancel a ticket, deliver a waiting task now — the person's requests)."""
+it is asked (send a task, interrupt, cancel a ticket, deliver a waiting task now — the person's requests).
+A gesture acts on the panel's selected agent, or on the agent it is given (a cell's menu names its agent)."""
 
 from __future__ import annotations
 
@@ -79,16 +80,16 @@ class RunGestures:
             row, leaf_id, f"Cannot attach {row.name}", lambda: runtime.placement.attach(row.agent_id, InCell(leaf_id))
         )
 
-    def send_to_background(self) -> None:
-        selection = self._ctx.selection()
+    def send_to_background(self, agent_id: AgentId | None = None) -> None:
+        selection = self._ctx.selection(agent_id)
         if selection is None or not selection[0].in_cell:
             return
         row, runtime = selection
         self._ctx.run(f"Cannot move {row.name}", runtime.placement.send_to_background(row.agent_id),
                       self._ctx.done(f"{row.name} keeps running in the background"))
 
-    def stop(self) -> None:
-        selection = self._ctx.selection()
+    def stop(self, agent_id: AgentId | None = None) -> None:
+        selection = self._ctx.selection(agent_id)
         if selection is None or not selection[0].is_live:
             return
         row, runtime = selection
@@ -100,9 +101,10 @@ class RunGestures:
         if row is not None and row.in_cell and row.session_id is not None:
             self._go_to(row)
 
-    def open_conversation(self) -> None:
-        """Read the conversation between the person and the selected agent (the viewer, in the grid's place)."""
-        agent_id = self._ctx.selected_agent()
+    def open_conversation(self, agent_id: AgentId | None = None) -> None:
+        """Read the conversation between the person and the agent (the selected one by default): the viewer, in
+        the grid's place."""
+        agent_id = agent_id or self._ctx.selected_agent()
         if agent_id is not None:
             self._ctx.host.open_agent_conversation(agent_id)
 
@@ -120,8 +122,8 @@ class RunGestures:
         dialog.open()
         return dialog
 
-    def interrupt(self) -> None:
-        selection = self._ctx.selection()
+    def interrupt(self, agent_id: AgentId | None = None) -> None:
+        selection = self._ctx.selection(agent_id)
         if selection is None or not selection[0].is_live:
             return
         row, runtime = selection
@@ -160,8 +162,8 @@ class RunGestures:
 
     # -- its usage limit --
 
-    def cancel_resume(self) -> None:
-        selection = self._ctx.selection()
+    def cancel_resume(self, agent_id: AgentId | None = None) -> None:
+        selection = self._ctx.selection(agent_id)
         if selection is None:
             return
         row, runtime = selection
@@ -174,8 +176,8 @@ class RunGestures:
         self._ctx.run(f"Cannot cancel the resume of {row.name}", runtime.limit_requests.cancel_resume(row.agent_id),
                       cancelled)
 
-    def resume_now(self) -> None:
-        selection = self._ctx.selection()
+    def resume_now(self, agent_id: AgentId | None = None) -> None:
+        selection = self._ctx.selection(agent_id)
         if selection is None:
             return
         row, runtime = selection

@@ -73,8 +73,8 @@ class TeamGestures:
         for editor in list(self.persona_editors.values()):
             editor.close()
 
-    def change_profile(self, profile_id: str) -> None:
-        selection = self._ctx.selection()
+    def change_profile(self, profile_id: str, agent_id: AgentId | None = None) -> None:
+        selection = self._ctx.selection(agent_id)
         if selection is None or profile_id == selection[0].profile_id:
             return
         row, runtime = selection
@@ -149,8 +149,8 @@ class TeamGestures:
         self._ctx.run("Cannot change the orchestrator", runtime.agents.set_orchestrator(row.agent_id),
                       self._ctx.done(f"{row.name} is now the orchestrator"))
 
-    def open_run_dir(self) -> None:
-        row = self._ctx.model.row(self._ctx.selected_agent())
+    def open_run_dir(self, agent_id: AgentId | None = None) -> None:
+        row = self._ctx.model.row(agent_id or self._ctx.selected_agent())
         if row is None:
             return
         path = self._ctx.model.run_dir(row.agent_id)

@@ -1,6 +1,7 @@
 """What the person does to the cells of a project tab — split, close, zoom, restart, resize, swap, merge,
-turn into a grid, open a shell, launch or attach an agent — each one use case of the project runtime (the
-agents' through its placement service), with a question first where the gesture could lose something."""
+turn into a grid, open a shell, launch, attach or move here an agent — each one use case of the project
+runtime (the agents' through its placement service), with a question first where the gesture could lose
+something. What a cell offers on the agent it shows is the Agents panel's (`ui/agents/agent_cell_menu.py`)."""
 
 from __future__ import annotations
 
@@ -74,6 +75,12 @@ class CellGestures:
     def swap_cells(self, source: str, destination: str) -> None:
         self.mutate(lay.MoveContent(source, destination))
 
+    def move_here(self, source: str, destination: str) -> None:
+        """What `source` shows moves into the empty cell `destination` (a swap with an empty cell), which gets
+        the focus."""
+        self._client.call(self._runtime.mutate(lay.MoveContent(source, destination)),
+                          on_done=lambda _result: self._tab.focus_later(destination))
+
     def close_cell(self, leaf_id: str) -> None:
         leaf = self._tab.leaf(leaf_id)
         if leaf is None:
@@ -102,12 +109,6 @@ class CellGestures:
 
     def attach_session(self, leaf_id: str, session_id: SessionId) -> None:
         self._client.call(self._runtime.attach(leaf_id, session_id))
-
-    def send_agent_to_background(self, agent_id: AgentId) -> None:
-        self._client.call(self._runtime.placement.send_to_background(agent_id))
-
-    def stop_agent(self, agent_id: AgentId) -> None:
-        self._client.call(self._runtime.placement.stop(agent_id))
 
     def stop_process(self, session_id: SessionId) -> None:
         self._client.call(self._runtime.stop_session(session_id))

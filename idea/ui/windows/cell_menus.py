@@ -1,17 +1,17 @@
-"""The menus of a cell: its context menu (split, count, grid, merge, swap, sizes, zoom, what runs in it,
-copy/paste/find, close) and, for an empty cell, the agents to launch or attach and the background sessions
-to show."""
+"""The menus of a cell: its context menu (split, count, grid, merge, swap, sizes, zoom, what runs in it — on
+an agent, the window's Agents panel gestures —, copy/paste/find, close) and, for an empty cell, the agents to
+launch, attach or move here and the background sessions to show."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtWidgets import QMenu
 
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
-from idea.domain.ids import SessionId
+from idea.domain.ids import AgentId, SessionId
 from idea.domain.session import SessionInfo, SessionKind
 from idea.ui.icons import icon
 from idea.ui.windows.cell_gestures import CellGestures
@@ -20,8 +20,16 @@ if TYPE_CHECKING:
     from idea.ui.terminal.terminal_view import TerminalView
 
 
+class AgentMenu(Protocol):
+    """The Agents panel's gestures on the agent a cell shows (the panel of the window holding the tab)."""
+
+    def fill_agent_menu(self, menu: QMenu, agent_id: AgentId, restart: Callable[[], None]) -> None: ...
+
+
 class MenuView(Protocol):
     """What the menus read of the tab."""
+
+    agent_menu: AgentMenu | None
 
     @property
     def document(self) -> lay.LayoutDocument: ...
@@ -36,10 +44,6 @@ class MenuView(Protocol):
     def reading_order(self, leaf_id: str) -> int: ...
 
     def view_for(self, session_id: SessionId) -> TerminalView | None: ...
-
-    def open_agent_conversation(self, agent_id: str) -> None:
-        """Show the conversation between the person and the agent in place of the grid."""
-        ...
 
 
 class CellMenus:
@@ -59,6 +63,7 @@ class CellMenus:
         zoomed = self._tab.document.active.zoomed == leaf_id
         menu.addAction(icon("zoom"), ("Restore layout" if zoomed else "Zoom cell") + "\tCtrl+Shift+X",
                        lambda: self._do.toggle_zoom(leaf_id))
+        menu.addSeparator()
         session = self._tab.sessions.get(leaf.session) if leaf.session else None
         if session is not None:
             self._add_running(leaf_id, session, menu)
@@ -79,7 +84,8 @@ class CellMenus:
             menu.addAction(label, lambda s=session.id: self._do.attach_session(leaf_id, s))
 
     def fill_launch_menu(self, leaf_id: str, menu: QMenu) -> None:
-        """The project's agents, to run in this empty cell: launch a stopped one, attach a background one."""
+        """The project's agents, to run in this empty cell: launch a stopped one, attach a background one, move
+        here one another cell shows."""
         manifest = self._runtime.agents.manifest()
         if not manifest.agents:
             menu.addAction("No agent yet: create one in the Agents panel").setEnabled(False)
@@ -94,9 +100,9 @@ class CellMenus:
             if shown is None:
                 menu.addAction(f"Attach {agent.name} (running in the background)",
                                lambda a=agent.agent_id: self._do.attach_agent(a, leaf_id))
-            else:
-                running = menu.addAction(f"{agent.name} (running in cell {self._tab.reading_order(shown.id) + 1})")
-                running.setEnabled(False)
+            elif shown.id != leaf_id:
+                menu.addAction(f"Move {agent.name} here (from cell {self._tab.reading_order(shown.id) + 1})",
+                               lambda source=shown.id: self._do.move_here(source, leaf_id))
 
     # -- the parts of the context menu --
 
@@ -143,19 +149,15 @@ class CellMenus:
         selected.setEnabled(len(selection) > 1)
 
     def _add_running(self, leaf_id: str, session: SessionInfo, menu: QMenu) -> None:
-        """Restart and stop what the cell runs: its agent, or its program."""
+        """What can be done to what the cell runs: its agent (the Agents panel's gestures), or its program."""
         add, do = menu.addAction, self._do
-        if session.kind is SessionKind.AGENT and session.agent_id:
-            agent_id = session.agent_id
-            add(icon("restart"), f"Restart {session.label}", lambda: do.restart(leaf_id))
-            background = add("Send to background", lambda: do.send_agent_to_background(agent_id))
-            background.setEnabled(session.is_live)
-            stop = add(f"Stop {session.label}", lambda: do.stop_agent(agent_id))
-            add("Open conversation", lambda: self._tab.open_agent_conversation(agent_id))
+        agent_menu = self._tab.agent_menu
+        if session.kind is SessionKind.AGENT and session.agent_id and agent_menu is not None:
+            agent_menu.fill_agent_menu(menu, session.agent_id, lambda: do.restart(leaf_id))
         else:
             add(icon("restart"), "Restart", lambda: do.restart(leaf_id))
-            stop = add("Stop process", lambda: do.stop_process(session.id))
-        stop.setEnabled(session.is_live)
+            if session.kind is not SessionKind.AGENT:
+                add("Stop process", lambda: do.stop_process(session.id)).setEnabled(session.is_live)
 
     def _add_terminal(self, session: SessionInfo, menu: QMenu) -> None:
         view = self._tab.view_for(session.id)

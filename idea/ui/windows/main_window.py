@@ -129,6 +129,7 @@ class MainWindow(QMainWindow):
         self.tabs.setTabToolTip(index, tab.runtime.root)
         tab.statusMessage.connect(self.show_message)
         tab.activeCellChanged.connect(self._active_cell_changed)
+        tab.agent_menu = self.agents_panel.cell_menu  # its agent cells offer this window's Agents panel gestures
         tab.area.openTicketRequested.connect(self.work_dock.reveal_ticket)
         if activate:
             self.tabs.setCurrentIndex(index)
@@ -140,6 +141,7 @@ class MainWindow(QMainWindow):
             if tab.project_id == project_id:
                 self.tabs.removeTab(index)
                 tab.statusMessage.disconnect(self.show_message)
+                tab.agent_menu = None
                 tab.activeCellChanged.disconnect(self._active_cell_changed)
                 tab.area.openTicketRequested.disconnect(self.work_dock.reveal_ticket)
                 self._refresh_stack()

@@ -37,7 +37,7 @@ from idea.ui.knowledge.conversation_area import ConversationArea
 from idea.ui.layout.cell import CellWidget
 from idea.ui.layout.grid_view import GridView
 from idea.ui.windows.cell_gestures import CellGestures
-from idea.ui.windows.cell_menus import CellMenus
+from idea.ui.windows.cell_menus import AgentMenu, CellMenus
 from idea.ui.widgets.problem_banner import ProblemBanner
 from idea.ui.windows.layout_bar import LayoutBar
 
@@ -90,6 +90,7 @@ class ProjectTab(QWidget):
         self._countdown.timeout.connect(self._show_agent_states)
         self.active_leaf: str | None = None
         self.selection: set[str] = set()
+        self.agent_menu: AgentMenu | None = None  # what its agent cells offer: its window's Agents panel gestures
 
         self.gestures = CellGestures(runtime, client, self, self)
         self.menus = CellMenus(runtime, self, self.gestures)
