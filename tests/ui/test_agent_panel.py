@@ -9,15 +9,17 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QMenu, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
 from idea.domain.agent import AgentEntry
 from idea.domain.events import LayoutChanged
+from idea.domain.orchestration.commands import AgentCaller, Source, UpdateAgentContext
 from idea.domain.profile import Profile
 from idea.ui.agents.agents_panel import AgentsPanel
+from idea.ui.widgets.list_row_delegate import ListRowDelegate
 from tests.ui.agent_support import WAIT_MS, RecordingHost, BootstrappedApp, bootstrapped_app
 from tests.ui.accessibility import unnamed_controls
 
@@ -272,3 +274,52 @@ def test_changing_the_profile_of_a_stopped_agent(
     panel.agent_actions.change_profile_menu.actions()[1].trigger()
     wait_for_row(qtbot, panel, "Switcher", profile_name="Other CLI")
     assert runtime.agents.agent(agent.agent_id).profile_id == other.id
+
+
+def test_a_running_agent_whose_persona_another_agent_rewrote_is_marked_until_restarted(
+    setup: tuple[BootstrappedApp, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
+) -> None:
+    world, runtime, profile, panel, _host = setup
+    main = world.create_agent(runtime, "Main", profile)
+    writer = world.create_agent(runtime, "Writer", profile, persona="# Writer\n\nWrites docs.\n")
+    wait_for_row(qtbot, panel, "Writer")
+    panel.select_agent(writer.agent_id)
+    panel.agent_actions.launch_background_action.trigger()
+    wait_for_row(qtbot, panel, "Writer", state_text="running")
+    started = runtime.runner.live(writer.agent_id).session_id
+    assert not panel.agent_actions.restart_action.isEnabled()
+
+    world.on_core(runtime.orchestrator.dispatch(  # the orchestrator's idea_update_context
+        AgentCaller(main.agent_id), UpdateAgentContext("Writer", "# Writer\n\nWrites the user guide.\n"), Source.MCP
+    ))
+
+    wait_for_row(qtbot, panel, "Writer", context_text="context changed")
+    item = panel.team.list.item(1)
+    assert item.data(ListRowDelegate.MARK_ROLE) == "context changed"
+    assert "Persona changed since it started — restart to apply" in item.toolTip()
+    assert panel.agent_actions.restart_action.isEnabled()
+    menu = QMenu()
+    panel.agent_actions.fill_menu(menu)
+    assert "Restart to apply" in [action.text() for action in menu.actions()]
+
+    panel.agent_actions.restart_action.trigger()
+
+    qtbot.waitUntil(lambda: (live := runtime.runner.live(writer.agent_id)) is not None and live.session_id != started,
+                    timeout=WAIT_MS)
+    wait_for_row(qtbot, panel, "Writer", state_text="running", context_text="")
+    assert panel.team.list.item(1).data(ListRowDelegate.MARK_ROLE) == ""
+    assert not panel.agent_actions.restart_action.isEnabled()
+
+
+def test_a_stopped_agent_is_not_marked_when_its_persona_changes(
+    setup: tuple[BootstrappedApp, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot
+) -> None:
+    world, runtime, profile, panel, _host = setup
+    agent = world.create_agent(runtime, "Idle", profile)
+    wait_for_row(qtbot, panel, "Idle", state_text="stopped")
+    world.on_core(runtime.agents.update_persona(agent.agent_id, "# Idle\n\nNew role.\n"))
+    world.sync(lambda: None)
+    QCoreApplication.processEvents()
+
+    assert panel.row(agent.agent_id).context_text == ""
+    assert world.on_core(runtime.runner.context_changes()) == {}

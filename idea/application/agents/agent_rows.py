@@ -1,9 +1,9 @@
 """What the Agents panel shows for each agent, computed from the snapshots the GUI holds.
 
 One row per manifest entry, in manifest order: the name, whether it orchestrates, its profile, the state of
-its latest session, where that session is shown, how its persona stands against its template, and what the
-orchestration core says about it (busy or idle, its queue, its live-state, its bridge, late replies, a call
-for the person's attention).
+its latest session, where that session is shown, how its persona stands against its template, whether its
+context changed since it started (`launch_context.py`), and what the orchestration core says about it (busy or
+idle, its queue, its live-state, its bridge, late replies, a call for the person's attention).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from idea.application.agents.agent_activity import (
     clock_text,
     elapsed_text,
 )
+from idea.application.agents.launch_context import CONTEXT_CHANGED, ContextChange
 from idea.application.agents.profile_descriptions import delegation_label
 from idea.application.agents.templates import TemplateLink, TemplateStatus
 from idea.domain import layout as lay
@@ -70,6 +71,7 @@ class AgentRow:
     uses_bridge: bool  # its CLI reaches IdeA over the MCP bridge
     activity: AgentActivity
     worktree: Worktree | None = None  # it runs in its own worktree (spec 07 §2)
+    context_change: ContextChange | None = None  # of its running session: "context changed — restart to apply"
 
     @property
     def is_live(self) -> bool:
@@ -145,6 +147,16 @@ class AgentRow:
         return "no sign of work for a while" if self.is_live and self.activity.stalled else ""
 
     @property
+    def context_text(self) -> str:
+        """The row's mark when the running agent's context changed since it started; empty otherwise."""
+        return CONTEXT_CHANGED if self.context_change is not None and self.is_live else ""
+
+    @property
+    def context_change_text(self) -> str:
+        """What changed, for the tooltip: "Persona changed since it started — restart to apply"."""
+        return self.context_change.describe() if self.context_text and self.context_change else ""
+
+    @property
     def late_reply_text(self) -> str:
         count = self.activity.late_replies
         if count == 0:
@@ -201,6 +213,7 @@ def build_rows(
     profiles: ProfileBook,
     templates: Mapping[AgentId, TemplateStatus],
     activities: Mapping[AgentId, AgentActivity],
+    context_changes: Mapping[AgentId, ContextChange] | None = None,
 ) -> list[AgentRow]:
     latest = latest_sessions(sessions)
     cell_order = {leaf.id: number for number, leaf in enumerate(lay.leaves(active_root), start=1)}
@@ -219,6 +232,7 @@ def build_rows(
                 profiles=profiles,
                 template=templates.get(agent.agent_id, TemplateStatus(TemplateLink.NONE)),
                 activity=activities.get(agent.agent_id, NOTHING_KNOWN),
+                context_change=(context_changes or {}).get(agent.agent_id),
             )
         )
     return rows
@@ -267,8 +281,11 @@ def _row(
     profiles: ProfileBook,
     template: TemplateStatus,
     activity: AgentActivity,
+    context_change: ContextChange | None,
 ) -> AgentRow:
     state, state_text = describe_state(session)
+    if context_change is not None and (session is None or session.id != context_change.session_id):
+        context_change = None  # about an earlier run: the relaunch gave the agent its current context
     profile = profiles.by_id(agent.profile_id)
     return AgentRow(
         agent_id=agent.agent_id,
@@ -289,6 +306,7 @@ def _row(
         uses_bridge=profile is not None and profile.materializes_idea_bridge(),
         activity=activity,
         worktree=agent.worktree,
+        context_change=context_change,
     )
 
 

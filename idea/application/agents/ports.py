@@ -74,6 +74,12 @@ class LaunchKnowledge(Protocol):
         """Never raises: a part that cannot be read is left out (and logged)."""
         ...
 
+    async def standing_parts(self, agent_id: AgentId) -> LaunchInjection | None:
+        """The parts of `injection` that stay as they are while the agent runs unless someone changes them —
+        the project context and the agent's assigned skills (memory and handoff are left empty) — read again
+        to tell whether a running agent's context changed. None when they cannot be read."""
+        ...
+
 
 class AgentProject(Protocol):
     """What the agent services (runner, placement) use of their open project; `ProjectRuntime` is one."""

@@ -7,9 +7,10 @@ Which cell shows an agent is not decided here: that is the placement service (`p
 from __future__ import annotations
 
 import hmac
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from idea.application.agents.catalogue import AgentCatalogue
+from idea.application.agents.launch_context import ContextChange, LaunchContexts, context_of
 from idea.application.agents.launch_deps import AgentLaunchDeps
 from idea.application.agents.launch_preparation import LaunchPreparation
 from idea.application.agents.ports import AgentProject
@@ -48,6 +49,7 @@ class AgentRunner:
         self._exit_listeners: list[ExitListener] = []
         self._closing = False
         self._prepare = LaunchPreparation(project, catalogue, deps)
+        self._contexts = LaunchContexts(project, catalogue, deps.profiles)
         self._resume_candidates = ResumeCandidates(
             project,
             catalogue,
@@ -105,6 +107,11 @@ class AgentRunner:
     async def update_persona(self, agent_id: AgentId, content: str) -> None:
         await self._catalogue.update_persona(agent_id, content)
 
+    async def context_changes(self) -> Mapping[AgentId, ContextChange]:
+        """The running agents whose context (persona, skills, project context, profile) changed since they
+        started: "context changed — restart to apply"."""
+        return await self._contexts.changes()
+
     def resumable(self) -> list[ResumeCandidate]:
         """Agents that were running at the last close or crash and are not running now, each with whether
         its own session can be resumed, what it was about and whether it was at its usage limit."""
@@ -133,6 +140,8 @@ class AgentRunner:
         conversation = conversation_id or conversation_for_pair(agent_id, None)
         knowledge = await project.knowledge.injection(agent_id, conversation)
         prepared = self._prepare.prepare_run_dir(entry, profile, token, permissions, worktree, knowledge)
+        # The persona the context file was composed with (nothing was awaited since).
+        launched_with = context_of(self._catalogue.persona(agent_id), profile, knowledge)
         plan = self._session_plan(profile, conversation, fresh=fresh)
         args = [*profile.args, *prepared.extra_args, *session_args(profile, plan)]
         argv = permissions.wrap(project.host.launch_argv(program, args))  # a Windows .cmd shim through node
@@ -145,6 +154,8 @@ class AgentRunner:
             LaunchRequest(argv=argv, cwd=cwd, kind=SessionKind.AGENT, label=name, env=env, agent_id=agent_id,
                           shift_enter=profile.newline_sequence or None)
         )
+        if info.is_live:
+            self._contexts.launched(agent_id, info.id, launched_with)
         if isinstance(plan, Assign) and profile.provider_key is not None and info.is_live:
             self._deps.providers.update(
                 project.root,
@@ -222,6 +233,7 @@ class AgentRunner:
         agent_id = info.agent_id
         self._tokens.pop(agent_id, None)
         self._conversations.pop(agent_id, None)
+        self._contexts.ended(agent_id, info.id)
         # A CLI that quits by itself can leave daemons behind (Codex's app-server); ending the exited
         # session ends whatever still carries the agent's marker.
         self._project.schedule(self._project.sessions.terminal(info.id).terminate())

@@ -36,6 +36,7 @@ from idea.application.knowledge.work_state import (
 )
 from idea.application.ports import Clock, Diagnostics, EventPublisher, IdGenerator
 from idea.application.write_behind import Sleeper
+from idea.domain.errors import AppError
 from idea.domain.ids import AgentId, ConversationId
 from idea.domain.knowledge.conversation_log import ConversationTurn, TurnRole
 from idea.domain.knowledge.memory import MemoryPointerLine
@@ -180,6 +181,16 @@ class ProjectKnowledge:
             skills=skills.skills if not isinstance(skills, BaseException) else (),
             handoff=handoff if isinstance(handoff, str) else "",
         )
+
+    async def standing_parts(self, agent_id: AgentId) -> Injection | None:
+        """The project context and the agent's assigned skills as a launch would read them now (for "context
+        changed — restart to apply"); None when either cannot be read."""
+        try:
+            context, skills = await asyncio.gather(self.context.read(), self.skills.assigned_to(agent_id))
+        except (AppError, OSError) as exc:
+            self._diagnostics.beacon(f"[context] launch context of agent {agent_id} not compared: {exc!r}")
+            return None
+        return Injection(project_context=context, memory=(), skills=skills.skills, handoff="")
 
     def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.get_running_loop().create_task(work)

@@ -71,6 +71,11 @@ class AgentActions:
             "Launch in background", run.launch_in_background, tip="Launch without showing it in a cell"
         )
         self.stop_action = action("Stop", run.stop, "stop", tip="Stop the agent's process")
+        self.restart_action = action(
+            "Restart to apply", run.restart_to_apply, "restart",
+            tip="Its context changed since it started: stop it and start it again where it runs, with its "
+                "current persona, skills, project context and profile",
+        )
         self.attach_action = action(
             "Attach to active cell", run.attach_to_active_cell, "attach",
             tip="Show this background agent in the active cell",
@@ -155,13 +160,16 @@ class AgentActions:
 
     def fill_menu(self, menu: QMenu) -> None:
         self.update()
+        row = self._selected()
         menu.clear()
         menu.addActions([self.focus_action, self.conversation_action])
         menu.addActions([self.launch_here_action, self.launch_split_action, self.launch_background_action])
         menu.addAction(self.stop_action)
+        if row is not None and row.context_text:
+            menu.addAction(self.restart_action)
         menu.addSeparator()
         menu.addActions([self.send_task_action, self.interrupt_action])
-        limit = row.activity.limit if (row := self._selected()) is not None else None
+        limit = row.activity.limit if row is not None else None
         if limit is not None:
             menu.addActions([self.cancel_resume_action, self.resume_now_action])
         menu.addSeparator()
@@ -198,6 +206,9 @@ class AgentActions:
         self.launch_background_action.setEnabled(selected and not live)
         self.launch_button.setEnabled(selected)
         self.stop_action.setEnabled(live)
+        self.restart_action.setEnabled(row is not None and bool(row.context_text))
+        self.restart_action.setToolTip(row.context_change_text if row is not None and row.context_text
+                                       else "Restart the agent so that it reads its changed context")
         self.attach_action.setEnabled(row is not None and row.in_background and cell_usable)
         self.background_action.setEnabled(row is not None and row.in_cell)
         self.focus_action.setEnabled(row is not None and row.in_cell)

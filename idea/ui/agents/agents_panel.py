@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
 from idea.application.agents.agent_activity import clock_text
 from idea.application.agents.agent_rows import AgentRow
+from idea.application.agents.launch_context import may_change_launch_context
 from idea.application.agents.net_toasts import NetToast, NetToasts
 from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.agents.templates import TemplateCatalogue
@@ -156,11 +157,13 @@ class AgentsPanel(QWidget):
             self._read_all()
 
     def on_event(self, event: object) -> None:
-        """Feed every AgentsChanged, SessionsChanged, LayoutChanged and OrchestrationNews (others are
-        ignored)."""
+        """Feed every AgentsChanged, SessionsChanged, LayoutChanged, AgentLaunched and OrchestrationNews
+        (others are ignored)."""
         runtime = self.model.runtime
         if runtime is None:
             return
+        if may_change_launch_context(event, runtime.id):
+            self._feed.read_context_changes()
         match event:
             case AgentsChanged(project_id=runtime.id):
                 self.model.manifest = event.manifest
@@ -220,6 +223,7 @@ class AgentsPanel(QWidget):
 
     def _read_all(self) -> None:
         self._feed.read_template_links()
+        self._feed.read_context_changes()
         self._feed.read_orchestration()
         self._render()
 

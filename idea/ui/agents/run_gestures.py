@@ -96,6 +96,17 @@ class RunGestures:
         self._ctx.run(f"Cannot stop {row.name}", runtime.placement.stop(row.agent_id),
                       self._ctx.done(f"{row.name} stopped"))
 
+    def restart_to_apply(self) -> None:
+        """Stop the agent and start it again where it runs (its cell, or the background), so that it reads its
+        changed persona, skills, project context or profile."""
+        selection = self._ctx.selection()
+        if selection is None or not selection[0].context_text:
+            return
+        row, runtime = selection
+        self._launch(row, runtime, f"Cannot restart {row.name}",
+                     lambda: runtime.placement.relaunch(row.agent_id, "context changed"),
+                     self._ctx.done(f"{row.name} restarted with its current context"))
+
     def focus(self) -> None:
         row = self._ctx.model.row(self._ctx.selected_agent())
         if row is not None and row.in_cell and row.session_id is not None:

@@ -1,12 +1,13 @@
 """What the Agents panel reads from the core besides the events: every agent's template link, queue and
-live-state row. Reads are asynchronous; an answer about a project the panel no longer shows, or one
-overtaken by a newer read, is dropped."""
+live-state row, and which running agents' context changed since they started. Reads are asynchronous; an
+answer about a project the panel no longer shows, or one overtaken by a newer read, is dropped."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
 from idea.application.agents.agent_activity import WorkRow
+from idea.application.agents.launch_context import ContextChange
 from idea.application.agents.templates import TemplateStatus
 from idea.domain.ids import AgentId
 from idea.domain.orchestration.events import AgentQueueSnapshot
@@ -23,6 +24,7 @@ class TeamFeed:
         self._redraw = redraw
         self._problem = problem  # one line for the status bar
         self._template_generation = 0
+        self._context_generation = 0
         self._orchestration_generation = 0
         self._work_read_running = False
         self._work_read_again = False
@@ -43,6 +45,25 @@ class TeamFeed:
             runtime.agents.template_statuses(),
             on_done=arrived,
             on_error=lambda error: self._problem(f"Template links unavailable: {error}"),
+        )
+
+    def read_context_changes(self) -> None:
+        """Compare what each running agent was launched with and what a launch would give it now."""
+        runtime = self._model.runtime
+        if runtime is None:
+            return
+        self._context_generation += 1
+        generation = self._context_generation
+
+        def arrived(changes: Mapping[AgentId, ContextChange]) -> None:
+            if generation == self._context_generation and runtime is self._model.runtime:
+                self._model.context_changes = changes
+                self._redraw()
+
+        self._client.call(
+            runtime.runner.context_changes(),
+            on_done=arrived,
+            on_error=lambda error: self._problem(f"Could not tell whether agents' context changed: {error}"),
         )
 
     def read_orchestration(self) -> None:

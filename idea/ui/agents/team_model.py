@@ -5,10 +5,12 @@ list, its actions, its gestures) reads this one model; none of it is Qt."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Protocol
 
 from idea.application.agents.agent_activity import ActivityBook
 from idea.application.agents.agent_rows import AgentRow, build_rows
+from idea.application.agents.launch_context import ContextChange
 from idea.application.agents.placement_rules import runs_another_agent, split_target
 from idea.application.agents.profiles import ProfileCatalogue
 from idea.application.agents.templates import TemplateStatus
@@ -45,6 +47,7 @@ class TeamModel:
         self.sessions: dict[SessionId, SessionInfo] = {}
         self.document: lay.LayoutDocument | None = None
         self.template_links: dict[AgentId, TemplateStatus] = {}
+        self.context_changes: Mapping[AgentId, ContextChange] = {}
         self.activity = ActivityBook()
         self.rows: list[AgentRow] = []
 
@@ -52,6 +55,7 @@ class TeamModel:
         """Another project (None: none): what was known of the previous one is dropped."""
         self.runtime = runtime
         self.template_links = {}
+        self.context_changes = {}
         self.activity.clear()
         if runtime is None:
             self.manifest, self.sessions, self.document = AgentManifest(), {}, None
@@ -83,6 +87,7 @@ class TeamModel:
                 self._profiles.known(),
                 self.template_links,
                 self.activity.all(),
+                self.context_changes,
             )
         return self.rows
 

@@ -178,8 +178,8 @@ class WindowMenus:
         agents_menu.addActions([panel.new_agent_action, panel.send_task_action, panel.interrupt_action])
         agents_menu.addSeparator()
         agents_menu.addActions([panel.launch_here_action, panel.launch_split_action, panel.launch_background_action,
-                                panel.stop_action, panel.attach_action, panel.background_action, panel.focus_action,
-                                panel.conversation_action])
+                                panel.stop_action, panel.restart_action, panel.attach_action, panel.background_action,
+                                panel.focus_action, panel.conversation_action])
         agents_menu.addSeparator()
         self._action(agents_menu, "Set up AI CLIs…", None, lambda: screens.open_setup_wizard(self._window))
         self._action(agents_menu, "Profiles…", None, lambda: screens.open_profile_editor(self._window))
