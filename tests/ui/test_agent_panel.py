@@ -3,6 +3,7 @@ editing a persona, and what the panel shows at each step."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -323,3 +324,43 @@ def test_a_stopped_agent_is_not_marked_when_its_persona_changes(
 
     assert panel.row(agent.agent_id).context_text == ""
     assert world.on_core(runtime.runner.context_changes()) == {}
+
+
+def test_an_agent_whose_codex_is_not_signed_in_is_marked_and_signs_in_from_a_cell(
+    setup: tuple[BootstrappedApp, ProjectRuntime, Profile, AgentsPanel, RecordingHost], qtbot: QtBot,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    world, runtime, _profile, panel, _host = setup
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("CODEX_HOME", "OPENAI_API_KEY", "CODEX_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    codex = tmp_path / "bin" / "codex"  # a stand-in for `codex login`: it writes the shared login and ends
+    codex.parent.mkdir()
+    codex.write_text('#!/bin/sh\nmkdir -p "$CODEX_HOME" && echo "{}" > "$CODEX_HOME/auth.json"\necho "signed in: $1"\n')
+    codex.chmod(0o755)
+    profile = Profile.from_json({
+        "id": str(uuid.uuid4()), "name": "My Codex", "command": str(codex),
+        "contextInjection": {"strategy": "conventionFile", "target": "AGENTS.md"},
+    })
+    world.sync(lambda: world.app.profiles.save_profile(profile))
+    reviewer = world.create_agent(runtime, "Reviewer", profile)
+    panel.refresh()
+
+    wait_for_row(qtbot, panel, "Reviewer", sign_in_text="Codex not signed in", can_sign_in=True)
+    item = panel.team.list.item([row.name for row in panel.rows()].index("Reviewer"))
+    assert item.data(ListRowDelegate.MARK_ROLE) == "Codex not signed in"
+    assert "Codex not signed in: choose Sign in to Codex in the agent" in item.toolTip()
+    panel.select_agent(reviewer.agent_id)
+    menu = QMenu()
+    panel.agent_actions.fill_menu(menu)
+    [sign_in] = [action for action in menu.actions() if action.text() == "Sign in to Codex…"]
+    assert sign_in.isEnabled()
+
+    sign_in.trigger()
+    qtbot.waitUntil(lambda: any(s.label == "sign in · Codex" for s in runtime.sessions.snapshot()), timeout=WAIT_MS)
+    [session] = [s for s in runtime.sessions.snapshot() if s.label == "sign in · Codex"]
+    qtbot.waitUntil(lambda: any(leaf.session == session.id for leaf in lay.leaves(runtime.active.root)))  # in a cell
+    qtbot.waitUntil(lambda: (home / ".codex" / "auth.json").is_file(), timeout=WAIT_MS)  # CODEX_HOME was the user's
+    wait_for_row(qtbot, panel, "Reviewer", sign_in_text="")  # the login is seen once the sign-in ends
+    assert runtime.runner.live(reviewer.agent_id) is None  # the person starts the agent afterwards

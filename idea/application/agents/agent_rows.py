@@ -23,6 +23,7 @@ from idea.application.agents.agent_activity import (
 from idea.application.agents.launch_context import CONTEXT_CHANGED, ContextChange
 from idea.application.agents.profile_descriptions import delegation_label
 from idea.application.agents.templates import TemplateLink, TemplateStatus
+from idea.application.sign_in import SignInCheck
 from idea.domain import layout as lay
 from idea.domain.agent import AgentEntry, AgentManifest, Worktree
 from idea.domain.agent_states.attention import AttentionReason, attention_title
@@ -72,6 +73,7 @@ class AgentRow:
     activity: AgentActivity
     worktree: Worktree | None = None  # it runs in its own worktree (spec 07 §2)
     context_change: ContextChange | None = None  # of its running session: "context changed — restart to apply"
+    sign_in: SignInCheck | None = None  # its CLI has no credentials (spec 02 §13.3): "Codex not signed in"
 
     @property
     def is_live(self) -> bool:
@@ -157,6 +159,16 @@ class AgentRow:
         return self.context_change.describe() if self.context_text and self.context_change else ""
 
     @property
+    def sign_in_text(self) -> str:
+        """The row's mark when its CLI has no credentials; empty otherwise."""
+        return f"{self.sign_in.cli} not signed in" if self.sign_in is not None else ""
+
+    @property
+    def can_sign_in(self) -> bool:
+        """IdeA can run its CLI's sign-in in a cell."""
+        return self.sign_in is not None and self.sign_in.login is not None
+
+    @property
     def late_reply_text(self) -> str:
         count = self.activity.late_replies
         if count == 0:
@@ -214,6 +226,7 @@ def build_rows(
     templates: Mapping[AgentId, TemplateStatus],
     activities: Mapping[AgentId, AgentActivity],
     context_changes: Mapping[AgentId, ContextChange] | None = None,
+    signed_out: Mapping[AgentId, SignInCheck] | None = None,
 ) -> list[AgentRow]:
     latest = latest_sessions(sessions)
     cell_order = {leaf.id: number for number, leaf in enumerate(lay.leaves(active_root), start=1)}
@@ -233,6 +246,7 @@ def build_rows(
                 template=templates.get(agent.agent_id, TemplateStatus(TemplateLink.NONE)),
                 activity=activities.get(agent.agent_id, NOTHING_KNOWN),
                 context_change=(context_changes or {}).get(agent.agent_id),
+                sign_in=(signed_out or {}).get(agent.agent_id),
             )
         )
     return rows
@@ -282,6 +296,7 @@ def _row(
     template: TemplateStatus,
     activity: AgentActivity,
     context_change: ContextChange | None,
+    sign_in: SignInCheck | None,
 ) -> AgentRow:
     state, state_text = describe_state(session)
     if context_change is not None and (session is None or session.id != context_change.session_id):
@@ -307,6 +322,7 @@ def _row(
         activity=activity,
         worktree=agent.worktree,
         context_change=context_change,
+        sign_in=sign_in,
     )
 
 

@@ -79,6 +79,17 @@ class AgentRunner:
         checker = self._deps.sign_in
         return checker.check(self.profile_of(agent_id)) if checker is not None else None
 
+    async def signed_out(self) -> Mapping[AgentId, SignInCheck]:
+        """The agents whose CLI has no credentials (spec 02 §13.3 rule 5): the Agents panel marks them."""
+        found = {}
+        for agent in self.manifest().agents:
+            if self._deps.profiles.known().by_id(agent.profile_id) is None:
+                continue  # a missing profile says so itself
+            check = self.sign_in_check(agent.agent_id)
+            if check is not None and not check.signed_in:
+                found[agent.agent_id] = check
+        return found
+
     def live(self, agent_id: AgentId) -> LiveAgent | None:
         info = self._project.sessions.live_agent_session(agent_id)
         if info is None:

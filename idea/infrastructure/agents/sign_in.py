@@ -33,8 +33,8 @@ CLAUDE_WHAT_TO_DO = (
     "then start the agent again"
 )
 CODEX_WHAT_TO_DO = (
-    "run `codex login` in a cell or a terminal (or set OPENAI_API_KEY in IdeA's environment), then start the "
-    "agent again; every Codex agent shares that login"
+    "choose Sign in to Codex in the agent's menu of the Agents panel (it runs `codex login` in a cell), or set "
+    "OPENAI_API_KEY in IdeA's environment, then start the agent again; every Codex agent shares that login"
 )
 GEMINI_WHAT_TO_DO = (
     "open a cell, run `gemini` and choose \"Login with Google\" (or set GEMINI_API_KEY in IdeA's environment), "

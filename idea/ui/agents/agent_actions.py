@@ -71,6 +71,10 @@ class AgentActions:
             "Launch in background", run.launch_in_background, tip="Launch without showing it in a cell"
         )
         self.stop_action = action("Stop", run.stop, "stop", tip="Stop the agent's process")
+        self.sign_in_action = action(
+            "Sign in…", run.sign_in,
+            tip="Run its CLI's sign-in in a cell beside it (Codex: codex login, shared by every Codex agent)",
+        )
         self.restart_action = action(
             "Restart to apply", run.restart_to_apply, "restart",
             tip="Its context changed since it started: stop it and start it again where it runs, with its "
@@ -167,6 +171,8 @@ class AgentActions:
         menu.addAction(self.stop_action)
         if row is not None and row.context_text:
             menu.addAction(self.restart_action)
+        if row is not None and row.can_sign_in:
+            menu.addAction(self.sign_in_action)
         menu.addSeparator()
         menu.addActions([self.send_task_action, self.interrupt_action])
         limit = row.activity.limit if row is not None else None
@@ -207,6 +213,9 @@ class AgentActions:
         self.launch_button.setEnabled(selected)
         self.stop_action.setEnabled(live)
         self.restart_action.setEnabled(row is not None and bool(row.context_text))
+        self.sign_in_action.setEnabled(row is not None and row.can_sign_in)
+        if row is not None and row.sign_in is not None:
+            self.sign_in_action.setText(f"Sign in to {row.sign_in.cli}…")
         self.restart_action.setToolTip(row.context_change_text if row is not None and row.context_text
                                        else "Restart the agent so that it reads its changed context")
         self.attach_action.setEnabled(row is not None and row.in_background and cell_usable)

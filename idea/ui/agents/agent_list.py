@@ -180,8 +180,8 @@ def _item_look(row: AgentRow, now_ms: int, c: Colors) -> tuple[object, ...]:
         dot,
         not row.is_live,
         row.details(),
-        " · ".join(mark for mark in (row.context_text, row.late_reply_text) if mark),
-        c.warn if row.context_text else c.accent,
+        " · ".join(mark for mark in (row.sign_in_text, row.context_text, row.late_reply_text) if mark),
+        c.warn if row.sign_in_text or row.context_text else c.accent,
         row.attention_text or row.limit_text(now_ms, format_local_time) or row.stalled_text,
         c.warn,
         row.work_text,
@@ -211,6 +211,8 @@ def _message_page(text: str) -> QWidget:
 def _tooltip(row: AgentRow, now_ms: int) -> str:
     lines = [f"Profile: {row.profile_name}" + (f" ({row.delegation} delegation)" if row.delegation else "")]
     lines.append(f"State: {row.state_text}")
+    if row.sign_in is not None:
+        lines.append(f"{row.sign_in_text}: {row.sign_in.what_to_do}")
     if row.context_change_text:
         lines.append(row.context_change_text)
     if row.since_text():

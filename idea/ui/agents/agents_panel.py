@@ -168,8 +168,10 @@ class AgentsPanel(QWidget):
             case AgentsChanged(project_id=runtime.id):
                 self.model.manifest = event.manifest
                 self._feed.read_template_links()
+                self._feed.read_sign_ins()  # a profile changed
             case SessionsChanged(project_id=runtime.id):
                 self.model.sessions_changed(event.sessions)
+                self._feed.read_sign_ins()  # a sign-in (or a CLI's own login) may have ended
             case LayoutChanged(project_id=runtime.id):
                 self.model.document = event.document
             case OrchestrationNews(project_id=runtime.id):
@@ -224,6 +226,7 @@ class AgentsPanel(QWidget):
     def _read_all(self) -> None:
         self._feed.read_template_links()
         self._feed.read_context_changes()
+        self._feed.read_sign_ins()
         self._feed.read_orchestration()
         self._render()
 

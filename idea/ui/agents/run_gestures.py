@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 
 from idea.application.agents.agent_rows import AgentRow
 from idea.application.agents.placement_rules import InBackground, InCell, InNewSplit
+from idea.application.agents.sign_in_cell import open_sign_in
 from idea.application.orchestrator.ports import LiveAgent
 from idea.application.projects import ProjectRuntime
 from idea.domain.ids import AgentId, NodeId, TicketId
@@ -106,6 +107,20 @@ class RunGestures:
         self._launch(row, runtime, f"Cannot restart {row.name}",
                      lambda: runtime.placement.relaunch(row.agent_id, "context changed"),
                      self._ctx.done(f"{row.name} restarted with its current context"))
+
+    def sign_in(self, agent_id: AgentId | None = None) -> None:
+        """Run the agent's CLI sign-in in a cell beside it (spec 02 §13.3 rule 5); the agent itself is started
+        afterwards, by the person."""
+        selection = self._ctx.selection(agent_id)
+        if selection is None or not selection[0].can_sign_in:
+            return
+        row, runtime = selection
+        cli = row.sign_in.cli if row.sign_in is not None else "its CLI"
+        self._ctx.run(
+            f"Cannot sign {row.name} in",
+            open_sign_in(runtime, runtime.runner, row.agent_id, self._ctx.model.active_cell()),
+            self._ctx.done(f"Sign in to {cli} in the new cell, then start {row.name}"),
+        )
 
     def focus(self) -> None:
         row = self._ctx.model.row(self._ctx.selected_agent())

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from idea.application.agents.agent_activity import WorkRow
 from idea.application.agents.launch_context import ContextChange
 from idea.application.agents.templates import TemplateStatus
+from idea.application.sign_in import SignInCheck
 from idea.domain.ids import AgentId
 from idea.domain.orchestration.events import AgentQueueSnapshot
 from idea.ui.agents.team_model import TeamModel
@@ -25,6 +26,7 @@ class TeamFeed:
         self._problem = problem  # one line for the status bar
         self._template_generation = 0
         self._context_generation = 0
+        self._sign_in_generation = 0
         self._orchestration_generation = 0
         self._work_read_running = False
         self._work_read_again = False
@@ -64,6 +66,25 @@ class TeamFeed:
             runtime.runner.context_changes(),
             on_done=arrived,
             on_error=lambda error: self._problem(f"Could not tell whether agents' context changed: {error}"),
+        )
+
+    def read_sign_ins(self) -> None:
+        """Which agents' CLIs have no credentials (spec 02 §13.3): a login may have been made or lost anywhere."""
+        runtime = self._model.runtime
+        if runtime is None:
+            return
+        self._sign_in_generation += 1
+        generation = self._sign_in_generation
+
+        def arrived(signed_out: Mapping[AgentId, SignInCheck]) -> None:
+            if generation == self._sign_in_generation and runtime is self._model.runtime:
+                self._model.signed_out = signed_out
+                self._redraw()
+
+        self._client.call(
+            runtime.runner.signed_out(),
+            on_done=arrived,
+            on_error=lambda error: self._problem(f"Could not tell which agents are signed in: {error}"),
         )
 
     def read_orchestration(self) -> None:

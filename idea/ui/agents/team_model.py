@@ -8,6 +8,7 @@ import os
 from collections.abc import Mapping
 from typing import Protocol
 
+from idea.application.sign_in import SignInCheck
 from idea.application.agents.agent_activity import ActivityBook
 from idea.application.agents.agent_rows import AgentRow, build_rows
 from idea.application.agents.launch_context import ContextChange
@@ -48,6 +49,7 @@ class TeamModel:
         self.document: lay.LayoutDocument | None = None
         self.template_links: dict[AgentId, TemplateStatus] = {}
         self.context_changes: Mapping[AgentId, ContextChange] = {}
+        self.signed_out: Mapping[AgentId, SignInCheck] = {}
         self.activity = ActivityBook()
         self.rows: list[AgentRow] = []
 
@@ -56,6 +58,7 @@ class TeamModel:
         self.runtime = runtime
         self.template_links = {}
         self.context_changes = {}
+        self.signed_out = {}
         self.activity.clear()
         if runtime is None:
             self.manifest, self.sessions, self.document = AgentManifest(), {}, None
@@ -88,6 +91,7 @@ class TeamModel:
                 self.template_links,
                 self.activity.all(),
                 self.context_changes,
+                self.signed_out,
             )
         return self.rows
 
