@@ -81,7 +81,10 @@ def test_the_last_lines_shown_are_copied_as_the_log_has_them(gui_factory) -> Non
     assert len(copied) == COPIED_LINES
     assert copied == log.recent_lines(COPIED_LINES)  # the raw lines, their times in epoch milliseconds
     assert copied[-1].endswith(f"[flood] line {COPIED_LINES + 99}")
-    assert window.status.text() == f"Copied the last {COPIED_LINES} lines shown"
+    assert window.notice.text() == f"Copied the last {COPIED_LINES} lines shown"
+    log.beacon("[flood] one more")
+    window.refresh()
+    assert window.notice.text() == f"Copied the last {COPIED_LINES} lines shown"  # the log moving on keeps it
 
 
 def test_printing_on_standard_error_is_the_verbose_setting(gui_factory, isolated_data_dir: Path) -> None:
@@ -115,7 +118,7 @@ def test_a_bug_report_is_saved_off_the_gui_thread_with_what_idea_runs_on(
     assert not window.report_button.isEnabled()  # once at a time
     gui.qtbot.waitUntil(window.report_button.isEnabled)
 
-    assert window.status.text() == f"Bug report saved: {destination}"
+    assert window.notice.text() == f"Bug report saved: {destination}"
     with zipfile.ZipFile(destination) as archive:
         assert {"about.txt", "settings.json", "logs/idea.log", f"logs/{crash.name}"} <= set(archive.namelist())
         assert archive.read("about.txt").decode().splitlines() == ["IdeA   9.9.9 (test)", "codex  not found on PATH"]
@@ -123,4 +126,4 @@ def test_a_bug_report_is_saved_off_the_gui_thread_with_what_idea_runs_on(
     (tmp_path / "blocked").write_text("a file where the folder should be")
     window.save_bug_report(tmp_path / "blocked" / "report.zip")
     gui.qtbot.waitUntil(window.report_button.isEnabled)
-    assert window.status.text().startswith("The bug report was not saved: ")
+    assert window.notice.text().startswith("The bug report was not saved: ")

@@ -103,8 +103,13 @@ class DiagnosticsWindow(QDialog):
         self.text.setFont(QFont(monospace_family(None)))
         self.text.setAccessibleName("Diagnostics log")
         self.text.setMaximumBlockCount(SHOWN_LINES)  # what follows the log forgets its oldest lines
-        self.status = QLabel()
+        self.status = QLabel()  # what is shown of the log
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.notice = QLabel()  # what the last gesture did: lines copied, a bug report saved
+        self.notice.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        status_row = QHBoxLayout()
+        status_row.addWidget(self.status, 1)
+        status_row.addWidget(self.notice)
 
         self.echo = QCheckBox(ECHO)
         self.echo.setToolTip(ECHO_TIP)
@@ -133,7 +138,7 @@ class DiagnosticsWindow(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(filters)
         layout.addWidget(self.text, 1)
-        layout.addWidget(self.status)
+        layout.addLayout(status_row)
         layout.addLayout(buttons)
         size_within_screen(self, 1100, 640)
 
@@ -220,7 +225,7 @@ class DiagnosticsWindow(QDialog):
     def copy_last_lines(self) -> None:
         lines = [line.text for line in self._shown[-COPIED_LINES:]]
         QGuiApplication.clipboard().setText("\n".join(lines) + "\n")
-        self.status.setText(f"Copied the last {counted(len(lines), 'line')} shown")
+        self.notice.setText(f"Copied the last {counted(len(lines), 'line')} shown")
 
     def _set_echo(self, on: bool) -> None:
         self._sources.log.echo = on
@@ -235,7 +240,7 @@ class DiagnosticsWindow(QDialog):
     def save_bug_report(self, destination: Path) -> None:
         sources = self._sources
         self.report_button.setEnabled(False)
-        self.status.setText("Saving the bug report (asking each agent CLI its version)…")
+        self.notice.setText("Saving the bug report (asking each agent CLI its version)…")
 
         async def save() -> Path:
             def write() -> Path:
@@ -246,11 +251,11 @@ class DiagnosticsWindow(QDialog):
 
         def saved(path: Path) -> None:
             self.report_button.setEnabled(True)
-            self.status.setText(f"Bug report saved: {path}")
+            self.notice.setText(f"Bug report saved: {path}")
 
         def failed(error: BaseException) -> None:
             self.report_button.setEnabled(True)
-            self.status.setText(f"The bug report was not saved: {error_text(error)}")
+            self.notice.setText(f"The bug report was not saved: {error_text(error)}")
 
         sources.client.call(save(), on_done=saved, on_error=failed)
 
