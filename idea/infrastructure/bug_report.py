@@ -1,8 +1,8 @@
 """Help ▸ Diagnostics ▸ Save bug report: one zip a person can attach to a report (spec 07 §5) — the diagnostics
 log and its rotations, the last crash reports kept beside them, `settings.json` without its secrets, and what
-IdeA runs on (`about.txt`: IdeA's, Python's,
-Qt's and the terminal widget's versions, the agent CLIs found). Nothing is read that could block (a FIFO in
-the user data is skipped), nothing is changed in the user data, and the zip appears whole or not at all."""
+IdeA runs on (`about.txt`: IdeA's, Python's, Qt's and the terminal widget's versions, the agent CLIs found).
+Nothing is read that could block (a FIFO in the user data is skipped), nothing is changed in the user data,
+and the zip appears whole or not at all."""
 
 from __future__ import annotations
 
