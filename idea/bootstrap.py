@@ -39,6 +39,7 @@ from idea.infrastructure.inspect.process_cpu import DescendantCpuProbe
 from idea.infrastructure.installation import name_live_appdir
 from idea.infrastructure.mcp.endpoint import sweep_dead_endpoints
 from idea.infrastructure.knowledge_adapters import LocalKnowledgeAdapters
+from idea.infrastructure.limits.pattern_reader import LocalLimitPatternReader
 from idea.infrastructure.agent_watching import LocalAgentWatchAdapters
 from idea.infrastructure.agents.sign_in import LocalSignInChecker
 from idea.infrastructure.inspect.engine_sessions import LocalSessionInspector
@@ -136,7 +137,9 @@ def bootstrap(
     user_data = JsonUserDataStore(data_dir)
     preferences = Preferences(user_data, events, diagnostics)
     diagnostics.echo = preferences.settings.diagnostics_verbose
-    profiles = ProfileCatalogue(JsonProfileStore(data_dir), SubprocessCliDetector(), preferences, host)
+    profiles = ProfileCatalogue(
+        JsonProfileStore(data_dir), SubprocessCliDetector(), preferences, host, LocalLimitPatternReader(clock)
+    )
     templates = TemplateCatalogue(JsonTemplateStore(data_dir, clock=clock), clock, ids)
     timings = OrchestratorTimings.from_env(host.environ())
     permissions = PermissionService(JsonPermissionStore(), platform_sandbox(), host)

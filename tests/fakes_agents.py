@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from idea.application.agents.convention_file import OrchestrationTexts
-from idea.application.agents.ports import Detection, PreparedRunDir, RunDirRequest
+from idea.application.agents.ports import Detection, PatternProblem, PatternReading, PreparedRunDir, RunDirRequest
 from idea.domain.agent import AgentManifest, validate_persona_path
 from idea.domain.errors import not_found
-from idea.domain.profile import Profile, ProfileBook
+from idea.domain.profile import Profile, ProfileBook, RateLimitPattern
 from idea.domain.providers import ProviderSessions, RunningAgents
 from idea.domain.template import TemplateIndex, TemplateRecord
 from idea.infrastructure.stores.profiles import reference_profiles_path
@@ -158,6 +158,29 @@ class RecordingRunDirWriter:
 class StaticPrompts:
     def orchestration_texts(self) -> OrchestrationTexts:
         return OrchestrationTexts(mcp="# IdeA orchestration\n\nYou are {agentName} (MCP).", file="# IdeA orchestration\n\nYou are {agentName} (files).")
+
+
+class ScriptedLimitPatterns:
+    """`LimitPatternReader` with scripted answers: `problems` by pattern text (every other pattern is fine),
+    `readings` by the text read (any other text: no match)."""
+
+    def __init__(
+        self,
+        problems: Mapping[str, PatternProblem] | None = None,
+        readings: Mapping[str, PatternReading] | None = None,
+        now_ms: int = 0,
+    ) -> None:
+        self.problems = dict(problems or {})
+        self.readings = dict(readings or {})
+        self.now_ms = now_ms
+        self.read_texts: list[str] = []
+
+    def problem(self, pattern: RateLimitPattern) -> PatternProblem | None:
+        return self.problems.get(pattern.pattern)
+
+    def read(self, pattern: RateLimitPattern, text: str) -> PatternReading:
+        self.read_texts.append(text)
+        return self.readings.get(text, PatternReading(self.now_ms))
 
 
 class ScriptedDetector:

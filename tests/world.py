@@ -62,6 +62,7 @@ from tests.fakes_agents import (
     MemoryTemplateStore,
     RecordingRunDirWriter,
     ScriptedDetector,
+    ScriptedLimitPatterns,
     StaticPrompts,
     shipped_profiles,
 )
@@ -99,7 +100,9 @@ class World:
         self.host = FakeHost()
         self.preferences = Preferences(self.user_data, self.events, self.diagnostics)
         self.profile_store = MemoryProfileStore(ProfileBook(profiles=tuple(shipped_profiles())))
-        self.profiles = ProfileCatalogue(self.profile_store, ScriptedDetector(), self.preferences, self.host)
+        self.profiles = ProfileCatalogue(
+            self.profile_store, ScriptedDetector(), self.preferences, self.host, ScriptedLimitPatterns()
+        )
         self.template_store = MemoryTemplateStore()
         self.templates = TemplateCatalogue(self.template_store, self.clock, self.ids)
         self.manifests = MemoryManifestStore()

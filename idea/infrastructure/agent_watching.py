@@ -4,8 +4,6 @@ terminal (blocking prompts, level-2 usage limits), the wall-clock scheduler of r
 from __future__ import annotations
 
 import asyncio
-import time
-from datetime import datetime
 
 from idea.application.limits.ports import ScheduledTask
 from idea.application.orchestrator.ports import Timer
@@ -14,7 +12,7 @@ from idea.application.ports import Clock, Diagnostics, TerminalSession
 from idea.domain.profile import Profile
 from idea.infrastructure.limits.detector import LimitMatch
 from idea.infrastructure.inspect.engine_sessions import TranscriptTail, claude_limit_in_record
-from idea.infrastructure.limits.reset_time import local_zone, parse_reset_time
+from idea.infrastructure.limits.reset_time import format_local_time, parse_reset_time
 from idea.infrastructure.limits.screen_watch import AgentScreenWatch
 from idea.infrastructure.scheduler import AsyncioWallClockScheduler
 
@@ -71,12 +69,3 @@ class ClaudeTranscriptLimits:
                 )
                 found.append((resets, limit.text))
         return found
-
-
-def format_local_time(epoch_ms: int, now_ms: int | None = None) -> str:
-    """ "15:00" today, "Jun 21 15:00" another day (local time)."""
-    zone = local_zone()
-    moment = datetime.fromtimestamp(epoch_ms / 1000, tz=zone)
-    today = datetime.fromtimestamp((now_ms if now_ms is not None else time.time_ns() // 1_000_000) / 1000, tz=zone)
-    clock = moment.strftime("%H:%M")
-    return clock if moment.date() == today.date() else f"{moment.strftime('%b')} {moment.day} {clock}"

@@ -17,7 +17,7 @@ from idea.domain.workspace import Settings
 from idea.infrastructure.stores.profiles import JsonProfileStore
 from idea.infrastructure.stores.user_data import JsonUserDataStore
 from tests.fakes import FakeHost, RecordingDiagnostics, RecordingEvents
-from tests.fakes_agents import ScriptedDetector, shipped_profiles
+from tests.fakes_agents import ScriptedDetector, ScriptedLimitPatterns, shipped_profiles
 from tests.world import World
 
 BROKEN = b'{"version": 1, "profiles": [{"id": "oops",\n'
@@ -27,7 +27,9 @@ def catalogue(data_dir: Path, *, first_run_done: bool = True) -> ProfileCatalogu
     user_data = JsonUserDataStore(data_dir)
     user_data.save_settings(Settings(first_run_completed=first_run_done))
     preferences = Preferences(user_data, RecordingEvents(), RecordingDiagnostics())
-    return ProfileCatalogue(JsonProfileStore(data_dir), ScriptedDetector(), preferences, FakeHost())
+    return ProfileCatalogue(
+        JsonProfileStore(data_dir), ScriptedDetector(), preferences, FakeHost(), ScriptedLimitPatterns()
+    )
 
 
 def read_preferences(data_dir: Path) -> Preferences:

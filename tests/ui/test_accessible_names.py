@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pygit2
 import shiboken6
-from PySide6.QtWidgets import QApplication, QDockWidget, QTabWidget, QWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QTabWidget, QToolButton, QWidget
 
 from idea.application.agents.placement_rules import InBackground
 from tests.ui.accessibility import accessible_name, unnamed_controls
@@ -36,7 +36,11 @@ def shown_windows(window: QWidget) -> dict[int, QWidget]:
 
 
 def unnamed_on_every_page(root: QWidget) -> list[str]:
-    """`unnamed_controls` of `root` with each page of each of its tab widgets shown in turn."""
+    """`unnamed_controls` of `root` with each page of each of its tab widgets shown in turn, and every group
+    that opens on demand open."""
+    for toggle in root.findChildren(QToolButton):
+        if toggle.property("expandsSection") and not toggle.isChecked():
+            toggle.click()
     found = unnamed_controls(root)
     for tabs in root.findChildren(QTabWidget):
         if not tabs.isVisible():

@@ -22,7 +22,7 @@ from idea.domain.knowledge.memory import MemoryPointerLine
 from idea.domain.knowledge.skill import Skill
 from idea.domain.orchestration.commands import Command, Outcome, Requester, Source
 from idea.domain.orchestration.live_state import LiveStateRow
-from idea.domain.profile import Profile, ProfileBook
+from idea.domain.profile import Profile, ProfileBook, RateLimitPattern
 from idea.domain.providers import ProviderSessions, RunningAgents
 from idea.domain.template import TemplateIndex, TemplateRecord
 from idea.domain.workspace import Settings
@@ -309,6 +309,39 @@ class Detection:
 class CliDetector(Protocol):
     def detect(self, command_line: str, env: Mapping[str, str] | None = None) -> Detection:
         """Run `command_line` without a shell and with a deadline; its first output line is the version."""
+        ...
+
+
+@dataclass(frozen=True)
+class PatternProblem:
+    """Why level 2 of limit detection could not use a `rateLimitPattern`: the expression does not compile
+    (`regex_error`, the engine's words with the position), or it has no group named by `resetCapture`."""
+
+    regex_error: str | None = None
+    missing_capture: str | None = None
+
+
+@dataclass(frozen=True)
+class PatternReading:
+    """What a `rateLimitPattern` finds in a text, read as the limits service reads the CLI's output."""
+
+    now_ms: int
+    matched: str | None = None  # the text the pattern matched; None: no match
+    reset_text: str | None = None  # what the reset capture group caught
+    resets_at_ms: int | None = None  # the reset time `reset_text` names, by the limits' reset-time parser
+    resets_at: str = ""  # that time as the limit badges write it ("15:00", "Jun 21 15:00")
+
+
+class LimitPatternReader(Protocol):
+    """Level 2 of usage-limit detection (spec 05 §6.2, §7) applied on request: the regular expression engine
+    and the reset-time parser live in the infrastructure."""
+
+    def problem(self, pattern: RateLimitPattern) -> PatternProblem | None:
+        """Why the limits service could not use `pattern`; None when it can."""
+        ...
+
+    def read(self, pattern: RateLimitPattern, text: str) -> PatternReading:
+        """`pattern` searched in `text` (control sequences removed, blanks collapsed), now."""
         ...
 
 

@@ -2,9 +2,10 @@
 turning the edits into the profile to save.
 
 The form edits the dictionary, not the model: a draft with an empty command is still something the person is
-typing, and keys the form does not show (rate-limit pattern, liveness, projector, hooks, unknown keys) pass
-through untouched. Fields left at their default stay absent, so a profile written by the original IdeA keeps
-its keys. Text that cannot be read raises ValueError with one sentence for the person.
+typing, and keys the form does not show (projector, hooks, unknown keys) pass through untouched; the usage-limit
+pattern and liveness fields are translated by `profile_limit_fields`. Fields left at their default stay absent, so
+a profile written by the original IdeA keeps its keys. Text that cannot be read raises ValueError with one
+sentence for the person.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
+
+from idea.application.agents.limit_patterns import LimitPatternCheck
+from idea.application.agents.profile_limit_fields import LimitFields, limit_fields_of, liveness_json, rate_limit_json
 
 from idea.domain.profile import (
     DEFAULT_COLD_START_MAX_MS,
@@ -32,8 +36,8 @@ HIDDEN_KEYS = ("edited",)  # bookkeeping of reference profiles, not something to
 # Keys the form writes; everything else in the profile's JSON is carried over as it was.
 FORM_KEYS = (
     "name", "command", "args", "contextInjection", "detect", "cwdTemplate", "session", "structuredAdapter",
-    "mcp", "promptReadyPattern", "submitSequence", "submitDelayMs", "env", "newlineSequence",
-    "blockingPrompts", "coldStartMaxMs",
+    "mcp", "promptReadyPattern", "liveness", "rateLimitPattern", "submitSequence", "submitDelayMs", "env",
+    "newlineSequence", "blockingPrompts", "coldStartMaxMs",
 )
 DEFAULTS: dict[str, Any] = {
     "args": [],
@@ -76,6 +80,7 @@ class ProfileFields:
     newline_sequence: str = ""
     blocking_prompts: str = ""  # one per line
     cold_start_max_ms: int = DEFAULT_COLD_START_MAX_MS
+    limits: LimitFields = LimitFields()  # usage-limit pattern and liveness
 
 
 def fields_of(data: Mapping[str, Any]) -> ProfileFields:
@@ -108,6 +113,7 @@ def fields_of(data: Mapping[str, Any]) -> ProfileFields:
         newline_sequence=escape_sequence(data.get("newlineSequence", DEFAULT_NEWLINE_SEQUENCE)),
         blocking_prompts="\n".join(data.get("blockingPrompts", [])),
         cold_start_max_ms=data.get("coldStartMaxMs", DEFAULT_COLD_START_MAX_MS),
+        limits=limit_fields_of(data),
     )
 
 
@@ -127,6 +133,8 @@ def json_of(base: Mapping[str, Any], fields: ProfileFields) -> dict[str, Any]:
         "structuredAdapter": fields.family,
         "mcp": _mcp(fields, base),
         "promptReadyPattern": fields.prompt_ready or None,
+        "liveness": liveness_json(fields.limits, base),
+        "rateLimitPattern": rate_limit_json(fields.limits, base),
         "submitSequence": _unescaped("Submit sequence", fields.submit_sequence),
         "submitDelayMs": fields.submit_delay_ms,
         "env": _env_lines(fields.env),
@@ -171,17 +179,28 @@ def check_json(data: Mapping[str, Any]) -> None:
         raise ValueError(validation_message(exc)) from None
 
 
-def profile_to_save(data: Mapping[str, Any], stored: Profile | None, original: Mapping[str, Any] | None) -> Profile:
+def profile_to_save(
+    data: Mapping[str, Any],
+    stored: Profile | None,
+    original: Mapping[str, Any] | None,
+    limit_patterns: LimitPatternCheck,
+) -> Profile:
     """The profile the edits make. A stored profile is changed key by key, so a reference profile records
-    which keys the person changed; a new one is read whole."""
+    which keys the person changed; a new one is read whole. A limit pattern the limits service could not use
+    is refused, as `ProfileCatalogue.save_profile` would."""
     try:
         if stored is None or original is None:
-            return Profile.from_json(dict(data))
-        changes: dict[str, Any] = {k: v for k, v in data.items() if original.get(k) != v}
-        changes.update({k: None for k in original if k not in data})
-        return stored.with_changes(changes)
+            profile = Profile.from_json(dict(data))
+        else:
+            changes: dict[str, Any] = {k: v for k, v in data.items() if original.get(k) != v}
+            changes.update({k: None for k in original if k not in data})
+            profile = stored.with_changes(changes)
     except ValidationError as exc:
         raise ValueError(validation_message(exc)) from None
+    refusal = limit_patterns.refusal(profile)
+    if refusal is not None:
+        raise ValueError(refusal)
+    return profile
 
 
 def editable(data: Mapping[str, Any]) -> dict[str, Any]:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 
-from idea.application.agents.ports import CliDetector, Detection, ProfileStore
+from idea.application.agents.limit_patterns import LimitPatternCheck
+from idea.application.agents.ports import CliDetector, Detection, LimitPatternReader, ProfileStore
 from idea.application.ports import Host
 from idea.application.preferences import Preferences
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode, PartlyReadFileError, invalid
@@ -15,10 +16,16 @@ from idea.domain.profile import Profile, ProfileBook
 
 class ProfileCatalogue:
     def __init__(
-        self, store: ProfileStore, detector: CliDetector, preferences: Preferences, host: Host
+        self,
+        store: ProfileStore,
+        detector: CliDetector,
+        preferences: Preferences,
+        host: Host,
+        limit_patterns: LimitPatternReader,
     ) -> None:
         self._store = store
         self._detector = detector
+        self.limit_patterns = LimitPatternCheck(limit_patterns)  # what the editor says of a limit pattern
         self._preferences = preferences
         self._host = host
         self.problems: list[str] = []  # told to the person at start-up
@@ -111,6 +118,9 @@ class ProfileCatalogue:
     def save_profile(self, profile: Profile) -> ProfileBook:
         if not profile.name.strip() or not profile.command.strip():
             raise invalid("a profile needs a name and a command")
+        refusal = self.limit_patterns.refusal(profile)
+        if refusal is not None:
+            raise invalid(refusal)
         self._book = self._store.update(lambda book: book.with_profile(profile)).overlay_reference_defaults(
             self._store.reference_profiles()
         )

@@ -37,7 +37,7 @@ from idea.domain.agent_states.attention import (
     reason_of_screen_prompt,
     requester_note,
 )
-from idea.domain.agent_states.liveness import stall_after_ms
+from idea.domain.agent_states.liveness import sees_work, stall_after_ms
 from idea.domain.agent_states.session_limit import RateLimitSource
 from idea.domain.ids import AgentId, NodeId
 from idea.domain.orchestration.tickets import TicketEnd, TicketEndKind, TicketKind
@@ -250,8 +250,7 @@ class AgentStates:
         profile = self._ctx.profile_or_none(agent_id)
         if profile is None:
             return None
-        has_source = profile.hooks is not None or profile.structured_adapter is not None
-        return stall_after_ms(profile, has_source)
+        return stall_after_ms(profile, sees_work(profile.hooks, profile.structured_adapter))
 
     def _stall_suspected(self, agent_id: AgentId) -> None:
         if self.limits is not None:

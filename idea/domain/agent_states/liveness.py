@@ -28,6 +28,11 @@ class Liveness(Enum):
     STALLED = "stalled"
 
 
+def sees_work(hooks: str | None, structured_adapter: str | None) -> bool:
+    """Whether IdeA can see a CLI working: its hooks, or the transcript its family's inspector reads."""
+    return hooks is not None or structured_adapter is not None
+
+
 def stall_after_ms(profile: Profile, has_activity_source: bool) -> int | None:
     """The profile's threshold, else 5 minutes for an agent IdeA can see working (transcript or hooks);
     None: no stall detection (nothing would ever prove it alive)."""

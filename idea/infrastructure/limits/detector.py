@@ -76,27 +76,33 @@ def visible_stream_end(raw: str, chars: int, reach: int) -> str:
 class LimitMatch:
     resets_at_ms: int | None  # None: the pattern matched but named no readable reset time
     text: str  # what matched, for the diagnostics log and the human net
+    reset_text: str | None = None  # what the reset capture group caught (None: no group, or it caught nothing)
 
 
 class RateLimitParser:
-    """A profile's pattern, compiled once; `problem` says why it could not be."""
+    """A profile's pattern, compiled once; `problem` says why it could not be (for the diagnostics log), and
+    `regex_error` / `missing_capture` say the same in parts (for the profile editor)."""
 
     def __init__(self, pattern: RateLimitPattern | None, tz: tzinfo | None = None) -> None:
         self._spec = pattern
         self._tz = tz
         self._regex: re.Pattern[str] | None = None
         self.problem: str | None = None
+        self.regex_error: str | None = None  # why the pattern does not compile, with the position
+        self.missing_capture: str | None = None  # the reset capture the pattern has no group for
         if pattern is None:
             return
         try:
             self._regex = re.compile(pattern.pattern)
         except re.error as exc:
+            self.regex_error = str(exc)
             self.problem = f"rateLimitPattern {pattern.pattern!r} is not a valid regular expression: {exc}"
             return
         capture = pattern.reset_capture
         if capture and capture not in self._regex.groupindex and not (
             capture.isdigit() and int(capture) <= self._regex.groups
         ):
+            self.missing_capture = capture
             self.problem = f"rateLimitPattern has no group named {capture!r}; reset times will not be read"
 
     @property
@@ -110,9 +116,11 @@ class RateLimitParser:
         match = self._regex.search(text)
         if match is None:
             return None
-        return LimitMatch(self._reset_of(match, now_ms), match.group(0)), match.end()
+        raw = self._captured(match)
+        resets_at_ms = parse_reset_time(raw, self._spec.time_format, now_ms, self._tz) if raw else None
+        return LimitMatch(resets_at_ms, match.group(0), raw), match.end()
 
-    def _reset_of(self, match: re.Match[str], now_ms: int) -> int | None:
+    def _captured(self, match: re.Match[str]) -> str | None:
         assert self._spec is not None
         capture = self._spec.reset_capture
         if not capture:
@@ -121,9 +129,7 @@ class RateLimitParser:
             raw = match.group(int(capture) if capture.isdigit() else capture)
         except IndexError:  # no such group (said once through `problem`)
             return None
-        if not raw:
-            return None
-        return parse_reset_time(raw, self._spec.time_format, now_ms, self._tz)
+        return raw or None
 
 
 class OutputLimitScanner:

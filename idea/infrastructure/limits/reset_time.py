@@ -120,6 +120,15 @@ def parse_reset_time(text: str, time_format: str | None, now_ms: int, tz: tzinfo
     return None
 
 
+def format_local_time(epoch_ms: int, now_ms: int | None = None, zone: tzinfo | None = None) -> str:
+    """ "15:00" today, "Jun 21 15:00" another day (in `zone`, default this machine's)."""
+    zone = zone if zone is not None else local_zone()
+    moment = datetime.fromtimestamp(epoch_ms / 1000, tz=zone)
+    today = datetime.fromtimestamp(now_ms / 1000, tz=zone) if now_ms is not None else datetime.now(tz=zone)
+    clock = moment.strftime("%H:%M")
+    return clock if moment.date() == today.date() else f"{moment.strftime('%b')} {moment.day} {clock}"
+
+
 def local_zone() -> tzinfo:
     """This machine's zone, with its DST rules when they can be found (a fixed offset otherwise)."""
     name = os.environ.get("TZ", "").lstrip(":")

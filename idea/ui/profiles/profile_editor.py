@@ -64,7 +64,9 @@ class ProfileEditor(QDialog):
         self.setWindowTitle("Profiles[*]")
         size_within_screen(self, 1120, 760)
         self.profiles = ProfileList(self._picked, self.add_custom, self.duplicate, self.delete)
-        self.pane = ProfilePane(self._changed, self._tab_changed, self.detect, self.revert, self.save)
+        self.pane = ProfilePane(
+            self._changed, self._tab_changed, self.detect, self.revert, self.save, profiles.limit_patterns
+        )
         buttons = close_buttons(self)
         self.setup_button = buttons.addButton("Set up CLIs…", QDialogButtonBox.ButtonRole.ResetRole)
         self.setup_button.setToolTip("Detect the reference CLIs and choose which ones are enabled")
@@ -141,7 +143,7 @@ class ProfileEditor(QDialog):
         """The profile to save; ValueError when invalid. Reference profiles record which keys changed."""
         data = self.pane.edited_data(self._current_id)
         stored = self._profiles.profile(self._current_id or "") if self._original is not None else None
-        return profile_to_save(data, stored, self._original)
+        return profile_to_save(data, stored, self._original, self._profiles.limit_patterns)
 
     @property
     def is_modified(self) -> bool:

@@ -1,6 +1,7 @@
-"""The form of one AI CLI profile: every common field, grouped. It shows a profile's JSON dictionary as
-`ProfileFields` and gives the dictionary back as the fields say it (`profile_editing` does both
-translations, and keeps what the form does not show)."""
+"""The form of one AI CLI profile: every common field, grouped, and the usage-limit and liveness fields in a
+group that opens on demand (`limits_section.py`). It shows a profile's JSON dictionary as `ProfileFields` and
+gives the dictionary back as the fields say it (`profile_editing` does both translations, and keeps what the
+form does not show)."""
 
 from __future__ import annotations
 
@@ -22,8 +23,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from idea.application.agents.limit_patterns import LimitPatternCheck
 from idea.application.agents.profile_editing import ProfileFields, fields_of, json_of
 from idea.domain.profile import DEFAULT_CONTEXT_TARGET, DEFAULT_CWD_TEMPLATE
+from idea.ui.profiles.limits_section import LimitsSection
 from idea.ui.theme import monospace_font
 from idea.ui.widgets.labels import HintLabel, label_for
 
@@ -56,7 +59,7 @@ class ProfileForm(QWidget):
 
     changed = Signal()
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, limit_patterns: LimitPatternCheck, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._base: dict[str, Any] = {}
         self._loading = False
@@ -67,12 +70,14 @@ class ProfileForm(QWidget):
             self._delegation_group(),
             self._terminal_group(),
         )
+        self.limits = LimitsSection(limit_patterns)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 8, 0)
         for group in groups:
             column.addWidget(group)
+        column.addWidget(self.limits)
         column.addStretch(1)
-        _align_labels(groups)
+        _align_labels((*groups, self.limits))
         self._follow_edits()
 
     # -- the groups of fields --
@@ -182,6 +187,7 @@ class ProfileForm(QWidget):
             getattr(self, spin).valueChanged.connect(self._edited)
         for name in CHOICE_FIELDS:
             getattr(self, name).currentIndexChanged.connect(self._edited)
+        self.limits.changed.connect(self._edited)
 
     # -- JSON in and out --
 
@@ -197,6 +203,7 @@ class ProfileForm(QWidget):
             getattr(self, spin).setValue(getattr(shown, name))
         for name in CHOICE_FIELDS:
             _select(getattr(self, name), getattr(shown, name))
+        self.limits.load(shown.limits)
         self._loading = False
         self._show_relevant_rows()
 
@@ -208,7 +215,7 @@ class ProfileForm(QWidget):
         values.update({name: getattr(self, name).toPlainText() for name in LINES_FIELDS})
         values.update({name: getattr(self, spin).value() for name, spin in NUMBER_FIELDS.items()})
         values.update({name: getattr(self, name).currentData() for name in CHOICE_FIELDS})
-        return ProfileFields(**values)
+        return ProfileFields(**values, limits=self.limits.fields())
 
     # -- presentation --
 
@@ -240,6 +247,7 @@ class ProfileForm(QWidget):
         form.setRowVisible(self.mcp_flag, mcp == "flag")
         form.setRowVisible(self.mcp_var, mcp == "env")
         self.mcp_target.setPlaceholderText(".codex/config.toml" if mcp == "tomlConfigHome" else ".mcp.json")
+        self.limits.set_cli(self.family.currentData(), self._base.get("hooks"))
 
     def _browse(self) -> None:
         path, _filter = QFileDialog.getOpenFileName(self, "Choose the CLI program", self.command.text())
@@ -254,7 +262,7 @@ class _Group(QGroupBox):
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
 
 
-def _align_labels(groups: tuple[_Group, ...]) -> None:
+def _align_labels(groups: tuple[_Group | LimitsSection, ...]) -> None:
     """One label column across all groups, so the fields line up from top to bottom."""
     labels = [
         item.widget()

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from idea.application.agents.limit_patterns import LimitPatternCheck
 from idea.application.agents.profile_editing import json_text, parse_json_text
 from idea.ui.profiles.profile_form import ProfileForm
 from idea.ui.theme import monospace_font
@@ -36,6 +37,7 @@ class ProfilePane(QWidget):
         detect: Callable[[], None],
         revert: Callable[[], None],
         save: Callable[[], None],
+        limit_patterns: LimitPatternCheck,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -48,7 +50,7 @@ class ProfilePane(QWidget):
         header.addWidget(self.title, 1)
         header.addWidget(self.detect_result)
         header.addWidget(self.detect_button)
-        self.form = ProfileForm()
+        self.form = ProfileForm(limit_patterns)
         self.form.changed.connect(changed)
         form_scroll = QScrollArea()
         form_scroll.setWidgetResizable(True)

@@ -17,8 +17,11 @@ from idea.application.agents.profile_editing import (
     profile_to_save,
     unescape_sequence,
 )
+from idea.application.agents.limit_patterns import LimitPatternCheck
 from idea.domain.profile import Profile
+from tests.fakes_agents import ScriptedLimitPatterns
 
+ACCEPTING = LimitPatternCheck(ScriptedLimitPatterns())  # every limit pattern is usable
 STORED = {
     "id": "0b9d3c3e-0000-4000-8000-00000000abcd",
     "name": "Echo CLI",
@@ -76,13 +79,13 @@ def test_the_json_tab_keeps_the_id_and_reads_as_a_profile() -> None:
     with pytest.raises(ValueError, match="JSON line 1, column 2"):
         parse_json_text("{", STORED["id"])
     with pytest.raises(ValueError, match="contextInjection"):
-        profile_to_save({**STORED, "contextInjection": {}}, None, None)
+        profile_to_save({**STORED, "contextInjection": {}}, None, None, ACCEPTING)
 
 
 def test_a_stored_profile_records_which_keys_changed_and_a_copy_gets_its_own_id() -> None:
     stored = Profile.from_json(STORED)
     original = {**STORED}
-    saved = profile_to_save({**STORED, "name": "Renamed"}, stored, original)
+    saved = profile_to_save({**STORED, "name": "Renamed"}, stored, original, ACCEPTING)
     assert saved.name == "Renamed" and saved.id == stored.id
     copied = copy_of(stored, "0b9d3c3e-0000-4000-8000-00000000ffff")
     assert (copied["id"], copied["name"]) == ("0b9d3c3e-0000-4000-8000-00000000ffff", "Echo CLI copy")
