@@ -1,19 +1,23 @@
 """What the Agents panel reads from the core besides the events: every agent's template link, queue and
-live-state row, and which running agents' context changed since they started. Reads are asynchronous; an
+live-state row, which running agents' context changed since they started, and whose CLI is not signed in. Reads are asynchronous; an
 answer about a project the panel no longer shows, or one overtaken by a newer read, is dropped."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
+from typing import Any, TypeVar
 
 from idea.application.agents.agent_activity import WorkRow
 from idea.application.agents.launch_context import ContextChange
 from idea.application.agents.templates import TemplateStatus
+from idea.application.projects import ProjectRuntime
 from idea.application.sign_in import SignInCheck
 from idea.domain.ids import AgentId
 from idea.domain.orchestration.events import AgentQueueSnapshot
 from idea.ui.agents.team_model import TeamModel
 from idea.ui.core_client import CoreClient
+
+T = TypeVar("T")
 
 
 class TeamFeed:
@@ -24,68 +28,51 @@ class TeamFeed:
         self._model = model
         self._redraw = redraw
         self._problem = problem  # one line for the status bar
-        self._template_generation = 0
-        self._context_generation = 0
-        self._sign_in_generation = 0
+        self._generations: dict[str, int] = {}  # per kind of read, the latest one submitted
         self._orchestration_generation = 0
         self._work_read_running = False
         self._work_read_again = False
 
     def read_template_links(self) -> None:
-        runtime = self._model.runtime
-        if runtime is None:
-            return
-        self._template_generation += 1
-        generation = self._template_generation
+        def keep(links: dict[AgentId, TemplateStatus]) -> None:
+            self._model.template_links = links
 
-        def arrived(links: dict[AgentId, TemplateStatus]) -> None:
-            if generation == self._template_generation and runtime is self._model.runtime:
-                self._model.template_links = links
-                self._redraw()
-
-        self._client.call(
-            runtime.agents.template_statuses(),
-            on_done=arrived,
-            on_error=lambda error: self._problem(f"Template links unavailable: {error}"),
-        )
+        self._latest("templates", lambda runtime: runtime.agents.template_statuses(), keep,
+                     "Template links unavailable")
 
     def read_context_changes(self) -> None:
         """Compare what each running agent was launched with and what a launch would give it now."""
-        runtime = self._model.runtime
-        if runtime is None:
-            return
-        self._context_generation += 1
-        generation = self._context_generation
+        def keep(changes: Mapping[AgentId, ContextChange]) -> None:
+            self._model.context_changes = changes
 
-        def arrived(changes: Mapping[AgentId, ContextChange]) -> None:
-            if generation == self._context_generation and runtime is self._model.runtime:
-                self._model.context_changes = changes
-                self._redraw()
-
-        self._client.call(
-            runtime.runner.context_changes(),
-            on_done=arrived,
-            on_error=lambda error: self._problem(f"Could not tell whether agents' context changed: {error}"),
-        )
+        self._latest("context", lambda runtime: runtime.runner.context_changes(), keep,
+                     "Could not tell whether agents' context changed")
 
     def read_sign_ins(self) -> None:
         """Which agents' CLIs have no credentials (spec 02 §13.3): a login may have been made or lost anywhere."""
+        def keep(signed_out: Mapping[AgentId, SignInCheck]) -> None:
+            self._model.signed_out = signed_out
+
+        self._latest("sign-ins", lambda runtime: runtime.runner.signed_out(), keep,
+                     "Could not tell which agents are signed in")
+
+    def _latest(
+        self, kind: str, read: Callable[[ProjectRuntime], Coroutine[Any, Any, T]], keep: Callable[[T], None],
+        failure: str,
+    ) -> None:
+        """Submit a read of the shown project; only the answer of the latest read of that `kind` is kept, and
+        the panel drawn again."""
         runtime = self._model.runtime
         if runtime is None:
             return
-        self._sign_in_generation += 1
-        generation = self._sign_in_generation
+        generation = self._generations[kind] = self._generations.get(kind, 0) + 1
 
-        def arrived(signed_out: Mapping[AgentId, SignInCheck]) -> None:
-            if generation == self._sign_in_generation and runtime is self._model.runtime:
-                self._model.signed_out = signed_out
+        def arrived(answer: T) -> None:
+            if generation == self._generations[kind] and runtime is self._model.runtime:
+                keep(answer)
                 self._redraw()
 
-        self._client.call(
-            runtime.runner.signed_out(),
-            on_done=arrived,
-            on_error=lambda error: self._problem(f"Could not tell which agents are signed in: {error}"),
-        )
+        self._client.call(read(runtime), on_done=arrived, on_error=lambda error: self._problem(f"{failure}: {error}"))
 
     def read_orchestration(self) -> None:
         """Read every queue and live-state row again (events keep them current afterwards)."""
