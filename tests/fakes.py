@@ -59,9 +59,14 @@ class FakeHost:
         self.env = env or {"PATH": "/usr/bin:/bin", "HOME": "/home/dev", "LANG": "en_US.UTF-8"}
         self.shell = shell
         self.installed: set[str] = {"claude", "codex", "gemini", "aider"}
+        self.scratch_dirs: list[str] = []
 
     def environ(self) -> dict[str, str]:
         return dict(self.env)
+
+    def scratch_dir(self, prefix: str) -> str:
+        self.scratch_dirs.append(f"/tmp/{prefix}{len(self.scratch_dirs) + 1}")
+        return self.scratch_dirs[-1]
 
     def login_shell(self) -> str:
         return self.shell

@@ -139,6 +139,10 @@ class Host(Protocol):
         """Whether `path` is an existing folder (an agent's worktree, before it is started there)."""
         ...
 
+    def scratch_dir(self, prefix: str) -> str:
+        """A new empty folder of its own in the system's temporary folder (a profile's test run)."""
+        ...
+
 
 class ProjectFolder(Protocol):
     """The project's own files that IdeA maintains."""

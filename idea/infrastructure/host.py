@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 import pwd
 import shutil
 from collections.abc import Sequence
@@ -36,6 +37,9 @@ class LocalHost:
 
     def is_dir(self, path: str) -> bool:
         return os.path.isdir(path)
+
+    def scratch_dir(self, prefix: str) -> str:
+        return tempfile.mkdtemp(prefix=prefix)
 
     def is_frozen(self) -> bool:
         return is_frozen()

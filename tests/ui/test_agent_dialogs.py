@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from idea.ui.agents.resume_dialog import ResumeDialog
 from idea.ui.profiles.first_run_wizard import FirstRunWizard
 from idea.ui.profiles.profile_editor import ProfileEditor
 from idea.ui.profiles.profile_pane import FORM_TAB, JSON_TAB
+from idea.ui.profiles.profile_trials import NO_PROJECT_TIP
 from idea.ui.templates.save_template_dialog import SaveTemplateDialog
 from idea.ui.templates.template_update_dialog import TemplateUpdateDialog
 from tests.ui.accessibility import unnamed_controls
@@ -290,3 +292,36 @@ def test_saving_as_template_then_updating_an_agent_with_local_edits_offers_the_t
     world.on_core(runtime.agents.keep_persona(follower.agent_id))
     assert world.sync(lambda: runtime.agents.template_status(follower.agent_id)).link is TemplateLink.CURRENT
     assert world.sync(lambda: runtime.agents.persona(follower.agent_id)) == "# Reviewer\n\nmy own edits\n"
+
+
+def test_test_runs_the_profile_as_shown_in_a_scratch_folder_in_a_cell_of_the_project(
+    world: BootstrappedApp, qtbot: QtBot
+) -> None:
+    profile = world.add_fake_profile("Echo CLI")
+    runtime = world.open_project()
+    alone = ProfileEditor(world.client, world.app.profiles, world.app.projects.open_runtimes)
+    qtbot.addWidget(alone)
+    alone.show()
+    assert not alone.pane.test_button.isEnabled() and alone.pane.test_button.toolTip() == NO_PROJECT_TIP
+    alone.close()
+
+    editor = ProfileEditor(world.client, world.app.profiles, world.app.projects.open_runtimes,
+                           current_project=lambda: runtime)
+    qtbot.addWidget(editor)
+    editor.show()
+    assert editor.current_profile() is not None and editor.current_profile().id == profile.id
+    assert editor.pane.test_button.isEnabled()
+    editor.pane.form.args.setText("-c 'import os, time; print(os.getcwd()); time.sleep(60)'")  # not saved
+    editor.pane.form.env.setPlainText("TRIAL_DIR={agentRunDir}")
+
+    qtbot.mouseClick(editor.pane.test_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: editor.pane.detect_result.text().startswith("Started"), timeout=WAIT_MS)
+    assert editor.pane.detect_result.text() == (
+        f"Started in a new cell of {runtime.name} (“test · Echo CLI”): close this window to see it"
+    )
+    [trial] = [s for s in runtime.sessions.snapshot() if s.label == "test · Echo CLI"]
+    assert Path(trial.cwd).name.startswith("idea-test-echo-cli-") and Path(trial.cwd).parent == Path(tempfile.gettempdir())
+    qtbot.waitUntil(lambda: any(leaf.session == trial.id for leaf in lay.leaves(runtime.active.root)), timeout=WAIT_MS)
+    assert world.app.profiles.profile(profile.id).args == profile.args  # the edits were tried, not saved
+    world.on_core(runtime.sessions.stop(trial.id))
+    editor.revert()  # closed at the end: nothing to ask about

@@ -4,11 +4,14 @@ process: `AgentRunner.start` does, with what this prepares."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from idea.application.agents.catalogue import AgentCatalogue
 from idea.application.agents.convention_file import ComposeInputs, SkillBrief, compose_convention_file
 from idea.application.agents.launch_deps import AgentLaunchDeps
 from idea.application.agents.ports import AgentProject, BridgeEndpoint, LaunchInjection, PreparedRunDir, RunDirRequest
 from idea.application.permissions.service import LaunchPermissions
+from idea.application.ports import Host
 from idea.domain.agent import AgentEntry
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.git.worktrees import WorktreeMissing
@@ -27,16 +30,7 @@ class LaunchPreparation:
         self._deps = deps
 
     def program(self, profile: Profile) -> str:
-        """The CLI's path on the PATH the agent gets."""
-        host = self._project.host
-        program = host.which(profile.command, host.environ().get("PATH"))
-        if program is None:
-            raise AppError(
-                ErrorCode.PROCESS,
-                f"{profile.name} ({profile.command}) is not installed or not on PATH. Install it, or give its "
-                "full path in the profile (Agents ▸ Profiles).",
-            )
-        return program
+        return cli_program(self._project.host, profile)
 
     def check_sign_in(self, name: str, profile: Profile, reason: str) -> None:
         """A CLI without credentials would wait on its login screen. Started for a delegation (nobody may be
@@ -104,7 +98,7 @@ class LaunchPreparation:
         runs in one), the run dir's, and the agent's identity."""
         project = self._project
         placeholders = {"{agentRunDir}": prepared.run_dir, "{projectRoot}": work_root}
-        env = {key: _substitute(value, placeholders) for key, value in profile.env.items()}
+        env = substituted(profile.env, placeholders)
         env.update(prepared.extra_env)
         env.update(
             {
@@ -146,6 +140,23 @@ class LaunchPreparation:
                 handoff=knowledge.handoff,
             )
         )
+
+
+def cli_program(host: Host, profile: Profile) -> str:
+    """The CLI's path on the PATH an agent gets; AppError PROCESS, with what to do, when it is not there."""
+    program = host.which(profile.command, host.environ().get("PATH"))
+    if program is None:
+        raise AppError(
+            ErrorCode.PROCESS,
+            f"{profile.name} ({profile.command}) is not installed or not on PATH. Install it, or give its "
+            "full path in the profile (Agents ▸ Profiles).",
+        )
+    return program
+
+
+def substituted(values: Mapping[str, str], placeholders: dict[str, str]) -> dict[str, str]:
+    """A profile's variables with its placeholders (`{agentRunDir}`, `{projectRoot}`) replaced."""
+    return {key: _substitute(value, placeholders) for key, value in values.items()}
 
 
 def _substitute(value: str, placeholders: dict[str, str]) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 
 from idea.infrastructure.windows.program_lookup import find_program, launch_argv
@@ -40,6 +41,9 @@ class WindowsHost:
 
     def is_dir(self, path: str) -> bool:
         return os.path.isdir(path)
+
+    def scratch_dir(self, prefix: str) -> str:
+        return tempfile.mkdtemp(prefix=prefix)
 
     def is_frozen(self) -> bool:
         return self._is_frozen()

@@ -15,13 +15,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QMessageBox, QTreeWidgetItem, QWidget
 
-from idea.application.agents.ports import Detection
 from idea.application.agents.profile_descriptions import (
     UNREACHABLE,
     agents_using,
     delegation_label,
     delegation_sentence,
-    install_hint,
 )
 from idea.application.agents.profile_editing import (
     NEW_PROFILE_NAME,
@@ -40,6 +38,7 @@ from idea.ui.core_client import CoreClient
 from idea.ui.profiles.first_run_wizard import FirstRunWizard
 from idea.ui.profiles.profile_list import ProfileList
 from idea.ui.profiles.profile_pane import FORM_TAB, JSON_TAB, ProfilePane
+from idea.ui.profiles.profile_trials import ProfileTrials
 from idea.ui.widgets.list_editor import close_buttons, split_dialog
 from idea.ui.widgets.messages import ask, show_error
 from idea.ui.widgets.window_size import size_within_screen
@@ -52,7 +51,9 @@ class ProfileEditor(QDialog):
         profiles: ProfileCatalogue,
         open_runtimes: Callable[[], Iterable[ProjectRuntime]],
         parent: QWidget | None = None,
+        current_project: Callable[[], ProjectRuntime | None] = lambda: None,
     ) -> None:
+        """`current_project()`: the window's project, where Test runs the profile (None: no project open)."""
         super().__init__(parent)
         self._client = client
         self._profiles = profiles
@@ -64,9 +65,8 @@ class ProfileEditor(QDialog):
         self.setWindowTitle("Profiles[*]")
         size_within_screen(self, 1120, 760)
         self.profiles = ProfileList(self._picked, self.add_custom, self.duplicate, self.delete)
-        self.pane = ProfilePane(
-            self._changed, self._tab_changed, self.detect, self.revert, self.save, profiles.limit_patterns
-        )
+        self.pane = ProfilePane(self._changed, self._tab_changed, self.revert, self.save, profiles.limit_patterns)
+        self.trials = ProfileTrials(client, profiles, self.pane, self, current_project)
         buttons = close_buttons(self)
         self.setup_button = buttons.addButton("Set up CLIs…", QDialogButtonBox.ButtonRole.ResetRole)
         self.setup_button.setToolTip("Detect the reference CLIs and choose which ones are enabled")
@@ -131,6 +131,10 @@ class ProfileEditor(QDialog):
         self._switching = False
         self._changed()
 
+    @property
+    def shown_id(self) -> str | None:
+        return self._current_id
+
     def current_profile(self) -> Profile | None:
         profile_id = self._current_id
         if profile_id is None or (self._draft is not None and profile_id == self._draft["id"]):
@@ -184,7 +188,7 @@ class ProfileEditor(QDialog):
         pane.revert_button.setEnabled(has_profile and modified and self._original is not None)
         self.profiles.duplicate_button.setEnabled(stored is not None)
         self.profiles.delete_button.setEnabled(has_profile)
-        pane.detect_button.setEnabled(has_profile)
+        self.trials.update(has_profile)
         self.setWindowModified(modified)
 
     def _tab_changed(self, index: int) -> None:
@@ -253,7 +257,7 @@ class ProfileEditor(QDialog):
             self._fill_list(profile.id)
             self.pane.problem.show_ok(f"{profile.name} saved")
 
-        self._client.call(save_on_core(), on_done=saved, on_error=self._failed("Profile not saved"))
+        self._client.call(save_on_core(), on_done=saved, on_error=self.failed("Profile not saved"))
 
     def delete(self) -> None:
         profile_id = self._current_id
@@ -293,30 +297,10 @@ class ProfileEditor(QDialog):
             "Delete profile",
             f"Delete the profile “{profile.name}”?",
             "Delete",
-            lambda: self._client.call(delete_on_core(), on_done=deleted, on_error=self._failed("Profile not deleted")),
+            lambda: self._client.call(delete_on_core(), on_done=deleted, on_error=self.failed("Profile not deleted")),
             informative=informative,
             destructive=True,
         )
-
-    def detect(self) -> None:
-        try:
-            profile = self.edited_profile()
-        except ValueError:
-            profile = self.current_profile()
-            if profile is None:
-                self.pane.detect_result.show_error("Fix the profile first")
-                return
-        self.pane.detect_button.setEnabled(False)
-        self.pane.detect_result.show_hint("detecting…")
-        shown_id = self._current_id
-
-        def done(detection: Detection) -> None:
-            self.pane.detect_button.setEnabled(self._current_id is not None)
-            if shown_id != self._current_id:
-                return
-            self.pane.detect_result.show_detection(detection, install_hint(profile, detection))
-
-        self._client.call(self._profiles.detect(profile), on_done=done, on_error=self._failed("Detection failed"))
 
     def open_setup(self) -> None:
         """The first-run wizard, showing what is enabled now."""
@@ -328,7 +312,7 @@ class ProfileEditor(QDialog):
         wizard.accepted.connect(lambda: self._fill_list(self._current_id))
         wizard.open()
 
-    def _failed(self, title: str) -> Callable[[BaseException], None]:
+    def failed(self, title: str) -> Callable[[BaseException], None]:
         def report(error: BaseException) -> None:
             self._update_buttons()
             show_error(self, title, error)

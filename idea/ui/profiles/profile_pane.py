@@ -34,7 +34,6 @@ class ProfilePane(QWidget):
         self,
         changed: Callable[[], None],
         tab_changed: Callable[[int], None],
-        detect: Callable[[], None],
         revert: Callable[[], None],
         save: Callable[[], None],
         limit_patterns: LimitPatternCheck,
@@ -44,12 +43,13 @@ class ProfilePane(QWidget):
         self.title = editor_title()
         self.detect_button = QPushButton("Detect")
         self.detect_button.setToolTip("Run the detect command and show the version it prints")
-        self.detect_button.clicked.connect(detect)
-        self.detect_result = DetectionLabel()
+        self.test_button = QPushButton("Test")
+        self.detect_result = DetectionLabel()  # what Detect found, or what Test did
         header = QHBoxLayout()
         header.addWidget(self.title, 1)
         header.addWidget(self.detect_result)
         header.addWidget(self.detect_button)
+        header.addWidget(self.test_button)
         self.form = ProfileForm(limit_patterns)
         self.form.changed.connect(changed)
         form_scroll = QScrollArea()

@@ -47,8 +47,11 @@ class AgentScreens:
         wizard.finished.connect(lambda _result: self._profiles_changed())
         wizard.open()
 
-    def open_profile_editor(self, parent: QWidget) -> None:
-        editor = ProfileEditor(self._client, self._profiles, self._open_runtimes, parent)
+    def open_profile_editor(
+        self, parent: QWidget, current_project: Callable[[], ProjectRuntime | None] = lambda: None
+    ) -> None:
+        """`current_project()`: the window's project, where a profile's Test runs."""
+        editor = ProfileEditor(self._client, self._profiles, self._open_runtimes, parent, current_project)
         editor.finished.connect(lambda _result: self._profiles_changed())
         editor.open()
 

@@ -182,7 +182,9 @@ class WindowMenus:
                                 panel.focus_action, panel.conversation_action])
         agents_menu.addSeparator()
         self._action(agents_menu, "Set up AI CLIs…", None, lambda: screens.open_setup_wizard(self._window))
-        self._action(agents_menu, "Profiles…", None, lambda: screens.open_profile_editor(self._window))
+        self._action(agents_menu, "Profiles…", None, lambda: screens.open_profile_editor(
+            self._window, lambda: tab.runtime if (tab := self._window.current_tab()) else None
+        ))
         self._action(agents_menu, "Templates…", None, lambda: screens.open_template_manager(self._window))
         self._action(agents_menu, "Permissions…", None,
                      lambda: self._window.on_current_tab(lambda tab: screens.open_permissions(tab.runtime, self._window)))
