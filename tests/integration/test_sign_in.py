@@ -38,10 +38,12 @@ def test_families() -> None:
 def test_claude(home: Path) -> None:
     profile = shipped("Claude Code")
     check = checker(home).check(profile)
-    assert check is not None and not check.signed_in and "/login" in check.what_to_do
+    assert check is not None and not check.signed_in
+    assert check.login == LoginCommand((profile.command, "auth", "login"))
     assert check.refusal("Architect") == (
-        "Claude Code is not signed in for agent Architect. Open a cell, run `claude` and sign in with /login (or set "
-        "ANTHROPIC_API_KEY in IdeA's environment), then start the agent again."
+        "Claude Code is not signed in for agent Architect. Choose Sign in to Claude Code in the agent's menu of the "
+        "Agents panel (it runs `claude auth login` in a cell), or set ANTHROPIC_API_KEY in IdeA's environment, then "
+        "start the agent again."
     )
     assert checker(home, ANTHROPIC_API_KEY="k").check(profile).signed_in  # type: ignore[union-attr]
     (home / ".claude").mkdir()
@@ -75,7 +77,8 @@ def test_codex(home: Path) -> None:
 def test_gemini(home: Path) -> None:
     profile = shipped("Gemini CLI")
     check = checker(home).check(profile)
-    assert check is not None and not check.signed_in and "Login with Google" in check.what_to_do
+    assert check is not None and not check.signed_in and "Sign in with Google" in check.what_to_do
+    assert check.login == LoginCommand((profile.command,))  # no login command: its first start asks
     assert checker(home, GEMINI_API_KEY="k").check(profile).signed_in  # type: ignore[union-attr]
     (home / ".gemini").mkdir()
     (home / ".gemini" / "oauth_creds.json").write_text("{}")

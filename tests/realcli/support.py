@@ -9,7 +9,7 @@ import time
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 import psutil
 from PySide6.QtCore import Qt
@@ -20,8 +20,10 @@ from idea.application.agents.placement_rules import InCell
 from idea.application.projects import ProjectRuntime
 from idea.domain import layout as lay
 from idea.domain.agent import AgentEntry
+from idea.domain.agent_states.attention import AttentionReason
 from idea.domain.profile import reference_profile_id
 from idea.domain.session import SessionInfo
+from idea.ui.agents.agents_panel import AgentsPanel
 from idea.ui.layout.cell import CellWidget
 from idea.ui.windows.project_tab import ProjectTab
 from tests.ui.gui_support import Gui
@@ -128,17 +130,21 @@ def enable_reference_profile(gui: Gui, slug: str) -> str:
 
 
 @dataclass
-class LaunchedAgent:
+class WatchedCell:
+    """A cell of the real GUI and the program it shows, read as the person sees it."""
+
     gui: Gui
     tab: ProjectTab
-    entry: AgentEntry
     leaf_id: str
     last_output: float = field(default_factory=time.monotonic)
 
-    def watch_output(self) -> None:
+    def follow(self) -> Self:
+        """Once the cell shows its terminal, note when its program writes (see `wait_until_drawn`)."""
+        self.gui.wait(lambda: self.cell.view is not None)
         view = self.cell.view
         assert view is not None
         view.terminal.receivedData.connect(self._received)
+        return self
 
     def _received(self, _data: str) -> None:
         self.last_output = time.monotonic()
@@ -150,16 +156,8 @@ class LaunchedAgent:
     @property
     def cell(self) -> CellWidget:
         cell = self.tab.grid.cell(self.leaf_id)
-        assert cell is not None, "the agent's cell is gone"
+        assert cell is not None, "the cell is gone"
         return cell
-
-    @property
-    def run_dir(self) -> Path:
-        return Path(self.runtime.root) / ".ideai" / "run" / self.entry.agent_id
-
-    def session(self) -> SessionInfo | None:
-        """The agent's live session in the project's session registry."""
-        return self.runtime.sessions.live_agent_session(self.entry.agent_id)
 
     def screen(self) -> str:
         view = self.cell.view
@@ -206,6 +204,48 @@ class LaunchedAgent:
         assert window.grab().save(str(path), "PNG"), f"could not save {path}"
         return path
 
+
+@dataclass
+class LaunchedAgent(WatchedCell):
+    entry: AgentEntry = field(kw_only=True)
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.runtime.root) / ".ideai" / "run" / self.entry.agent_id
+
+    def session(self) -> SessionInfo | None:
+        """The agent's live session in the project's session registry."""
+        return self.runtime.sessions.live_agent_session(self.entry.agent_id)
+
+    def wait_for_attention(self, reason: AttentionReason, timeout: int = START_TIMEOUT_MS) -> None:
+        """Wait until IdeA says the agent needs the person for `reason` (read on the core loop, where it lives),
+        its cell shows the badge and its row in the Agents panel the reason; a timeout shows what IdeA said
+        instead, and the screen."""
+        board = self.runtime.orchestrator.states.attention
+        panel = self.tab.window().findChild(AgentsPanel)
+        assert panel is not None
+
+        async def current() -> AttentionReason | None:
+            attention = board.current(self.entry.agent_id)
+            return attention.reason if attention is not None else None
+
+        def shown() -> bool:
+            row = panel.row(self.entry.agent_id)
+            return (
+                on_core(self.gui, current()) is reason
+                and not self.cell.header.attention.isHidden()
+                and row is not None
+                and row.activity.attention == reason.value
+            )
+
+        try:
+            self.gui.wait(shown, timeout=timeout)
+        except WaitTimeout as exc:
+            said = on_core(self.gui, current())
+            raise AssertionError(
+                f"no {reason.value} attention (IdeA says {said}); the screen is:\n{self.screen()}"
+            ) from exc
+
     def stop(self) -> None:
         through_client(self.gui, self.runtime.placement.stop(self.entry.agent_id))
 
@@ -220,8 +260,6 @@ def launch_agent(gui: Gui, project: Path, slug: str, name: str) -> LaunchedAgent
     assert leaf.session is None, "the first cell should be empty (new cells start empty in these tests)"
     entry = on_core(gui, tab.runtime.agents.create(name, profile_id, PERSONA))
     through_client(gui, tab.runtime.placement.launch(entry.agent_id, InCell(leaf.id)))
-    launched = LaunchedAgent(gui, tab, entry, leaf.id)
-    gui.wait(lambda: launched.cell.view is not None)
-    launched.watch_output()
+    launched = LaunchedAgent(gui, tab, leaf.id, entry=entry).follow()
     assert lay.find_leaf(tab.runtime.active.root, leaf.id).agent == entry.agent_id
     return launched

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.exceptions import TimeoutError as WaitTimeout
 
 from idea.domain import layout as lay
+from idea.domain.agent_states.attention import AttentionReason
 from idea.domain.session import SessionState
 from tests.realcli.support import (
     START_TIMEOUT_MS,
@@ -32,6 +33,7 @@ from tests.ui.gui_support import Gui, new_project
 pytestmark = pytest.mark.realcli
 
 GEMINI_TRUST_QUESTION = "Do you trust the files in this folder?"
+GEMINI_SIGN_IN = "How would you like to authenticate"
 CODEX_SIGN_IN = "Sign in with ChatGPT"
 CLAUDE_LOGO = "Welcome to Claude Code"
 # What Claude shows when it can reach its servers without credentials: it stays open on one of these.
@@ -98,6 +100,15 @@ def test_gemini_shows_its_trust_dialog_takes_arrow_keys_and_stops_cleanly(
         raise AssertionError(f"Down did not move the selection; the screen is:\n{agent.screen()}") from exc
     assert GEMINI_TRUST_QUESTION in agent.screen()
     assert agent.session() is not None and agent.session().state is SessionState.RUNNING
+    # The reference profile's blocking-prompt literals match what this version draws: IdeA tells the person.
+    agent.wait_for_attention(AttentionReason.TRUST)
+
+    agent.press(Qt.Key.Key_Up)
+    agent_gui.wait(lambda: selected_option(agent.screen(), "●").startswith("1."), timeout=START_TIMEOUT_MS)
+    agent.press(Qt.Key.Key_Return)  # trust the folder: without credentials, the sign-in question comes next
+    agent.wait_for_screen(GEMINI_SIGN_IN)
+    agent.wait_for_attention(AttentionReason.SIGN_IN)
+    agent.screenshot(screenshots / "gemini-sign-in.png")
 
     started = process_tree(process.pid)
     stop_and_assert_nothing_survives(agent, cli_home, started)
@@ -117,6 +128,7 @@ def test_codex_shows_its_sign_in_menu_and_its_daemon_ends_with_it(
 
     agent.wait_for_screen(CODEX_SIGN_IN)
     agent.wait_for_screen("Press enter to continue")
+    agent.wait_for_attention(AttentionReason.SIGN_IN)
     process = assert_agent_running(agent)
     environment = process.environ()
     assert environment.get("HOME") == str(cli_home)

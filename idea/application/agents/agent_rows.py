@@ -129,14 +129,21 @@ class AgentRow:
         return work.text
 
     @property
-    def attention_text(self) -> str:
+    def attention_phrase(self) -> str:
+        """What the agent waits for, after its name: "asks whether you trust its folder", "needs you to sign
+        in"; empty when it needs nobody."""
         if not (self.is_live and self.activity.attention):
             return ""
         try:
-            title = attention_title(self.name, AttentionReason(self.activity.attention))
-            return "needs you: " + title.removeprefix(f"{self.name} ")
+            return attention_title(self.name, AttentionReason(self.activity.attention)).removeprefix(f"{self.name} ")
         except ValueError:
             return f"needs you: {self.activity.attention}"
+
+    @property
+    def attention_text(self) -> str:
+        """The row's mark: "needs you: asks whether you trust its folder", "needs you to sign in"."""
+        phrase = self.attention_phrase
+        return phrase if not phrase or phrase.startswith("needs you") else f"needs you: {phrase}"
 
     def limit_text(self, now_ms: int, format_time: Callable[[int], str]) -> str:
         """ "limited until 15:00 · resumes in 12 min", "limited until 15:00 — automatic resume cancelled",

@@ -1,6 +1,7 @@
 """Sign in from a cell (spec 02 §13.3 rule 5): an agent whose CLI has no credentials is not started for a
-delegation; the person asks IdeA to run the CLI's sign-in (Codex: `codex login` with the user's Codex home, the
-login every Codex agent shares) in a cell beside the agent, follows it there, then starts the agent."""
+delegation; the person asks IdeA to run the CLI's sign-in (`claude auth login`; `codex login` with the user's
+Codex home, the login every Codex agent shares; `gemini`, which asks how to authenticate) in a cell beside the
+agent, follows it there, then starts the agent."""
 
 from __future__ import annotations
 

@@ -6,6 +6,10 @@
   `~/.claude.json` (where the macOS keychain keeps the secret itself).
 - Codex: the shared login of the user's Codex home, or `OPENAI_API_KEY` / `CODEX_API_KEY` (spec 02 §13.3).
 - Gemini CLI: `GEMINI_API_KEY`, `GOOGLE_API_KEY`, Vertex AI, or `~/.gemini/oauth_creds.json`.
+
+Each check also says how the person signs in from a cell: `claude auth login` (it prints the sign-in address
+and waits for the code), `codex login` with the user's Codex home, and `gemini` itself (Gemini CLI has no
+login command: its first start asks how to authenticate).
 """
 
 from __future__ import annotations
@@ -29,15 +33,16 @@ CLAUDE_ENV = (
 GEMINI_ENV = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI")
 
 CLAUDE_WHAT_TO_DO = (
-    "open a cell, run `claude` and sign in with /login (or set ANTHROPIC_API_KEY in IdeA's environment), "
-    "then start the agent again"
+    "choose Sign in to Claude Code in the agent's menu of the Agents panel (it runs `claude auth login` in a "
+    "cell), or set ANTHROPIC_API_KEY in IdeA's environment, then start the agent again"
 )
 CODEX_WHAT_TO_DO = (
     "choose Sign in to Codex in the agent's menu of the Agents panel (it runs `codex login` in a cell), or set "
     "OPENAI_API_KEY in IdeA's environment, then start the agent again; every Codex agent shares that login"
 )
 GEMINI_WHAT_TO_DO = (
-    "open a cell, run `gemini` and choose \"Login with Google\" (or set GEMINI_API_KEY in IdeA's environment), "
+    "choose Sign in to Gemini CLI in the agent's menu of the Agents panel (it starts `gemini` in a cell: answer "
+    "its questions, choose \"Sign in with Google\", then /quit), or set GEMINI_API_KEY in IdeA's environment, "
     "then start the agent again"
 )
 
@@ -62,14 +67,15 @@ class LocalSignInChecker:
         home = self._home if self._home is not None else Path.home()
         family = cli_family(profile)
         if family == "claude":
-            return _result("Claude Code", _claude_signed_in(env, home), CLAUDE_WHAT_TO_DO)
+            login = LoginCommand((profile.command, "auth", "login"))
+            return _result("Claude Code", _claude_signed_in(env, home), CLAUDE_WHAT_TO_DO, login)
         if family == "codex":
             codex_home = user_codex_home(env) if self._home is None else Path(env.get("CODEX_HOME") or home / ".codex")
             login = LoginCommand((profile.command, "login"), {"CODEX_HOME": str(codex_home)})
             return _result("Codex", codex_credentials_available(codex_home, env), CODEX_WHAT_TO_DO, login)
         if family == "gemini":
             signed_in = any(env.get(n) for n in GEMINI_ENV) or (home / ".gemini" / "oauth_creds.json").is_file()
-            return _result("Gemini CLI", signed_in, GEMINI_WHAT_TO_DO)
+            return _result("Gemini CLI", signed_in, GEMINI_WHAT_TO_DO, LoginCommand((profile.command,)))
         return None
 
 

@@ -87,7 +87,7 @@ class NeedsYouSection(QWidget):
                 where = "in the background" if hidden else "in its cell"
                 message = row.activity.attention_message
                 said = f" — “{message}”" if message else ""
-                entry.label.setText(f"{row.name} {row.attention_text.removeprefix('needs you: ')} ({where}){said}")
+                entry.label.setText(f"{row.name} {row.attention_phrase} ({where}){said}")
         self.setVisible(bool(self._entries))
 
     def _attention_entry(self, row: AgentRow) -> _Entry:

@@ -35,7 +35,7 @@ def test_claude_notification_reason() -> None:
         ("Quick safety check", AttentionReason.TRUST),
         ("Sign in with ChatGPT", AttentionReason.SIGN_IN),
         ("Select login method", AttentionReason.SIGN_IN),
-        ("Login with Google", AttentionReason.SIGN_IN),
+        ("How would you like to authenticate", AttentionReason.SIGN_IN),
         ("Allow execution", AttentionReason.PERMISSION),
         ("Would you like to run the following command?", AttentionReason.PERMISSION),
         ("(Y)es/(N)o", AttentionReason.QUESTION),
