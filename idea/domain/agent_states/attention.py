@@ -45,7 +45,15 @@ class Attention:
 
 _SIGN_IN_WORDS = ("sign in", "sign-in", "log in", "login", "authenticate", "api key")
 _TRUST_WORDS = ("trust", "safety check")
-_PERMISSION_WORDS = ("permission", "allow", "approve", "would you like to run", "would you like to make")
+_PERMISSION_WORDS = (
+    "permission",
+    "allow",
+    "approve",
+    "would you like to run",
+    "would you like to make",
+    "apply this change",  # Gemini CLI's edit confirmation
+    "do you want to proceed",  # Gemini CLI's web-fetch confirmation
+)
 
 
 def reason_of_notification(message: str | None) -> AttentionReason:

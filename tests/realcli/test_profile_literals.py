@@ -1,0 +1,68 @@
+"""The reference profiles' blocking-prompt literals are words the installed CLIs can still draw.
+
+A CLI that rewords a dialog leaves its literal matching nothing, and an agent waiting on that dialog in the
+background raises no attention (Gemini CLI's "Login with Google" became "Sign in with Google"). Each literal
+must be found, as written, in the code of the CLI installed from npm, except those kept for older versions.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from idea.domain.profile import reference_profile_id
+from idea.infrastructure.resources import resources_dir
+from tests.realcli.conftest import PACKAGES
+
+pytestmark = pytest.mark.realcli
+
+# Literals of wordings that the current versions no longer draw, kept for the versions that still do.
+OLDER_VERSIONS = {
+    "claude": {"Do you trust the files in this folder?"},  # Claude Code before "Quick safety check"
+}
+
+
+def blocking_prompts(slug: str) -> list[str]:
+    shipped = json.loads((resources_dir() / "profiles" / "reference-profiles.json").read_text(encoding="utf-8"))
+    [profile] = [p for p in shipped if p["id"] == reference_profile_id(slug)]
+    return list(profile.get("blockingPrompts", []))
+
+
+def package_files(cli: str, package: str) -> Iterator[Path]:
+    """Every file of the CLI's npm package and of its platform packages (`@openai/codex-linux-x64`…)."""
+    real = Path(os.path.realpath(cli))
+    modules = next(parent for parent in real.parents if parent.name == "node_modules")
+    scope, name = package.split("/")
+    for folder in (modules / scope).iterdir():
+        if folder.name.startswith(name):
+            yield from (path for path in folder.rglob("*") if path.is_file() and not path.is_symlink())
+
+
+def found_in(files: list[Path], literal: str) -> bool:
+    needle = literal.encode("utf-8")
+    for path in files:
+        if path.stat().st_size == 0:
+            continue
+        with path.open("rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            if data.find(needle) != -1:
+                return True
+    return False
+
+
+@pytest.mark.parametrize("slug", sorted(PACKAGES))
+def test_every_blocking_prompt_literal_is_in_the_installed_cli(slug: str, require_cli: Callable[[str], str]) -> None:
+    files = list(package_files(require_cli(slug), PACKAGES[slug]))
+    assert files, f"no files found for {PACKAGES[slug]}"
+    literals = blocking_prompts(slug)
+    assert literals, f"the {slug} reference profile has no blocking prompts"
+    missing = [
+        literal
+        for literal in literals
+        if literal not in OLDER_VERSIONS.get(slug, set()) and not found_in(files, literal)
+    ]
+    assert not missing, f"{slug} no longer draws {missing}: update the reference profile's blockingPrompts"
