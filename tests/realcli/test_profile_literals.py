@@ -1,8 +1,10 @@
-"""The reference profiles' blocking-prompt literals are words the installed CLIs can still draw.
+"""The words IdeA watches for are words the installed CLIs can still write.
 
 A CLI that rewords a dialog leaves its literal matching nothing, and an agent waiting on that dialog in the
-background raises no attention (Gemini CLI's "Login with Google" became "Sign in with Google"). Each literal
-must be found, as written, in the code of the CLI installed from npm, except those kept for older versions.
+background raises no attention (Gemini CLI's "Login with Google" became "Sign in with Google"); one that
+rewords its usage-limit message is no longer seen as limited (Claude Code's "limit reached" became "You've
+hit your session limit"). Each must be found, as written, in the code of the CLI installed from npm, except
+the literals kept for older versions.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from idea.domain.profile import reference_profile_id
+from idea.infrastructure.inspect.engine_sessions import CLAUDE_LIMIT_WORDS
 from idea.infrastructure.resources import resources_dir
 from tests.realcli.conftest import PACKAGES
 
@@ -66,3 +69,13 @@ def test_every_blocking_prompt_literal_is_in_the_installed_cli(slug: str, requir
         if literal not in OLDER_VERSIONS.get(slug, set()) and not found_in(files, literal)
     ]
     assert not missing, f"{slug} no longer draws {missing}: update the reference profile's blockingPrompts"
+
+
+def test_claude_code_still_writes_the_limit_messages_idea_reads(require_cli: Callable[[str], str]) -> None:
+    """The transcript's API error records and the words of their limit messages (level 1), which the
+    reference profile's pattern also reads on the screen (level 2)."""
+    files = list(package_files(require_cli("claude"), PACKAGES["claude"]))
+    assert found_in(files, "isApiErrorMessage"), "Claude Code no longer marks its API error records"
+    for words in ("You've hit your", "You're out of usage credits"):
+        assert words.lower() in CLAUDE_LIMIT_WORDS
+        assert found_in(files, words), f"Claude Code no longer writes {words!r}: update CLAUDE_LIMIT_WORDS"

@@ -164,6 +164,11 @@ def _subject(prompt: str | None) -> str | None:
 # --- usage-limit records (level 1) ---------------------------------------------------------------------
 
 CLAUDE_LIMIT_MARK = "usage limit reached|"
+# What Claude Code's API error messages say when a usage limit stops it: "5-hour limit reached ∙ resets 3pm"
+# (earlier versions), "You've hit your session limit · resets 3pm (Europe/Paris)", "You're out of usage
+# credits · resets Dec 8, 3pm (Europe/Paris)" (2.1). Each part after " · " is a separate clause.
+CLAUDE_LIMIT_WORDS = ("limit reached", "you've hit your", "you're out of usage credits", "is out of usage")
+_CLAUSE_BREAKS = (" · ", " ∙ ")
 
 
 @dataclass(frozen=True)
@@ -174,7 +179,8 @@ class LimitRecord:
 
 def claude_limit_in_record(record: dict[str, Any]) -> LimitRecord | None:
     """A limit record of Claude Code's transcript: an assistant message `Claude AI usage limit
-    reached|<epoch seconds>` (some versions), or an API error message that says a limit was reached."""
+    reached|<epoch seconds>` (some versions), or an API error message that says a limit was reached, with the
+    reset time it gives, if any."""
     if record.get("type") != "assistant":
         return None
     message = record.get("message")
@@ -185,14 +191,20 @@ def claude_limit_in_record(record: dict[str, Any]) -> LimitRecord | None:
         words = text.split(CLAUDE_LIMIT_MARK, 1)[1].split()
         stamp = words[0] if words else ""
         return LimitRecord(stamp if stamp.isdigit() else None, text)
-    if record.get("isApiErrorMessage") and "limit reached" in text.lower():
-        lowered = text.lower()
+    lowered = text.lower()
+    if record.get("isApiErrorMessage") and any(words in lowered for words in CLAUDE_LIMIT_WORDS):
         for marker in ("resets at ", "resets ", "reset at "):
             if marker in lowered:
                 start = lowered.index(marker) + len(marker)
-                return LimitRecord(text[start:].strip().rstrip("."), text)
+                return LimitRecord(_first_clause(text[start:]).strip().rstrip("."), text)
         return LimitRecord(None, text)
     return None
+
+
+def _first_clause(text: str) -> str:
+    for separator in _CLAUSE_BREAKS:
+        text = text.split(separator, 1)[0]
+    return text
 
 
 class TranscriptTail:

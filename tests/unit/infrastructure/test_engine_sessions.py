@@ -129,6 +129,18 @@ def test_claude_limit_records() -> None:
     assert record is not None and record.resets_at_text == "3pm"
     record = claude_limit_in_record(assistant("Usage limit reached.", isApiErrorMessage=True))
     assert record is not None and record.resets_at_text is None
+    # Claude Code 2.1: "You've hit your <limit>${' · resets ' + time}", more clauses after some.
+    api_error = {"isApiErrorMessage": True, "error": "rate_limit"}
+    record = claude_limit_in_record(assistant("You've hit your session limit · resets 3pm (Europe/Paris)", **api_error))
+    assert record is not None and record.resets_at_text == "3pm (Europe/Paris)"
+    record = claude_limit_in_record(assistant("You've hit your weekly limit · resets Dec 8, 3:30pm (UTC)", **api_error))
+    assert record is not None and record.resets_at_text == "Dec 8, 3:30pm (UTC)"
+    text = "You're out of usage credits · resets Jan 2, 9am (Europe/Paris) · contact your admin to increase it"
+    record = claude_limit_in_record(assistant(text, **api_error))
+    assert record is not None and record.resets_at_text == "Jan 2, 9am (Europe/Paris)"
+    record = claude_limit_in_record(assistant("You've hit your monthly spend limit. /model to switch models.", **api_error))
+    assert record is not None and record.resets_at_text is None  # no time: the human net
+    assert claude_limit_in_record(assistant("Opus is experiencing high load", **api_error)) is None  # not a limit
     assert claude_limit_in_record(assistant("the retry limit reached its maximum")) is None  # prose, no error
     assert claude_limit_in_record({"type": "user", "message": {"content": "usage limit reached|1"}}) is None
 

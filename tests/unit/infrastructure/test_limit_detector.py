@@ -73,6 +73,20 @@ def test_message_split_across_chunks_in_ansi_colours_is_detected_once() -> None:
     assert not episodes.is_new(LimitReport("a", again.resets_at_ms, NOW + 500))
 
 
+def test_claude_code_2_1_wording_is_read_on_the_stream_and_on_the_screen() -> None:
+    """ "You've hit your <limit> · resets <time>", a date when the reset is more than a day away."""
+    scanner = OutputLimitScanner(claude_parser())
+    line = "\x1b[31m⎿  You've hit your session limit\x1b[39m · resets 3pm (Europe/Paris)\x1b[0m\r\n"
+    match = feed(scanner, line.encode())
+    assert match is not None and match.resets_at_ms == at(15)
+    weekly = "You're out of usage credits · resets Jun 20, 9:30am (UTC) · contact your admin to increase it"
+    match = screen_limit(claude_parser(), f"  {weekly}\n> ", NOW)
+    assert match is not None
+    assert match.resets_at_ms == int(datetime(2026, 6, 20, 9, 30, tzinfo=ZoneInfo("UTC")).timestamp() * 1000)
+    # a limit without a reset time is the transcript's to report (level 1): no guess from the screen
+    assert screen_limit(claude_parser(), "You've hit your monthly spend limit · raise it at claude.ai", NOW) is None
+
+
 def test_a_match_at_the_end_of_the_output_waits_for_the_rest_or_for_quiet() -> None:
     scanner = OutputLimitScanner(claude_parser())
     assert feed(scanner, b"5-hour limit reached - resets 3") is None
