@@ -79,3 +79,11 @@ def test_claude_code_still_writes_the_limit_messages_idea_reads(require_cli: Cal
     for words in ("You've hit your", "You're out of usage credits"):
         assert words.lower() in CLAUDE_LIMIT_WORDS
         assert found_in(files, words), f"Claude Code no longer writes {words!r}: update CLAUDE_LIMIT_WORDS"
+
+
+def test_codex_still_writes_the_limit_message_its_reference_profile_reads(require_cli: Callable[[str], str]) -> None:
+    """"You’ve hit your usage limit. … try again at 3:05 PM." ("%-I:%M %p"; "%b %-d<th>, %Y %-I:%M %p" past
+    today), or "… try again later."."""
+    files = list(package_files(require_cli("codex"), PACKAGES["codex"]))
+    for words in ("ve hit your usage limit", "ry again at ", "ry again later", "%-I:%M %p", "%b %-d"):
+        assert found_in(files, words), f"Codex no longer writes {words!r}: update its reference rateLimitPattern"

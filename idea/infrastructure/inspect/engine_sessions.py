@@ -191,7 +191,7 @@ def claude_limit_in_record(record: dict[str, Any]) -> LimitRecord | None:
         words = text.split(CLAUDE_LIMIT_MARK, 1)[1].split()
         stamp = words[0] if words else ""
         return LimitRecord(stamp if stamp.isdigit() else None, text)
-    lowered = text.lower()
+    lowered = text.lower().replace("’", "'")
     if record.get("isApiErrorMessage") and any(words in lowered for words in CLAUDE_LIMIT_WORDS):
         for marker in ("resets at ", "resets ", "reset at "):
             if marker in lowered:

@@ -133,7 +133,7 @@ def test_claude_limit_records() -> None:
     api_error = {"isApiErrorMessage": True, "error": "rate_limit"}
     record = claude_limit_in_record(assistant("You've hit your session limit · resets 3pm (Europe/Paris)", **api_error))
     assert record is not None and record.resets_at_text == "3pm (Europe/Paris)"
-    record = claude_limit_in_record(assistant("You've hit your weekly limit · resets Dec 8, 3:30pm (UTC)", **api_error))
+    record = claude_limit_in_record(assistant("You’ve hit your weekly limit · resets Dec 8, 3:30pm (UTC)", **api_error))
     assert record is not None and record.resets_at_text == "Dec 8, 3:30pm (UTC)"
     text = "You're out of usage credits · resets Jan 2, 9am (Europe/Paris) · contact your admin to increase it"
     record = claude_limit_in_record(assistant(text, **api_error))

@@ -76,7 +76,7 @@ def test_message_split_across_chunks_in_ansi_colours_is_detected_once() -> None:
 def test_claude_code_2_1_wording_is_read_on_the_stream_and_on_the_screen() -> None:
     """ "You've hit your <limit> · resets <time>", a date when the reset is more than a day away."""
     scanner = OutputLimitScanner(claude_parser())
-    line = "\x1b[31m⎿  You've hit your session limit\x1b[39m · resets 3pm (Europe/Paris)\x1b[0m\r\n"
+    line = "\x1b[31m⎿  You’ve hit your session limit\x1b[39m · resets 3pm (Europe/Paris)\x1b[0m\r\n"
     match = feed(scanner, line.encode())
     assert match is not None and match.resets_at_ms == at(15)
     weekly = "You're out of usage credits · resets Jun 20, 9:30am (UTC) · contact your admin to increase it"
@@ -85,6 +85,24 @@ def test_claude_code_2_1_wording_is_read_on_the_stream_and_on_the_screen() -> No
     assert match.resets_at_ms == int(datetime(2026, 6, 20, 9, 30, tzinfo=ZoneInfo("UTC")).timestamp() * 1000)
     # a limit without a reset time is the transcript's to report (level 1): no guess from the screen
     assert screen_limit(claude_parser(), "You've hit your monthly spend limit · raise it at claude.ai", NOW) is None
+
+
+def test_codex_usage_limit_is_read_with_its_time_or_without_one() -> None:
+    """Codex 0.171: "You’ve hit your usage limit. … try again at 3:05 PM." (a date past today)."""
+    parser = RateLimitParser(reference("Codex").rate_limit_pattern, tz=PARIS)
+    assert parser.active and parser.problem is None
+    scanner = OutputLimitScanner(parser)
+    plus = (
+        "\x1b[31m■ You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit\r\n"
+        "  https://chatgpt.com/settings/usage to purchase more credits or try again at 3:05 PM.\x1b[0m\r\n"
+    )
+    match = feed(scanner, plus.encode())
+    assert match is not None and match.resets_at_ms == at(15, 5)
+    match = screen_limit(parser, "■ You’ve hit your usage limit. Try again at Jun 19th, 2026 9:30 AM.\n› ", NOW)
+    assert match is not None and match.resets_at_ms == int(datetime(2026, 6, 19, 9, 30, tzinfo=PARIS).timestamp() * 1000)
+    match = screen_limit(parser, "■ You've hit your usage limit. Try again later.", NOW)
+    assert match is not None and match.resets_at_ms is None  # the human net asks when
+    assert feed(OutputLimitScanner(parser), b"You've hit your usage limit. Upgrade to Plus") is None  # no guess
 
 
 def test_a_match_at_the_end_of_the_output_waits_for_the_rest_or_for_quiet() -> None:
