@@ -81,9 +81,19 @@ def test_claude_code_still_writes_the_limit_messages_idea_reads(require_cli: Cal
         assert found_in(files, words), f"Claude Code no longer writes {words!r}: update CLAUDE_LIMIT_WORDS"
 
 
-def test_codex_still_writes_the_limit_message_its_reference_profile_reads(require_cli: Callable[[str], str]) -> None:
-    """"You’ve hit your usage limit. … try again at 3:05 PM." ("%-I:%M %p"; "%b %-d<th>, %Y %-I:%M %p" past
-    today), or "… try again later."."""
-    files = list(package_files(require_cli("codex"), PACKAGES["codex"]))
-    for words in ("ve hit your usage limit", "ry again at ", "ry again later", "%-I:%M %p", "%b %-d"):
-        assert found_in(files, words), f"Codex no longer writes {words!r}: update its reference rateLimitPattern"
+# What each reference profile's `rateLimitPattern` reads (docs/agent-clis.md): the CLI's own words and time formats.
+LIMIT_WORDS = {
+    # "You’ve hit your usage limit. … try again at 3:05 PM." ("%b %-d<th>, %Y %-I:%M %p" past today), or "later".
+    "codex": ("ve hit your usage limit", "ry again at ", "ry again later", "%-I:%M %p", "%b %-d"),
+    # "Usage limit reached for <model>." then "Access resets at 3:05 PM PST." (Intl, en-US, a short zone name).
+    "gemini": ("Usage limit reached for ${", "Access resets at ${", 'timeZoneName: "short"'),
+}
+
+
+@pytest.mark.parametrize("slug", sorted(LIMIT_WORDS))
+def test_the_cli_still_writes_the_limit_message_its_reference_profile_reads(
+    slug: str, require_cli: Callable[[str], str]
+) -> None:
+    files = list(package_files(require_cli(slug), PACKAGES[slug]))
+    for words in LIMIT_WORDS[slug]:
+        assert found_in(files, words), f"{slug} no longer writes {words!r}: update its reference rateLimitPattern"

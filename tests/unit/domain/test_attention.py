@@ -44,6 +44,7 @@ def test_claude_notification_reason() -> None:
         ("Apply this change?", AttentionReason.PERMISSION),
         ("Do you want to proceed?", AttentionReason.PERMISSION),
         ("(Y)es/(N)o", AttentionReason.QUESTION),
+        ("Usage limit reached for", AttentionReason.QUESTION),  # Gemini CLI's quota dialog: its choices
         ("Choose the text style", AttentionReason.QUESTION),
     ],
 )

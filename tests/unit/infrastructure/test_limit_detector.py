@@ -105,6 +105,23 @@ def test_codex_usage_limit_is_read_with_its_time_or_without_one() -> None:
     assert feed(OutputLimitScanner(parser), b"You've hit your usage limit. Upgrade to Plus") is None  # no guess
 
 
+def test_gemini_usage_limit_dialog_gives_its_reset_time() -> None:
+    """Gemini CLI 0.61's quota dialog: "Usage limit reached for <model>." then "Access resets at 3:05 PM PST."
+    (Intl's short zone name: the machine's own zone, the one IdeA reads the time in)."""
+    parser = RateLimitParser(reference("Gemini CLI").rate_limit_pattern, tz=PARIS)
+    assert parser.active and parser.problem is None
+    screen = (
+        "╭──────────────────────────────────────────────╮\n"
+        "│ Usage limit reached for gemini-2.5-pro.      │\n"
+        "│ Access resets at 3:05 PM GMT+2.              │\n"
+        "│ /stats model for usage details               │\n"
+        "│ ● 1. Switch to gemini-2.5-flash              │\n"
+    )
+    match = screen_limit(parser, screen, NOW)
+    assert match is not None and match.resets_at_ms == at(15, 5)
+    assert screen_limit(parser, "We are currently experiencing high demand for gemini-2.5-pro.", NOW) is None
+
+
 def test_a_match_at_the_end_of_the_output_waits_for_the_rest_or_for_quiet() -> None:
     scanner = OutputLimitScanner(claude_parser())
     assert feed(scanner, b"5-hour limit reached - resets 3") is None
@@ -154,7 +171,7 @@ def test_profile_without_a_pattern_never_reports_a_limit_on_a_megabyte_of_output
     rng = random.Random(7)
     words = ["limit", "reached", "resets", "3pm", "usage", "rate", "token", "error", "\x1b[31m", "\x1b[0m", "\r\n"]
     capture = "".join(rng.choice(words) + " " for _ in range(200_000)).encode()[: 1 << 20]
-    for profile in (reference("Gemini CLI"), reference("Aider")):
+    for profile in (reference("Aider"), reference("Aider").model_copy(update={"name": "My CLI"})):
         assert profile.rate_limit_pattern is None
         parser = RateLimitParser(profile.rate_limit_pattern)
         scanner = OutputLimitScanner(parser)
