@@ -11,7 +11,7 @@ from idea.application.orchestrator.watch_ports import LimitSeen, PromptSeen
 from idea.application.ports import Clock, Diagnostics, TerminalSession
 from idea.domain.profile import Profile
 from idea.infrastructure.limits.detector import LimitMatch
-from idea.infrastructure.inspect.engine_sessions import TranscriptTail, claude_limit_in_record
+from idea.infrastructure.inspect.engine_sessions import CLAUDE_LIMIT_LINES, TranscriptTail, claude_limit_in_record
 from idea.infrastructure.limits.reset_time import format_local_time, parse_reset_time
 from idea.infrastructure.limits.screen_watch import AgentScreenWatch
 from idea.infrastructure.scheduler import AsyncioWallClockScheduler
@@ -59,7 +59,7 @@ class ClaudeTranscriptLimits:
 
     def new_limits(self) -> list[tuple[int | None, str]]:
         found = []
-        for record in self._tail.new_records(must_contain=b"limit"):
+        for record in self._tail.new_records(must_contain=CLAUDE_LIMIT_LINES):
             limit = claude_limit_in_record(record)
             if limit is not None:
                 resets = (

@@ -169,6 +169,8 @@ CLAUDE_LIMIT_MARK = "usage limit reached|"
 # credits · resets Dec 8, 3pm (Europe/Paris)" (2.1). Each part after " · " is a separate clause.
 CLAUDE_LIMIT_WORDS = ("limit reached", "you've hit your", "you're out of usage credits", "is out of usage")
 _CLAUSE_BREAKS = (" · ", " ∙ ")
+# The transcript lines worth parsing for a limit: the old mark, or an API error record.
+CLAUDE_LIMIT_LINES = (CLAUDE_LIMIT_MARK.encode(), b'"isApiErrorMessage"')
 
 
 @dataclass(frozen=True)
@@ -215,9 +217,9 @@ class TranscriptTail:
         self._offset = _size(path) if from_end else 0
         self._partial = b""
 
-    def new_records(self, must_contain: bytes | None = None) -> list[dict[str, Any]]:
-        """The complete records appended since the last call; with `must_contain`, only the lines holding
-        those bytes are parsed (a turn can append megabytes of tool output)."""
+    def new_records(self, must_contain: tuple[bytes, ...] | None = None) -> list[dict[str, Any]]:
+        """The complete records appended since the last call; with `must_contain`, only the lines holding one
+        of those byte strings are parsed (a turn can append megabytes of tool output)."""
         size = _size(self.path)
         if size < self._offset:  # rewritten or rotated: start over
             self._offset, self._partial = 0, b""
@@ -233,7 +235,7 @@ class TranscriptTail:
         lines = (self._partial + data).split(b"\n")
         self._partial = lines.pop()
         if must_contain is not None:
-            lines = [line for line in lines if must_contain in line]
+            lines = [line for line in lines if any(marks in line for marks in must_contain)]
         return [record for line in lines if (record := _record(line)) is not None]
 
 

@@ -171,3 +171,10 @@ def test_claude_transcript_limits_read_only_records_appended_later(tmp_path: Pat
         file.write(json.dumps({"type": "assistant", "message": {"content": "Claude AI usage limit reached|1781370000"}}) + "\n")
     [(resets, text)] = limits.new_limits()
     assert resets == 1_781_370_000_000 and "usage limit reached" in text
+    out_of_credits = "You're out of usage credits · resets 2026-06-21T15:00:00Z"  # no "limit" in it
+    tool_output = {"type": "user", "message": {"content": "limit reached " * 1000}}
+    record = {"type": "assistant", "message": {"content": out_of_credits}, "isApiErrorMessage": True}
+    with path.open("a", encoding="utf-8") as file:
+        file.write(json.dumps(tool_output) + "\n" + json.dumps(record) + "\n")
+    [(resets, text)] = limits.new_limits()
+    assert resets == 1_782_054_000_000 and text == out_of_credits
