@@ -33,7 +33,6 @@ from idea.domain.agent_states.attention import (
     Attention,
     AttentionOrigin,
     AttentionReason,
-    reason_of_notification,
     reason_of_screen_prompt,
     requester_note,
 )
@@ -120,13 +119,9 @@ class AgentStates:
         if source == "claude" and isinstance(transcript, str) and transcript and self._adapters is not None:
             self._transcript_limits(agent_id, transcript)
 
-    def notification(self, agent_id: AgentId, message: str | None) -> None:
-        """Claude's `Notification`: a permission prompt always needs the person; an input wait only while the
-        agent has a task (at an idle prompt it is only waiting for its next one)."""
-        reason = reason_of_notification(message)
-        busy = self._ctx.lanes.of(agent_id).mailbox.busy is not None
-        if reason is AttentionReason.INPUT and not busy:
-            return
+    def notification(self, agent_id: AgentId, reason: AttentionReason, message: str | None) -> None:
+        """Claude's `Notification` that needs the person (`AgentSignals` tells which: a permission prompt or a
+        question always, an input wait only while the agent has a task)."""
         self.attention.raise_attention(agent_id, reason, message or DEFAULT_NOTIFICATION, AttentionOrigin.HOOK)
 
     def turn_moved(self, agent_id: AgentId) -> None:

@@ -18,6 +18,7 @@ from idea.application.orchestrator.context import CoreContext
 from idea.application.orchestrator.mailbox import AgentLane, TicketRecord
 from idea.application.orchestrator.ticket_book import TicketBook
 from idea.application.orchestrator.ticket_watch import TicketWatch
+from idea.domain.agent_states.attention import AttentionReason, reason_of_notification
 from idea.domain.ids import AgentId, TicketId
 from idea.domain.orchestration.commands import WorkStatus
 from idea.domain.orchestration.delivery import is_idea_delivery
@@ -74,7 +75,8 @@ class AgentSignals:
         elif event == "Stop":
             self._turn_ended(agent_id, self._ctx.lanes.of(agent_id).turn_owner)
         elif event == "Notification":
-            self._attention(agent_id, payload.get("message"))
+            kind = payload.get("notification_type")
+            self._attention(agent_id, payload.get("message"), kind if isinstance(kind, str) else None)
 
     def _turn_started(self, agent_id: AgentId, prompt: str) -> None:
         ctx = self._ctx
@@ -128,19 +130,20 @@ class AgentSignals:
             None,
         )
 
-    def _attention(self, agent_id: AgentId, message: object) -> None:
-        """A permission prompt, or an input wait during a task, holds deliveries until the next turn. Claude
-        also notifies an input wait at an idle prompt: that is no dialog, and holding deliveries there would
-        keep the next task from ever starting the turn that clears the hold."""
+    def _attention(self, agent_id: AgentId, message: object, kind: str | None) -> None:
+        """A permission prompt, a question, or an input wait during a task, holds deliveries until the next
+        turn. Claude also notifies an input wait at an idle prompt: that is no dialog, and holding deliveries
+        there would keep the next task from ever starting the turn that clears the hold; and it notifies what
+        is over (a sign-in that succeeded, a dialog answered), which needs nobody."""
         text = message if isinstance(message, str) else None
-        reason = "permission" if text and "permission" in text.lower() else "input"
+        reason = reason_of_notification(text, kind)
         lane = self._ctx.lanes.of(agent_id)
-        if reason == "input" and lane.mailbox.busy is None:
+        if reason is None or (reason is AttentionReason.INPUT and lane.mailbox.busy is None):
             return
-        lane.attention = reason
-        self._ctx.events.publish(AgentAttention(agent_id, reason, text))
+        lane.attention = reason.value
+        self._ctx.events.publish(AgentAttention(agent_id, reason.value, text))
         if self._states is not None:
-            self._states.notification(agent_id, text)
+            self._states.notification(agent_id, reason, text)
 
     def _recently_delivered(self, lane: AgentLane) -> bool:
         last = lane.last_submit_mono_ms

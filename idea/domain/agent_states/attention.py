@@ -56,9 +56,25 @@ _PERMISSION_WORDS = (
 )
 
 
-def reason_of_notification(message: str | None) -> AttentionReason:
-    """Claude's `Notification` hook: a permission prompt when its message mentions permission, else an input
-    wait (§2.3)."""
+# Claude Code's `notification_type`s that tell of something over (a sign-in done, a dialog answered): no one
+# is needed.
+_NOTIFICATIONS_OF_NOTHING_PENDING = frozenset({"auth_success", "elicitation_complete", "elicitation_response"})
+_NOTIFICATION_REASONS = {
+    "permission_prompt": AttentionReason.PERMISSION,
+    "idle_prompt": AttentionReason.INPUT,
+    "elicitation_dialog": AttentionReason.QUESTION,  # an MCP server asks the person through the CLI
+}
+
+
+def reason_of_notification(message: str | None, notification_type: str | None = None) -> AttentionReason | None:
+    """Claude's `Notification` hook (§2.3), by its `notification_type` when it has one (2.1), else by its
+    message: a permission prompt when it mentions permission, else an input wait. None: nothing waits for the
+    person."""
+    if notification_type in _NOTIFICATIONS_OF_NOTHING_PENDING:
+        return None
+    known = _NOTIFICATION_REASONS.get(notification_type or "")
+    if known is not None:
+        return known
     return AttentionReason.PERMISSION if message and "permission" in message.lower() else AttentionReason.INPUT
 
 

@@ -108,6 +108,23 @@ async def test_an_idle_prompt_notification_holds_nothing() -> None:
     await h.close()
 
 
+async def test_claude_notification_types_say_what_needs_the_person_mid_task() -> None:
+    """Claude Code 2.1 types its notifications: one that tells of something over needs nobody, even mid-task;
+    an MCP server's question through the CLI does."""
+    h, _ = rig(architect_node="cell-2")
+    await h.ask("Main", "Architect", "migrate the schema")
+    await h.begin_turn("Architect")
+    h.hook("Architect", "Notification", message="Authentication successful", notification_type="auth_success")
+    h.hook("Architect", "Notification", message="Claude received your answer", notification_type="elicitation_response")
+    await h.time.advance(10)
+    assert not h.events.of_type(AgentNeedsAttention)
+    h.hook("Architect", "Notification", message="db server needs your input", notification_type="elicitation_dialog")
+    await h.time.advance(10)
+    [needs] = h.events.of_type(AgentNeedsAttention)
+    assert needs.reason is AttentionReason.QUESTION and needs.message == "db server needs your input"
+    await h.close()
+
+
 async def test_a_usage_limit_ends_the_asks_holds_deliveries_and_resumes_the_running_cli() -> None:
     h, watching = rig(architect_node="cell-2")
     ask = await h.ask("Main", "Architect", "review the ports")

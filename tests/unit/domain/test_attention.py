@@ -25,6 +25,13 @@ def test_claude_notification_reason() -> None:
     assert reason_of_notification("Claude needs your permission to use Bash") is AttentionReason.PERMISSION
     assert reason_of_notification("Claude is waiting for your input") is AttentionReason.INPUT
     assert reason_of_notification(None) is AttentionReason.INPUT
+    # Claude Code 2.1's notification_type, when the payload has one
+    assert reason_of_notification("Claude is waiting", "permission_prompt") is AttentionReason.PERMISSION
+    assert reason_of_notification("needs permission to idle", "idle_prompt") is AttentionReason.INPUT
+    assert reason_of_notification("server asks", "elicitation_dialog") is AttentionReason.QUESTION
+    for over in ("auth_success", "elicitation_complete", "elicitation_response"):
+        assert reason_of_notification("done", over) is None
+    assert reason_of_notification("Claude needs your permission", "a_new_type") is AttentionReason.PERMISSION
 
 
 @pytest.mark.parametrize(
