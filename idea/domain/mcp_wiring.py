@@ -17,12 +17,14 @@ MCP_SERVER_NAME = "idea"
 CLAUDE_TOOL_TIMEOUT_ENV_VAR = "MCP_TOOL_TIMEOUT"
 
 # Lifecycle hooks IdeA installs for Claude Code (spec 05 §2.1). PreToolUse/PostToolUse are left out on
-# purpose: they run synchronously before every tool call.
+# purpose: they run synchronously before every tool call. `StopFailure` (2.1) fires instead of `Stop` when an
+# API error (a usage limit, an overload, a failed sign-in) ended the turn; versions without it ignore it.
 CLAUDE_HOOK_EVENTS: tuple[str, ...] = (
     "SessionStart",
     "UserPromptSubmit",
     "Notification",
     "Stop",
+    "StopFailure",
     "SubagentStop",
     "SessionEnd",
 )

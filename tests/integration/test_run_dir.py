@@ -134,7 +134,7 @@ def test_claude_settings_are_always_written_with_hooks_and_projector_keys(root: 
     assert settings["permissions"] == {"allow": ["Read"]}
     assert settings["env"] == {"OTHER": "x", "MCP_TOOL_TIMEOUT": "15060000"}
     assert list(settings["hooks"]) == [
-        "SessionStart", "UserPromptSubmit", "Notification", "Stop", "SubagentStop", "SessionEnd",
+        "SessionStart", "UserPromptSubmit", "Notification", "Stop", "StopFailure", "SubagentStop", "SessionEnd",
     ]
     assert settings["hooks"]["Stop"] == [
         {
@@ -159,7 +159,7 @@ def test_with_the_projects_hook_door_open_claude_posts_its_hooks_there_with_the_
     path = root / ".ideai" / "run" / AGENT / ".claude" / "settings.local.json"
     settings = json.loads(path.read_text("utf-8"))
     assert list(settings["hooks"]) == [
-        "SessionStart", "UserPromptSubmit", "Notification", "Stop", "SubagentStop", "SessionEnd",
+        "SessionStart", "UserPromptSubmit", "Notification", "Stop", "StopFailure", "SubagentStop", "SessionEnd",
     ]
     assert settings["hooks"]["Stop"] == [
         {

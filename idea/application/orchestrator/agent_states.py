@@ -119,9 +119,10 @@ class AgentStates:
         if source == "claude" and isinstance(transcript, str) and transcript and self._adapters is not None:
             self._transcript_limits(agent_id, transcript)
 
-    def notification(self, agent_id: AgentId, reason: AttentionReason, message: str | None) -> None:
-        """Claude's `Notification` that needs the person (`AgentSignals` tells which: a permission prompt or a
-        question always, an input wait only while the agent has a task)."""
+    def hook_attention(self, agent_id: AgentId, reason: AttentionReason, message: str | None) -> None:
+        """A hook says the agent needs the person (`AgentSignals` tells when: Claude's `Notification` of a
+        permission prompt or a question, of an input wait only while the agent has a task; a turn that failed
+        on its sign-in); it ends with the agent's next turn."""
         self.attention.raise_attention(agent_id, reason, message or DEFAULT_NOTIFICATION, AttentionOrigin.HOOK)
 
     def turn_moved(self, agent_id: AgentId) -> None:

@@ -34,6 +34,8 @@ from idea.domain.orchestration.tickets import (
 )
 
 CODEX_TURN_COMPLETE = "agent-turn-complete"
+# Claude's `StopFailure` errors after which the CLI cannot work until the person signs in again.
+SIGN_IN_FAILURES = frozenset({"authentication_failed", "oauth_org_not_allowed"})
 
 
 class AgentSignals:
@@ -74,6 +76,14 @@ class AgentSignals:
             self._turn_started(agent_id, prompt if isinstance(prompt, str) else "")
         elif event == "Stop":
             self._turn_ended(agent_id, self._ctx.lanes.of(agent_id).turn_owner)
+        elif event == "StopFailure":
+            error = payload.get("error")
+            failure = error if isinstance(error, str) and error else "unknown"
+            self._ctx.diagnostics.beacon(f"[turn] failed agent={self._ctx.name(agent_id)} error={failure}")
+            self._turn_ended(agent_id, self._ctx.lanes.of(agent_id).turn_owner, failure=failure)
+            if failure in SIGN_IN_FAILURES and self._states is not None:  # its next turn would fail the same way
+                said = payload.get("last_assistant_message")
+                self._states.hook_attention(agent_id, AttentionReason.SIGN_IN, said if isinstance(said, str) else None)
         elif event == "Notification":
             kind = payload.get("notification_type")
             self._attention(agent_id, payload.get("message"), kind if isinstance(kind, str) else None)
@@ -100,7 +110,9 @@ class AgentSignals:
         for record in self._book.asks_in_flight_from(agent_id):
             self._book.end(record, TicketEnd(TicketEndKind.CANCELLED, cancel_source=CancelSource.REQUESTER_NEW_PROMPT))
 
-    def _turn_ended(self, agent_id: AgentId, owner: TicketId | None) -> None:
+    def _turn_ended(self, agent_id: AgentId, owner: TicketId | None, failure: str | None = None) -> None:
+        """`failure`: the API error that ended the turn (Claude's `StopFailure`), told to an asker left without
+        a reply."""
         lane = self._ctx.lanes.of(agent_id)
         lane.attention = None
         if self._states is not None:
@@ -114,7 +126,7 @@ class AgentSignals:
         if record.ticket.kind is not TicketKind.ASK:
             self._book.end(record, TicketEnd(TicketEndKind.COMPLETED))
         else:
-            self._watch.start_no_reply_backstop(record)
+            self._watch.start_no_reply_backstop(record, failure)
 
     def _owner_of(self, agent_id: AgentId, prompt: str) -> TicketRecord | None:
         """The open ticket of `agent_id` whose delivered text this prompt carries."""
@@ -143,7 +155,7 @@ class AgentSignals:
         lane.attention = reason.value
         self._ctx.events.publish(AgentAttention(agent_id, reason.value, text))
         if self._states is not None:
-            self._states.notification(agent_id, reason, text)
+            self._states.hook_attention(agent_id, reason, text)
 
     def _recently_delivered(self, lane: AgentLane) -> bool:
         last = lane.last_submit_mono_ms

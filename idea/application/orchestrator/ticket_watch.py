@@ -58,21 +58,22 @@ class TicketWatch:
         elif verdict is WatchdogVerdict.CEILING_ACTIVE:
             self._book.end(record, TicketEnd(TicketEndKind.CEILING_REACHED))
 
-    def start_no_reply_backstop(self, record: TicketRecord) -> None:
-        """The turn that processed the ask ended without a reply: unless one is already running."""
+    def start_no_reply_backstop(self, record: TicketRecord, failure: str | None = None) -> None:
+        """The turn that processed the ask ended without a reply (`failure`: on that API error): unless one is
+        already running."""
         if record.follow_up is None or record.follow_up.done():
-            record.follow_up = self._ctx.spawn(self._no_reply_backstop(record))
+            record.follow_up = self._ctx.spawn(self._no_reply_backstop(record, failure))
 
     def start_quiet_return_watch(self, record: TicketRecord) -> None:
         """The ask was delivered to a CLI that never reports the end of a turn."""
         record.follow_up = self._ctx.spawn(self._watch_quiet_return(record))
 
-    async def _no_reply_backstop(self, record: TicketRecord) -> None:
+    async def _no_reply_backstop(self, record: TicketRecord, failure: str | None = None) -> None:
         ctx = self._ctx
         ticket = record.ticket
         ctx.diagnostics.beacon(f"[rendezvous] turn ended without reply ticket={ticket.id}; grace started")
         if await no_reply_grace(ctx.timer, ctx.timings.no_reply_grace_ms, lambda: ctx.activity.of(ticket.target)):
-            self._book.end(record, TicketEnd(TicketEndKind.NO_REPLY))
+            self._book.end(record, TicketEnd(TicketEndKind.NO_REPLY, note=failure))
         else:
             ctx.diagnostics.beacon(f"[rendezvous] backstop cancelled ticket={ticket.id}: the agent kept working")
 

@@ -105,7 +105,13 @@ def verdict_error(
     if code is None:
         raise ValueError(f"a {end.kind} ticket has no verdict error")
     retryable = False
-    if end.kind is TicketEndKind.NO_REPLY:
+    if end.kind is TicketEndKind.NO_REPLY and end.note:
+        retryable = True
+        message = (
+            f"agent {target}'s turn ended on an error of its model's API ({end.note}) before it replied; retry "
+            "the request later"
+        )
+    elif end.kind is TicketEndKind.NO_REPLY:
         retryable = True
         message = (
             f"agent {target} returned to its prompt without calling idea_reply (no answer was rendered); "

@@ -111,7 +111,8 @@ class TicketEnd:
     cancel_source: CancelSource | None = None
     exit_code: int | None = None
     # RATE_LIMITED: when it resets (None: unknown), whether IdeA resumes it then, and the time as said;
-    # NEEDS_ATTENTION: what the target waits for, as told to the requester.
+    # NEEDS_ATTENTION: what the target waits for, as told to the requester; NO_REPLY: the API error that ended
+    # the target's turn, when its CLI said.
     resets_at_ms: int | None = None
     auto_resume: bool = False
     note: str | None = None

@@ -125,6 +125,22 @@ async def test_claude_notification_types_say_what_needs_the_person_mid_task() ->
     await h.close()
 
 
+async def test_a_turn_that_failed_on_its_sign_in_asks_the_person_to_sign_in() -> None:
+    h, _ = rig(architect_node="cell-2")
+    await h.ask("Main", "Architect", "the task")
+    await h.begin_turn("Architect")
+    h.hook("Architect", "StopFailure", error="overloaded")
+    await h.time.advance(10)
+    assert not h.events.of_type(AgentNeedsAttention)  # a passing overload needs no one
+    await h.ask("Main", "Architect", "another task")
+    await h.begin_turn("Architect")
+    h.hook("Architect", "StopFailure", error="authentication_failed", last_assistant_message="Please run /login")
+    await h.time.advance(10)
+    [needs] = h.events.of_type(AgentNeedsAttention)
+    assert (needs.reason, needs.message) == (AttentionReason.SIGN_IN, "Please run /login")
+    await h.close()
+
+
 async def test_a_usage_limit_ends_the_asks_holds_deliveries_and_resumes_the_running_cli() -> None:
     h, watching = rig(architect_node="cell-2")
     ask = await h.ask("Main", "Architect", "review the ports")

@@ -85,6 +85,22 @@ async def test_the_stop_of_the_turn_that_processed_the_ticket_ends_it_without_re
     await h.close()
 
 
+async def test_a_turn_ended_by_an_api_error_tells_the_asker_which() -> None:
+    """Claude Code 2.1 fires `StopFailure` instead of `Stop` when an API error ended the turn."""
+    h = team()
+    ask = await h.ask("Main", "Architect", "review it")
+    await h.begin_turn("Architect")
+
+    h.hook("Architect", "StopFailure", error="overloaded", last_assistant_message="API Error: overloaded")
+    await h.time.advance(GRACE)
+
+    error = await verdict_of(ask)
+    assert error.code is ErrorCode.TARGET_RETURNED_NO_REPLY and error.retryable
+    assert error.message.startswith("agent Architect's turn ended on an error of its model's API (overloaded)")
+    assert_target_released(h, "Architect")
+    await h.close()
+
+
 async def test_a_stop_of_an_earlier_turn_never_counts() -> None:
     h = team()
     h.hook("Architect", "UserPromptSubmit", prompt="refactor the parser")  # the person's own turn, still running

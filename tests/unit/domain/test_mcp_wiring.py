@@ -97,7 +97,7 @@ def test_tool_timeout_is_ceiling_plus_window_plus_a_minute() -> None:
     assert rendezvous_tool_timeout_ms(window_ms=600_000, ceiling_ms=14_400_000) == 15_060_000
 
 
-def test_claude_settings_install_the_six_lifecycle_hooks_shell_quoted() -> None:
+def test_claude_settings_install_the_lifecycle_hooks_shell_quoted() -> None:
     relay = ["/opt/My Apps/idea", "hook", "--source", "claude", "--endpoint", "/run/it's.sock"]
     command = "'/opt/My Apps/idea' hook --source claude --endpoint '/run/it'\"'\"'s.sock' --event "
 
@@ -113,6 +113,7 @@ def test_claude_settings_install_the_six_lifecycle_hooks_shell_quoted() -> None:
             "UserPromptSubmit": hook("UserPromptSubmit"),
             "Notification": hook("Notification"),
             "Stop": hook("Stop"),
+            "StopFailure": hook("StopFailure"),
             "SubagentStop": hook("SubagentStop"),
             "SessionEnd": hook("SessionEnd"),
         },
