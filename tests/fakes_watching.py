@@ -62,6 +62,13 @@ class FakeWatching:
     def format_time(self, epoch_ms: int) -> str:
         return f"@{epoch_ms}"
 
+    def limit_in_failure(self, message: str) -> tuple[int | None, str] | None:
+        """A message "limit @<epoch ms>" tells of a limit resetting then; "limit" of one without a time."""
+        if not message.startswith("limit"):
+            return None
+        stamp = message.removeprefix("limit").strip().removeprefix("@")
+        return (int(stamp) if stamp.isdigit() else None), message
+
     def transcript_limits(self, transcript_path: str) -> FakeTranscript:
         return self.transcripts.setdefault(transcript_path, FakeTranscript())
 

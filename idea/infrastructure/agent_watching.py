@@ -11,7 +11,13 @@ from idea.application.orchestrator.watch_ports import LimitSeen, PromptSeen
 from idea.application.ports import Clock, Diagnostics, TerminalSession
 from idea.domain.profile import Profile
 from idea.infrastructure.limits.detector import LimitMatch
-from idea.infrastructure.inspect.engine_sessions import CLAUDE_LIMIT_LINES, TranscriptTail, claude_limit_in_record
+from idea.infrastructure.inspect.engine_sessions import (
+    CLAUDE_LIMIT_LINES,
+    LimitRecord,
+    TranscriptTail,
+    claude_limit_in_api_error,
+    claude_limit_in_record,
+)
 from idea.infrastructure.limits.reset_time import format_local_time, parse_reset_time
 from idea.infrastructure.limits.screen_watch import AgentScreenWatch
 from idea.infrastructure.scheduler import AsyncioWallClockScheduler
@@ -46,8 +52,18 @@ class LocalAgentWatchAdapters:
     def transcript_limits(self, transcript_path: str) -> ClaudeTranscriptLimits:
         return ClaudeTranscriptLimits(transcript_path, self._clock)
 
+    def limit_in_failure(self, message: str) -> tuple[int | None, str] | None:
+        limit = claude_limit_in_api_error(message)
+        return _with_reset(limit, self._clock) if limit is not None else None
+
     def format_time(self, epoch_ms: int) -> str:
         return format_local_time(epoch_ms, self._clock.now_ms())
+
+
+def _with_reset(limit: LimitRecord, clock: Clock) -> tuple[int | None, str]:
+    """(resets_at_ms or None, the text) of a limit record."""
+    resets = parse_reset_time(limit.resets_at_text, "auto", clock.now_ms()) if limit.resets_at_text else None
+    return resets, limit.text
 
 
 class ClaudeTranscriptLimits:
@@ -62,10 +78,5 @@ class ClaudeTranscriptLimits:
         for record in self._tail.new_records(must_contain=CLAUDE_LIMIT_LINES):
             limit = claude_limit_in_record(record)
             if limit is not None:
-                resets = (
-                    parse_reset_time(limit.resets_at_text, "auto", self._clock.now_ms())
-                    if limit.resets_at_text
-                    else None
-                )
-                found.append((resets, limit.text))
+                found.append(_with_reset(limit, self._clock))
         return found

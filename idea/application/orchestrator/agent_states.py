@@ -167,6 +167,12 @@ class AgentStates:
         else:
             self.attention.raise_attention(agent_id, reason_of_screen_prompt(literal), literal, AttentionOrigin.SCREEN)
 
+    def turn_failed_on_limit(self, agent_id: AgentId, message: str) -> None:
+        """The CLI says a usage limit ended the turn (Claude's `StopFailure` `rate_limit`), with its message."""
+        found = self._adapters.limit_in_failure(message) if self._adapters is not None else None
+        if found is not None:
+            self.limit_seen(agent_id, *found, RateLimitSource.STRUCTURED)
+
     def limit_seen(
         self, agent_id: AgentId, resets_at_ms: int | None, text: str, source: RateLimitSource = RateLimitSource.PATTERN
     ) -> None:

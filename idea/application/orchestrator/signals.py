@@ -77,13 +77,7 @@ class AgentSignals:
         elif event == "Stop":
             self._turn_ended(agent_id, self._ctx.lanes.of(agent_id).turn_owner)
         elif event == "StopFailure":
-            error = payload.get("error")
-            failure = error if isinstance(error, str) and error else "unknown"
-            self._ctx.diagnostics.beacon(f"[turn] failed agent={self._ctx.name(agent_id)} error={failure}")
-            self._turn_ended(agent_id, self._ctx.lanes.of(agent_id).turn_owner, failure=failure)
-            if failure in SIGN_IN_FAILURES and self._states is not None:  # its next turn would fail the same way
-                said = payload.get("last_assistant_message")
-                self._states.hook_attention(agent_id, AttentionReason.SIGN_IN, said if isinstance(said, str) else None)
+            self._turn_failed(agent_id, payload)
         elif event == "Notification":
             kind = payload.get("notification_type")
             self._attention(agent_id, payload.get("message"), kind if isinstance(kind, str) else None)
@@ -109,6 +103,20 @@ class AgentSignals:
         # (Claude's Esc does not tell the MCP server).
         for record in self._book.asks_in_flight_from(agent_id):
             self._book.end(record, TicketEnd(TicketEndKind.CANCELLED, cancel_source=CancelSource.REQUESTER_NEW_PROMPT))
+
+    def _turn_failed(self, agent_id: AgentId, payload: dict[str, Any]) -> None:
+        """Claude's `StopFailure`: an API error ended the turn. A usage limit ends the asks waiting on the agent
+        as such (and arms the resume); a failed sign-in asks the person to sign in, since the next turn would
+        fail the same way; the turn ends in any case."""
+        error, said = payload.get("error"), payload.get("last_assistant_message")
+        failure = error if isinstance(error, str) and error else "unknown"
+        message = said if isinstance(said, str) else None
+        self._ctx.diagnostics.beacon(f"[turn] failed agent={self._ctx.name(agent_id)} error={failure}")
+        if self._states is not None and failure == "rate_limit" and message:
+            self._states.turn_failed_on_limit(agent_id, message)
+        self._turn_ended(agent_id, self._ctx.lanes.of(agent_id).turn_owner, failure=failure)
+        if self._states is not None and failure in SIGN_IN_FAILURES:
+            self._states.hook_attention(agent_id, AttentionReason.SIGN_IN, message)
 
     def _turn_ended(self, agent_id: AgentId, owner: TicketId | None, failure: str | None = None) -> None:
         """`failure`: the API error that ended the turn (Claude's `StopFailure`), told to an asker left without

@@ -62,6 +62,11 @@ class AgentWatchAdapters(Protocol):
         """Level 1 (spec 05 §6.1): the limit records a Claude transcript gets from now on."""
         ...
 
+    def limit_in_failure(self, message: str) -> tuple[int | None, str] | None:
+        """Level 1 (spec 05 §6.1) from a turn that failed on a usage limit (Claude's `StopFailure`): (resets_at_ms
+        or None, the text) when the message tells of a limit, None when it tells of another error."""
+        ...
+
     def format_time(self, epoch_ms: int) -> str:
         """ "15:00", with the date when it is not today (local time)."""
         ...

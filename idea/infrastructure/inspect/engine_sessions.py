@@ -193,14 +193,20 @@ def claude_limit_in_record(record: dict[str, Any]) -> LimitRecord | None:
         words = text.split(CLAUDE_LIMIT_MARK, 1)[1].split()
         stamp = words[0] if words else ""
         return LimitRecord(stamp if stamp.isdigit() else None, text)
+    return claude_limit_in_api_error(text) if record.get("isApiErrorMessage") else None
+
+
+def claude_limit_in_api_error(text: str) -> LimitRecord | None:
+    """The usage limit an API error message of Claude Code tells of (a transcript record's text, or the
+    `last_assistant_message` of its `StopFailure` hook), None when it tells of another error."""
     lowered = text.lower().replace("’", "'")
-    if record.get("isApiErrorMessage") and any(words in lowered for words in CLAUDE_LIMIT_WORDS):
-        for marker in ("resets at ", "resets ", "reset at "):
-            if marker in lowered:
-                start = lowered.index(marker) + len(marker)
-                return LimitRecord(_first_clause(text[start:]).strip().rstrip("."), text)
-        return LimitRecord(None, text)
-    return None
+    if not any(words in lowered for words in CLAUDE_LIMIT_WORDS):
+        return None
+    for marker in ("resets at ", "resets ", "reset at "):
+        if marker in lowered:
+            start = lowered.index(marker) + len(marker)
+            return LimitRecord(_first_clause(text[start:]).strip().rstrip("."), text)
+    return LimitRecord(None, text)
 
 
 def _first_clause(text: str) -> str:

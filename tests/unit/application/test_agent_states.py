@@ -141,6 +141,24 @@ async def test_a_turn_that_failed_on_its_sign_in_asks_the_person_to_sign_in() ->
     await h.close()
 
 
+async def test_a_turn_that_failed_on_a_usage_limit_ends_the_ask_as_limited() -> None:
+    """`StopFailure` with `rate_limit`: the message says when the limit resets, ahead of any transcript read."""
+    h, _ = rig(architect_node="cell-2")
+    ask = await h.ask("Main", "Architect", "review the ports")
+    await h.begin_turn("Architect")
+    reset = h.time.now_ms() + HOUR_MS
+    h.hook("Architect", "StopFailure", error="rate_limit", last_assistant_message="Opus is experiencing high load")
+    await h.time.advance(10)
+    assert not h.events.of_type(AgentRateLimited)  # the same error type, no limit
+    await h.begin_turn("Architect")
+    h.hook("Architect", "StopFailure", error="rate_limit", last_assistant_message=f"limit @{reset}")
+    error = await outcome_error(ask)
+    assert error.code is ErrorCode.TARGET_RATE_LIMITED and error.data is not None
+    assert error.data["resetsAtMs"] == reset and error.data["autoResume"] is True
+    assert h.events.of_type(AgentResumeScheduled)[0].fire_at_ms == reset
+    await h.close()
+
+
 async def test_a_usage_limit_ends_the_asks_holds_deliveries_and_resumes_the_running_cli() -> None:
     h, watching = rig(architect_node="cell-2")
     ask = await h.ask("Main", "Architect", "review the ports")

@@ -178,3 +178,18 @@ def test_claude_transcript_limits_read_only_records_appended_later(tmp_path: Pat
         file.write(json.dumps(tool_output) + "\n" + json.dumps(record) + "\n")
     [(resets, text)] = limits.new_limits()
     assert resets == 1_782_054_000_000 and text == out_of_credits
+
+
+def test_a_failed_turn_s_message_gives_its_limit() -> None:
+    from idea.infrastructure.agent_watching import LocalAgentWatchAdapters
+    from tests.fakes import FakeClock, RecordingDiagnostics
+
+    adapters = LocalAgentWatchAdapters(FakeClock(), None, RecordingDiagnostics())  # type: ignore[arg-type]
+    found = adapters.limit_in_failure("You've hit your session limit · resets 2026-06-21T15:00:00Z")
+    assert found == (1_782_054_000_000, "You've hit your session limit · resets 2026-06-21T15:00:00Z")
+    assert adapters.limit_in_failure("You've hit your monthly spend limit · raise it at claude.ai") == (
+        None,
+        "You've hit your monthly spend limit · raise it at claude.ai",
+    )
+    assert adapters.limit_in_failure("Opus is experiencing high load") is None
+
