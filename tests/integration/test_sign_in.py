@@ -85,5 +85,23 @@ def test_gemini(home: Path) -> None:
     assert checker(home).check(profile).signed_in  # type: ignore[union-attr]
 
 
+def test_gemini_home_token_and_keychain(home: Path) -> None:
+    profile = shipped("Gemini CLI")
+    elsewhere = home / "gemini-home"
+    assert not checker(home, GEMINI_CLI_HOME=str(elsewhere)).check(profile).signed_in  # type: ignore[union-attr]
+    (elsewhere / ".gemini").mkdir(parents=True)
+    (elsewhere / ".gemini" / "oauth_creds.json").write_text("{}")
+    assert checker(home, GEMINI_CLI_HOME=str(elsewhere)).check(profile).signed_in  # type: ignore[union-attr]
+    assert not checker(home).check(profile).signed_in  # type: ignore[union-attr]  # not in the user's home
+    code_assist = checker(home, GOOGLE_GENAI_USE_GCA="true", GOOGLE_CLOUD_ACCESS_TOKEN="t").check(profile)
+    assert code_assist is not None and code_assist.signed_in
+    assert checker(home, GOOGLE_APPLICATION_CREDENTIALS="/k.json").check(profile).signed_in  # type: ignore[union-attr]
+    # the system keychain: IdeA cannot tell, so it does not refuse
+    assert checker(home, GEMINI_FORCE_ENCRYPTED_FILE_STORAGE="true").check(profile) is None
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "gemini-credentials.json").write_text("{}")
+    assert checker(home, GEMINI_FORCE_ENCRYPTED_FILE_STORAGE="true").check(profile).signed_in  # type: ignore[union-attr]
+
+
 def test_no_precheck_for_aider(home: Path) -> None:
     assert checker(home).check(shipped("Aider")) is None

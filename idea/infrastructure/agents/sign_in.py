@@ -5,7 +5,10 @@
   switches, `<config>/.credentials.json` (`$CLAUDE_CONFIG_DIR`, else `~/.claude`), or an `oauthAccount` in
   `~/.claude.json` (where the macOS keychain keeps the secret itself).
 - Codex: the shared login of the user's Codex home, or `OPENAI_API_KEY` / `CODEX_API_KEY` (spec 02 §13.3).
-- Gemini CLI: `GEMINI_API_KEY`, `GOOGLE_API_KEY`, Vertex AI, or `~/.gemini/oauth_creds.json`.
+- Gemini CLI: `GEMINI_API_KEY`, `GOOGLE_API_KEY`, Vertex AI, `GOOGLE_APPLICATION_CREDENTIALS`, a Code Assist
+  access token, or its Google sign-in in `<home>/.gemini/oauth_creds.json` (`$GEMINI_CLI_HOME`, else the
+  user's home). With `GEMINI_FORCE_ENCRYPTED_FILE_STORAGE=true` the sign-in may sit in the system keychain,
+  where IdeA cannot look: no precheck then, unless the encrypted file is there.
 
 Each check also says how the person signs in from a cell: `claude auth login` (it prints the sign-in address
 and waits for the code), `codex login` with the user's Codex home, and `gemini` itself (Gemini CLI has no
@@ -30,7 +33,7 @@ CLAUDE_ENV = (
     "CLAUDE_CODE_USE_BEDROCK",
     "CLAUDE_CODE_USE_VERTEX",
 )
-GEMINI_ENV = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI")
+GEMINI_ENV = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_APPLICATION_CREDENTIALS")
 
 CLAUDE_WHAT_TO_DO = (
     "choose Sign in to Claude Code in the agent's menu of the Agents panel (it runs `claude auth login` in a "
@@ -74,7 +77,9 @@ class LocalSignInChecker:
             login = LoginCommand((profile.command, "login"), {"CODEX_HOME": str(codex_home)})
             return _result("Codex", codex_credentials_available(codex_home, env), CODEX_WHAT_TO_DO, login)
         if family == "gemini":
-            signed_in = any(env.get(n) for n in GEMINI_ENV) or (home / ".gemini" / "oauth_creds.json").is_file()
+            signed_in = _gemini_signed_in(env, home)
+            if signed_in is None:
+                return None
             return _result("Gemini CLI", signed_in, GEMINI_WHAT_TO_DO, LoginCommand((profile.command,)))
         return None
 
@@ -94,3 +99,16 @@ def _claude_signed_in(env: Mapping[str, str], home: Path) -> bool:
     except (OSError, ValueError):
         return False
     return isinstance(state, dict) and isinstance(state.get("oauthAccount"), dict)
+
+
+def _gemini_signed_in(env: Mapping[str, str], home: Path) -> bool | None:
+    """None: its sign-in may be in the system keychain, which IdeA does not read."""
+    if any(env.get(name) for name in GEMINI_ENV):
+        return True
+    if env.get("GOOGLE_GENAI_USE_GCA") and env.get("GOOGLE_CLOUD_ACCESS_TOKEN"):
+        return True
+    folder = Path(env["GEMINI_CLI_HOME"]) / ".gemini" if env.get("GEMINI_CLI_HOME") else home / ".gemini"
+    if (folder / "oauth_creds.json").is_file() or (folder / "gemini-credentials.json").is_file():
+        return True
+    return None if env.get("GEMINI_FORCE_ENCRYPTED_FILE_STORAGE") == "true" else False
+
