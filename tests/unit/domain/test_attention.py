@@ -40,6 +40,7 @@ def test_claude_notification_reason() -> None:
         ("Do you trust the files in this folder?", AttentionReason.TRUST),
         ("Yes, I trust this folder", AttentionReason.TRUST),
         ("Quick safety check", AttentionReason.TRUST),
+        ("Trust this folder?", AttentionReason.TRUST),
         ("Sign in with ChatGPT", AttentionReason.SIGN_IN),
         ("Select login method", AttentionReason.SIGN_IN),
         ("Detected a custom API key", AttentionReason.SIGN_IN),
