@@ -19,7 +19,7 @@ from idea.ui.profiles.profile_editor import ProfileEditor
 from tests.ui.accessibility import unnamed_controls
 from tests.ui.agent_support import WAIT_MS, BootstrappedApp, bootstrapped_app
 
-GEMINI_ID = reference_profile_id("gemini")
+AIDER_ID = reference_profile_id("aider")
 QUOTA = r"(?i)quota exceeded.*?resets? at (?P<reset>\d{1,2}(?::\d{2})?\s*[ap]m)"
 
 
@@ -30,20 +30,20 @@ def world(qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iter
     yield from bootstrapped_app(qtbot, tmp_path)
 
 
-def gemini_editor(world: BootstrappedApp, qtbot: QtBot) -> ProfileEditor:
+def aider_editor(world: BootstrappedApp, qtbot: QtBot) -> ProfileEditor:
     app = world.app
-    gemini = next(profile for profile in app.profiles.reference_profiles() if profile.id == GEMINI_ID)
-    world.sync(lambda: app.profiles.complete_setup([gemini]))
+    aider = next(profile for profile in app.profiles.reference_profiles() if profile.id == AIDER_ID)
+    world.sync(lambda: app.profiles.complete_setup([aider]))
     editor = ProfileEditor(world.client, app.profiles, app.projects.open_runtimes)
     qtbot.addWidget(editor)
     editor.show()
-    assert editor.pane.title.text().startswith("Gemini CLI")
+    assert editor.pane.title.text().startswith("Aider")
     return editor
 
 
-def stored_gemini(world: BootstrappedApp) -> dict[str, Any]:
+def stored_aider(world: BootstrappedApp) -> dict[str, Any]:
     on_disk = json.loads((world.app.data_dir / "profiles.json").read_text(encoding="utf-8"))
-    return next(profile for profile in on_disk["profiles"] if profile["id"] == GEMINI_ID)
+    return next(profile for profile in on_disk["profiles"] if profile["id"] == AIDER_ID)
 
 
 def save(editor: ProfileEditor, qtbot: QtBot) -> None:
@@ -55,9 +55,9 @@ def save(editor: ProfileEditor, qtbot: QtBot) -> None:
 def test_the_limit_and_liveness_fields_save_camel_case_keys_and_cleared_ones_are_absent(
     world: BootstrappedApp, qtbot: QtBot
 ) -> None:
-    editor = gemini_editor(world, qtbot)
+    editor = aider_editor(world, qtbot)
     limits = editor.pane.form.limits
-    assert not limits.body.isVisible()  # Gemini sets none of them: the group stays closed
+    assert not limits.body.isVisible()  # Aider's profile sets none of them: the group stays closed
     qtbot.mouseClick(limits.toggle, Qt.MouseButton.LeftButton)
     assert limits.body.isVisible()
     assert limits.stall_after.placeholderText() == "none: IdeA sees no sign of work from this CLI"
@@ -71,7 +71,7 @@ def test_the_limit_and_liveness_fields_save_camel_case_keys_and_cleared_ones_are
     limits.turn_timeout.setText("90")
     limits.turn_timeout_unit.setCurrentIndex(limits.turn_timeout_unit.findData("s"))
     save(editor, qtbot)
-    stored = stored_gemini(world)
+    stored = stored_aider(world)
     assert stored["rateLimitPattern"] == {"pattern": QUOTA, "resetCapture": "reset", "timeFormat": "%-I:%M%p"}
     assert stored["liveness"] == {"stallAfterMs": 120_000, "turnTimeoutMs": 90_000}
     assert {"rateLimitPattern", "liveness"} <= set(stored["edited"])  # shipped defaults no longer override them
@@ -87,14 +87,14 @@ def test_the_limit_and_liveness_fields_save_camel_case_keys_and_cleared_ones_are
     shown.stall_after.clear()
     shown.turn_timeout.clear()
     save(reopened, qtbot)
-    cleared = stored_gemini(world)
+    cleared = stored_aider(world)
     assert "rateLimitPattern" not in cleared and "liveness" not in cleared
 
 
 def test_an_invalid_pattern_is_told_as_it_is_typed_and_the_save_refused_with_the_reason(
     world: BootstrappedApp, qtbot: QtBot
 ) -> None:
-    editor = gemini_editor(world, qtbot)
+    editor = aider_editor(world, qtbot)
     limits = editor.pane.form.limits
     limits.set_expanded(True)
     limits.pattern.setText("(?i)quota (exceeded")
@@ -109,8 +109,8 @@ def test_an_invalid_pattern_is_told_as_it_is_typed_and_the_save_refused_with_the
     limits.reset_capture.clear()
     assert not limits.pattern_message.is_error and editor.pane.save_button.isEnabled()
 
-    gemini = world.app.profiles.profile(GEMINI_ID)
-    broken = Profile.from_json({**gemini.to_json(), "rateLimitPattern": {"pattern": "(unclosed"}})
+    aider = world.app.profiles.profile(AIDER_ID)
+    broken = Profile.from_json({**aider.to_json(), "rateLimitPattern": {"pattern": "(unclosed"}})
     with pytest.raises(AppError, match="Limit pattern: Not a valid regular expression"):
         world.sync(lambda: world.app.profiles.save_profile(broken))  # the core refuses it too
 
@@ -118,7 +118,7 @@ def test_an_invalid_pattern_is_told_as_it_is_typed_and_the_save_refused_with_the
 def test_the_try_it_box_shows_whether_a_line_matches_and_when_the_limit_resets(
     world: BootstrappedApp, qtbot: QtBot
 ) -> None:
-    editor = gemini_editor(world, qtbot)
+    editor = aider_editor(world, qtbot)
     limits = editor.pane.form.limits
     limits.set_expanded(True)
     limits.trial_line.setText("\x1b[33mQuota exceeded\x1b[0m for gemini-2.5-pro. Resets at 11:59pm.")
@@ -136,7 +136,7 @@ def test_the_try_it_box_shows_whether_a_line_matches_and_when_the_limit_resets(
 
 
 def test_the_usage_limit_fields_have_accessible_names(world: BootstrappedApp, qtbot: QtBot) -> None:
-    editor = gemini_editor(world, qtbot)
+    editor = aider_editor(world, qtbot)
     limits = editor.pane.form.limits
     assert limits.toggle.text() == "Usage limits and liveness"
     limits.set_expanded(True)

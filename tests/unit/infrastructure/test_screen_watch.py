@@ -124,7 +124,7 @@ async def test_limit_in_the_output_and_on_a_tui_screen() -> None:
 
 
 async def test_a_profile_without_prompts_or_pattern_needs_no_watch() -> None:
-    profile = Profile.from_json({**shipped("Gemini CLI").to_json(), "blockingPrompts": []})
+    profile = Profile.from_json({**shipped("Aider").to_json(), "blockingPrompts": []})
     rig = Rig(profile)
     assert not rig.watch.needed
     rig.watch.start()
