@@ -56,6 +56,13 @@ def test_claude_account_in_its_state_file(home: Path) -> None:
     assert checker(home).check(shipped("Claude Code")).signed_in  # type: ignore[union-attr]
     (home / ".claude.json").write_text("{broken")
     assert not checker(home).check(shipped("Claude Code")).signed_in  # type: ignore[union-attr]
+    # with CLAUDE_CONFIG_DIR, Claude Code keeps its state file there, not in the home folder
+    (home / ".claude.json").write_text(json.dumps({"oauthAccount": {"emailAddress": "ada@example.com"}}))
+    config = home / "claude-config"
+    config.mkdir()
+    assert not checker(home, CLAUDE_CONFIG_DIR=str(config)).check(shipped("Claude Code")).signed_in  # type: ignore[union-attr]
+    (config / ".claude.json").write_text(json.dumps({"oauthAccount": {"emailAddress": "ada@example.com"}}))
+    assert checker(home, CLAUDE_CONFIG_DIR=str(config)).check(shipped("Claude Code")).signed_in  # type: ignore[union-attr]
 
 
 def test_codex(home: Path) -> None:

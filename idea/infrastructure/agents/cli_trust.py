@@ -15,13 +15,13 @@ from typing import Any
 
 from idea.infrastructure.fs import atomic_write_json
 
-CLAUDE_CONFIG = ".claude.json"
-GEMINI_TRUSTED_FOLDERS = Path(".gemini") / "trustedFolders.json"
+GEMINI_TRUSTED_FOLDERS = "trustedFolders.json"
 BACKUP_SUFFIX = ".idea-backup"
 
 
-def trust_for_claude(run_dir: str, home: Path) -> str | None:
-    """`projects[run_dir].hasTrustDialogAccepted = true` in `~/.claude.json`; returns a warning or None."""
+def trust_for_claude(run_dir: str, state_file: Path) -> str | None:
+    """`projects[run_dir].hasTrustDialogAccepted = true` in Claude Code's state file (`cli_homes`); returns a
+    warning or None."""
 
     def accept(config: dict[str, Any]) -> bool:
         projects = config.setdefault("projects", {})
@@ -31,11 +31,12 @@ def trust_for_claude(run_dir: str, home: Path) -> str | None:
         entry["hasTrustDialogAccepted"] = True
         return True
 
-    return _update(home / CLAUDE_CONFIG, accept)
+    return _update(state_file, accept)
 
 
-def trust_for_gemini(run_dir: str, home: Path) -> str | None:
-    """`{run_dir: "TRUST_FOLDER"}` in `~/.gemini/trustedFolders.json`; returns a warning or None."""
+def trust_for_gemini(run_dir: str, gemini_dir: Path) -> str | None:
+    """`{run_dir: "TRUST_FOLDER"}` in `trustedFolders.json` of Gemini CLI's folder (`cli_homes`); returns a
+    warning or None."""
 
     def accept(folders: dict[str, Any]) -> bool:
         if folders.get(run_dir) == "TRUST_FOLDER":
@@ -43,7 +44,7 @@ def trust_for_gemini(run_dir: str, home: Path) -> str | None:
         folders[run_dir] = "TRUST_FOLDER"
         return True
 
-    return _update(home / GEMINI_TRUSTED_FOLDERS, accept)
+    return _update(gemini_dir / GEMINI_TRUSTED_FOLDERS, accept)
 
 
 def _update(path: Path, change: Callable[[dict[str, Any]], bool]) -> str | None:

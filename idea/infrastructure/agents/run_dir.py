@@ -47,6 +47,7 @@ from idea.domain.profile import (
     resolve_cwd,
 )
 from idea.domain.project import IDEAI_DIR
+from idea.infrastructure.agents.cli_homes import claude_state_file, gemini_dir
 from idea.infrastructure.agents.cli_trust import trust_for_claude, trust_for_gemini
 from idea.infrastructure.agents.codex_auth import link_codex_auth, user_codex_home
 from idea.infrastructure.agents.executable import idea_command
@@ -146,9 +147,9 @@ class LocalRunDirWriter:
         """Claude and Gemini ask whether to trust each new folder; the agent starts in its run dir."""
         home = Path(os.path.expanduser("~"))
         if profile.structured_adapter == "claude":
-            warning = trust_for_claude(str(cwd), home)
+            warning = trust_for_claude(str(cwd), claude_state_file(os.environ, home))
         elif Path(profile.command).name == "gemini":
-            warning = trust_for_gemini(str(cwd), home)
+            warning = trust_for_gemini(str(cwd), gemini_dir(os.environ, home))
         else:
             return
         if warning:

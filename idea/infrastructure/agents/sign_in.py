@@ -2,12 +2,11 @@
 (verify per supported version). A CLI is recognised by its command's name; others get no precheck.
 
 - Claude Code: `ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN`, `CLAUDE_CODE_OAUTH_TOKEN`, Bedrock or Vertex
-  switches, `<config>/.credentials.json` (`$CLAUDE_CONFIG_DIR`, else `~/.claude`), or an `oauthAccount` in
-  `~/.claude.json` (where the macOS keychain keeps the secret itself).
+  switches, `<config>/.credentials.json`, or an `oauthAccount` in its state file (where the macOS keychain keeps
+  the secret itself); both places as `cli_homes` says.
 - Codex: the shared login of the user's Codex home, or `OPENAI_API_KEY` / `CODEX_API_KEY` (spec 02 §13.3).
 - Gemini CLI: `GEMINI_API_KEY`, `GOOGLE_API_KEY`, Vertex AI, `GOOGLE_APPLICATION_CREDENTIALS`, a Code Assist
-  access token, or its Google sign-in in `<home>/.gemini/oauth_creds.json` (`$GEMINI_CLI_HOME`, else the
-  user's home). With `GEMINI_FORCE_ENCRYPTED_FILE_STORAGE=true` the sign-in may sit in the system keychain,
+  access token, or its Google sign-in in `oauth_creds.json` of its folder (`cli_homes`). With `GEMINI_FORCE_ENCRYPTED_FILE_STORAGE=true` the sign-in may sit in the system keychain,
   where IdeA cannot look: no precheck then, unless the encrypted file is there.
 
 Each check also says how the person signs in from a cell: `claude auth login` (it prints the sign-in address
@@ -24,6 +23,7 @@ from pathlib import Path
 
 from idea.application.sign_in import LoginCommand, SignInCheck
 from idea.domain.profile import Profile
+from idea.infrastructure.agents.cli_homes import claude_config_dir, claude_state_file, gemini_dir
 from idea.infrastructure.agents.codex_auth import codex_credentials_available, user_codex_home
 
 CLAUDE_ENV = (
@@ -91,11 +91,10 @@ def _result(cli: str, signed_in: bool, what_to_do: str, login: LoginCommand | No
 def _claude_signed_in(env: Mapping[str, str], home: Path) -> bool:
     if any(env.get(name) for name in CLAUDE_ENV):
         return True
-    config_dir = Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home / ".claude"
-    if (config_dir / ".credentials.json").is_file():
+    if (claude_config_dir(env, home) / ".credentials.json").is_file():
         return True
     try:
-        state = json.loads((home / ".claude.json").read_text(encoding="utf-8"))
+        state = json.loads(claude_state_file(env, home).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
     return isinstance(state, dict) and isinstance(state.get("oauthAccount"), dict)
@@ -107,7 +106,7 @@ def _gemini_signed_in(env: Mapping[str, str], home: Path) -> bool | None:
         return True
     if env.get("GOOGLE_GENAI_USE_GCA") and env.get("GOOGLE_CLOUD_ACCESS_TOKEN"):
         return True
-    folder = Path(env["GEMINI_CLI_HOME"]) / ".gemini" if env.get("GEMINI_CLI_HOME") else home / ".gemini"
+    folder = gemini_dir(env, home)
     if (folder / "oauth_creds.json").is_file() or (folder / "gemini-credentials.json").is_file():
         return True
     return None if env.get("GEMINI_FORCE_ENCRYPTED_FILE_STORAGE") == "true" else False
