@@ -100,6 +100,18 @@ def end_processes(processes: list[psutil.Process]) -> None:
     psutil.wait_procs(processes, timeout=5)
 
 
+def assert_processes_end(gui: Gui, started: list[psutil.Process], home: Path, timeout_ms: int, after: str) -> None:
+    """No process of `started`, nor any process run with the test's HOME, may remain `after` something."""
+
+    def leftovers() -> list[psutil.Process]:
+        return alive(started) + processes_with_home(home)
+
+    try:
+        gui.wait(lambda: not leftovers(), timeout=timeout_ms)
+    except WaitTimeout as exc:
+        raise AssertionError(f"processes survived {after}: {describe(leftovers())}") from exc
+
+
 # -- the GUI --
 
 

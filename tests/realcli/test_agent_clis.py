@@ -22,7 +22,7 @@ from idea.domain.session import SessionState
 from tests.realcli.support import (
     START_TIMEOUT_MS,
     LaunchedAgent,
-    alive,
+    assert_processes_end,
     describe,
     launch_agent,
     process_tree,
@@ -63,17 +63,9 @@ def assert_agent_running(agent: LaunchedAgent) -> psutil.Process:
 def stop_and_assert_nothing_survives(agent: LaunchedAgent, home: Path, started: list[psutil.Process]) -> None:
     """Stop the agent as the Agents panel does; then no process it started, nor any process run with the
     test's HOME, may remain."""
-    gui = agent.gui
     agent.stop()
     assert agent.session() is None
-
-    def leftovers() -> list[psutil.Process]:
-        return alive(started) + processes_with_home(home)
-
-    try:
-        gui.wait(lambda: not leftovers(), timeout=AFTER_STOP_MS)
-    except WaitTimeout as exc:
-        raise AssertionError(f"processes survived the stop: {describe(leftovers())}") from exc
+    assert_processes_end(agent.gui, started, home, AFTER_STOP_MS, "the stop")
 
 
 def test_gemini_shows_its_trust_dialog_takes_arrow_keys_and_stops_cleanly(

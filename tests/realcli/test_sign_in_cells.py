@@ -5,19 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import psutil
-from pytestqt.exceptions import TimeoutError as WaitTimeout
-
 from idea.application.agents.sign_in_cell import open_sign_in
 from tests.realcli.support import (
     PERSONA,
     WatchedCell,
-    alive,
-    describe,
+    assert_processes_end,
     enable_reference_profile,
     on_core,
     process_tree,
-    processes_with_home,
     through_client,
 )
 from tests.ui.gui_support import Gui, new_project
@@ -53,11 +48,4 @@ def test_claude_signs_in_in_a_cell_beside_its_agent(
 
     started = process_tree(runtime.sessions.info(session_id).pid)
     through_client(agent_gui, runtime.sessions.stop(session_id))
-
-    def leftovers() -> list[psutil.Process]:
-        return alive(started) + processes_with_home(cli_home)
-
-    try:
-        agent_gui.wait(lambda: not leftovers(), timeout=ENDED_TIMEOUT_MS)
-    except WaitTimeout as exc:
-        raise AssertionError(f"processes survived the sign-in cell: {describe(leftovers())}") from exc
+    assert_processes_end(agent_gui, started, cli_home, ENDED_TIMEOUT_MS, "the sign-in cell")
