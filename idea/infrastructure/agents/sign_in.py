@@ -6,8 +6,9 @@
   the secret itself); both places as `cli_homes` says.
 - Codex: the shared login of the user's Codex home, or `OPENAI_API_KEY` / `CODEX_API_KEY` (spec 02 §13.3).
 - Gemini CLI: `GEMINI_API_KEY`, `GOOGLE_API_KEY`, Vertex AI, `GOOGLE_APPLICATION_CREDENTIALS`, a Code Assist
-  access token, or its Google sign-in in `oauth_creds.json` of its folder (`cli_homes`). With `GEMINI_FORCE_ENCRYPTED_FILE_STORAGE=true` the sign-in may sit in the system keychain,
-  where IdeA cannot look: no precheck then, unless the encrypted file is there.
+  access token, or its Google sign-in in `oauth_creds.json` of its folder (`cli_homes`). With
+  `GEMINI_FORCE_ENCRYPTED_FILE_STORAGE=true` the sign-in may sit in the system keychain, where IdeA cannot
+  look: no precheck then, unless the encrypted file is there.
 
 Each check also says how the person signs in from a cell: `claude auth login` (it prints the sign-in address
 and waits for the code), `codex login` with the user's Codex home, and `gemini` itself (Gemini CLI has no
@@ -110,4 +111,3 @@ def _gemini_signed_in(env: Mapping[str, str], home: Path) -> bool | None:
     if (folder / "oauth_creds.json").is_file() or (folder / "gemini-credentials.json").is_file():
         return True
     return None if env.get("GEMINI_FORCE_ENCRYPTED_FILE_STORAGE") == "true" else False
-
