@@ -1,7 +1,8 @@
 """The real Claude Code posts its lifecycle hooks to IdeA's HTTP hook door, as the run dir declares them.
 
 `claude mcp list`, run in an agent's run dir, loads its `settings.local.json` (the folder trusted, as IdeA
-records it) and fires `SessionEnd` when it exits: no model, no sign-in, no network needed.
+records it) and fires `SessionEnd` when it exits: no model, no sign-in, no network needed. A turn whose API
+call fails (an API key and an address nothing listens on) fires `StopFailure` instead of `Stop`.
 """
 
 from __future__ import annotations
@@ -9,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from idea.application.agents.ports import BridgeEndpoint, RunDirRequest
@@ -28,48 +30,86 @@ def claude_profile() -> Profile:
     return Profile.from_json(next(profile for profile in data if profile["name"] == "Claude Code"))
 
 
-async def test_claude_posts_session_end_to_the_hook_door_with_the_launch_secret(
-    require_cli: Callable[[str], str], cli_home: Path, tmp_path: Path
-) -> None:
-    claude = require_cli("claude")
+@asynccontextmanager
+async def hook_door() -> AsyncIterator[tuple[FakeGateway, RecordingDiagnostics, HookUrls]]:
     gateway, diagnostics, urls = FakeGateway(), RecordingDiagnostics(), HookUrls()
     door = HookHttpDoor(PROJECT_ID, gateway, diagnostics, urls)
     await door.start()
     try:
-        project = tmp_path / "shop"
-        project.mkdir()
-        prepared = LocalRunDirWriter(hook_urls=urls).prepare(
-            RunDirRequest(
-                project_root=str(project),
-                project_id=PROJECT_ID,
-                agent_id=MAIN,
-                profile=claude_profile(),
-                convention_text="# Project root\n",
-                bridge=BridgeEndpoint(str(tmp_path / "no-idea-here.sock"), TOKENS[MAIN]),
-                tool_timeout_ms=60_000,
-                trust_run_dir=True,
-            )
-        )
-        process = await asyncio.create_subprocess_exec(
-            claude, "mcp", "list",
-            cwd=prepared.cwd,
-            env={**os.environ, **prepared.extra_env},
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-        )  # fmt: skip
-        try:
-            output, _ = await asyncio.wait_for(process.communicate(), 90)
-        finally:
-            if process.returncode is None:
-                process.kill()
-                await process.wait()
-        await gateway.until(lambda: any(event.event == "SessionEnd" for event in gateway.hook_events), 10)
+        yield gateway, diagnostics, urls
     finally:
         await door.close()
 
+
+async def run_in_run_dir(
+    claude: str, tmp_path: Path, urls: HookUrls, *arguments: str, env: dict[str, str] | None = None
+) -> tuple[str, str]:
+    """Run `claude <arguments>` in an agent's run dir whose hooks post to the door of `urls`; returns the run
+    dir and what the CLI printed."""
+    project = tmp_path / "shop"
+    project.mkdir()
+    prepared = LocalRunDirWriter(hook_urls=urls).prepare(
+        RunDirRequest(
+            project_root=str(project),
+            project_id=PROJECT_ID,
+            agent_id=MAIN,
+            profile=claude_profile(),
+            convention_text="# Project root\n",
+            bridge=BridgeEndpoint(str(tmp_path / "no-idea-here.sock"), TOKENS[MAIN]),
+            tool_timeout_ms=60_000,
+            trust_run_dir=True,
+        )
+    )
+    process = await asyncio.create_subprocess_exec(
+        claude, *arguments,
+        cwd=prepared.cwd,
+        env={**os.environ, **prepared.extra_env, **(env or {})},
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )  # fmt: skip
+    try:
+        output, _ = await asyncio.wait_for(process.communicate(), 90)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    return prepared.cwd, output.decode(errors="replace")
+
+
+async def took(gateway: FakeGateway, event_name: str, output: str) -> None:
+    await gateway.until(lambda: any(event.event == event_name for event in gateway.hook_events), 10)
+    assert any(event.event == event_name for event in gateway.hook_events), output
+
+
+async def test_claude_posts_session_end_to_the_hook_door_with_the_launch_secret(
+    require_cli: Callable[[str], str], cli_home: Path, tmp_path: Path
+) -> None:
+    async with hook_door() as (gateway, diagnostics, urls):
+        cwd, output = await run_in_run_dir(require_cli("claude"), tmp_path, urls, "mcp", "list")
+        await took(gateway, "SessionEnd", output)
+
     [event] = [event for event in gateway.hook_events if event.event == "SessionEnd"]
-    assert (event.agent_id, event.source) == (MAIN, "claude"), output.decode(errors="replace")
+    assert (event.agent_id, event.source) == (MAIN, "claude")
     assert event.payload["hook_event_name"] == "SessionEnd"
-    assert event.payload["cwd"] == prepared.cwd
+    assert event.payload["cwd"] == cwd
     assert not any("refused" in line for line in diagnostics.lines)
+
+
+async def test_a_turn_that_fails_on_the_api_posts_stop_failure_and_no_stop(
+    require_cli: Callable[[str], str], cli_home: Path, tmp_path: Path
+) -> None:
+    unreachable = {
+        "ANTHROPIC_API_KEY": "sk-ant-not-a-key",
+        "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",  # the discard port: refused at once
+        "CLAUDE_CODE_MAX_RETRIES": "0",
+    }
+    async with hook_door() as (gateway, _diagnostics, urls):
+        _cwd, output = await run_in_run_dir(require_cli("claude"), tmp_path, urls, "-p", "hello", env=unreachable)
+        await took(gateway, "StopFailure", output)
+
+    names = [event.event for event in gateway.hook_events]
+    assert "UserPromptSubmit" in names and "Stop" not in names, names
+    [failure] = [event for event in gateway.hook_events if event.event == "StopFailure"]
+    assert failure.payload["error"] == "server_error"
+    assert "Unable to connect to API" in failure.payload["last_assistant_message"]
