@@ -140,7 +140,8 @@ class Host(Protocol):
         ...
 
     def scratch_dir(self, prefix: str) -> str:
-        """A new empty folder of its own in the system's temporary folder (a profile's test run)."""
+        """A new empty folder of its own in the system's temporary folder (a profile's test run); those a day old
+        go when a new one is made."""
         ...
 
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import tempfile
 import pwd
 import shutil
 from collections.abc import Sequence
 
 from idea.infrastructure.installation import is_frozen
+from idea.infrastructure.scratch import new_scratch_dir
 
 
 class LocalHost:
@@ -39,7 +39,7 @@ class LocalHost:
         return os.path.isdir(path)
 
     def scratch_dir(self, prefix: str) -> str:
-        return tempfile.mkdtemp(prefix=prefix)
+        return new_scratch_dir(prefix)
 
     def is_frozen(self) -> bool:
         return is_frozen()

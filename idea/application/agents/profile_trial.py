@@ -2,7 +2,8 @@
 on the PATH agents get, its arguments, its environment entries (`{agentRunDir}` is the scratch folder,
 `{projectRoot}` the project) — in a scratch folder of its own, in a cell of the project. No agent, persona or
 IdeA tool takes part: what the cell shows is the CLI itself, so that a command, an argument or a variable can
-be checked before an agent depends on it. The folder is left in the system's temporary folder."""
+be checked before an agent depends on it. The folder stays for the cell (its Restart runs there again); the
+host clears scratch folders a day old when it makes a new one."""
 
 from __future__ import annotations
 

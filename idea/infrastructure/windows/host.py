@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 
+from idea.infrastructure.scratch import new_scratch_dir
 from idea.infrastructure.windows.program_lookup import find_program, launch_argv
 
 
@@ -43,7 +43,7 @@ class WindowsHost:
         return os.path.isdir(path)
 
     def scratch_dir(self, prefix: str) -> str:
-        return tempfile.mkdtemp(prefix=prefix)
+        return new_scratch_dir(prefix)
 
     def is_frozen(self) -> bool:
         return self._is_frozen()
