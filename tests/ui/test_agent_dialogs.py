@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from idea.domain import layout as lay
 from idea.domain.profile import reference_profile_id
 from idea.ui.agents.new_agent_dialog import BLANK_TAB, NewAgentDialog
 from idea.domain.agent_states.resume_offer import ResumeCandidate, ResumeChoice
+from idea.infrastructure.scratch import scratch_parent
 from idea.ui.agents.resume_dialog import ResumeDialog
 from idea.ui.profiles.first_run_wizard import FirstRunWizard
 from idea.ui.profiles.profile_editor import ProfileEditor
@@ -320,7 +320,7 @@ def test_test_runs_the_profile_as_shown_in_a_scratch_folder_in_a_cell_of_the_pro
         f"Started in a new cell of {runtime.name} (“test · Echo CLI”): close this window to see it"
     )
     [trial] = [s for s in runtime.sessions.snapshot() if s.label == "test · Echo CLI"]
-    assert Path(trial.cwd).name.startswith("idea-test-echo-cli-") and Path(trial.cwd).parent == Path(tempfile.gettempdir())
+    assert Path(trial.cwd).name.startswith("idea-test-echo-cli-") and Path(trial.cwd).parent == scratch_parent()
     qtbot.waitUntil(lambda: any(leaf.session == trial.id for leaf in lay.leaves(runtime.active.root)), timeout=WAIT_MS)
     assert world.app.profiles.profile(profile.id).args == profile.args  # the edits were tried, not saved
     world.on_core(runtime.sessions.stop(trial.id))
