@@ -11,10 +11,11 @@ from __future__ import annotations
 import getpass
 import os
 import shutil
-import stat
 import tempfile
 import time
 from pathlib import Path
+
+from idea.infrastructure.private_dirs import ensure_private_dir
 
 KEEP_SECONDS = 24 * 3600
 
@@ -32,24 +33,10 @@ def new_scratch_dir(prefix: str, parent: Path | None = None, now: float | None =
     parent that is not a folder of this user's own (a link, or one made by someone else in a shared `/tmp`) is
     neither cleared nor used: the folder is made in the temporary folder itself."""
     parent = parent if parent is not None else scratch_parent()
-    try:
-        parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    except OSError:
-        return tempfile.mkdtemp(prefix=prefix)
-    if not _own_folder(parent):
+    if not ensure_private_dir(parent):
         return tempfile.mkdtemp(prefix=prefix)
     _clear_old(parent, time.time() if now is None else now)
     return tempfile.mkdtemp(prefix=prefix, dir=parent)
-
-
-def _own_folder(path: Path) -> bool:
-    try:
-        status = os.lstat(path)
-    except OSError:
-        return False
-    if not stat.S_ISDIR(status.st_mode):
-        return False
-    return not hasattr(os, "getuid") or status.st_uid == os.getuid()
 
 
 def _clear_old(parent: Path, now: float) -> None:

@@ -41,7 +41,7 @@ def test_a_new_scratch_folder_clears_the_day_old_ones_and_nothing_else(tmp_path:
 
 
 def test_the_parent_is_made_private_and_named_for_the_user(tmp_path: Path) -> None:
-    parent = tmp_path / "fresh" / "idea-scratch-ada"
+    parent = tmp_path / "idea-scratch-ada"
     made = Path(new_scratch_dir("idea-test-x-", parent, now=NOW))
     assert made.parent == parent
     if os.name == "posix":

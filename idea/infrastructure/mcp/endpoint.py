@@ -22,9 +22,9 @@ from pathlib import Path
 from idea.application.ports import Diagnostics
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.ids import ProjectId, simple_hex
+from idea.infrastructure.private_dirs import ensure_private_dir
 
 ENDPOINT_DIR = "idea-mcp"
-PRIVATE_DIR_MODE = 0o700
 SOCKET_MODE = 0o600
 LISTEN_BACKLOG = 64
 LIVENESS_PROBE_TIMEOUT_S = 0.2
@@ -50,7 +50,7 @@ def mcp_endpoint(
             if diagnostics is not None:
                 diagnostics.beacon(f"[mcp] endpoint path too long: {path}")
             continue
-        if _ensure_private_dir(directory):
+        if ensure_private_dir(directory):
             return path
     return str(Path(bases[-1]) / ENDPOINT_DIR / socket_name)
 
@@ -120,21 +120,6 @@ def _probe(path: str) -> str:
 
 def fits_sockaddr(path: str) -> bool:
     return len(os.fsencode(path)) < SUN_PATH_SIZE
-
-
-def _ensure_private_dir(directory: Path) -> bool:
-    """True when `directory` is a real directory of this user with mode 0700 (created or tightened)."""
-    try:
-        directory.mkdir(mode=PRIVATE_DIR_MODE, exist_ok=True)
-        info = os.lstat(directory)
-        # In a shared /tmp another user could have planted the directory (or a symlink) first.
-        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
-            return False
-        if stat.S_IMODE(info.st_mode) != PRIVATE_DIR_MODE:
-            os.chmod(directory, PRIVATE_DIR_MODE)
-        return True
-    except OSError:
-        return False
 
 
 @dataclass

@@ -44,6 +44,7 @@ from idea.infrastructure.mcp.connect import (
     read_first_line,
     read_loopback_endpoint,
 )
+from idea.infrastructure.private_dirs import ensure_private_dir
 
 ConnectionHandler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 LIVENESS_PROBE_TIMEOUT_S = 0.5
@@ -117,7 +118,7 @@ def mcp_loopback_endpoint(
     name = f"{simple_hex(project_id)}{LOOPBACK_SUFFIX}"
     for base in bases:
         directory = Path(base) / unix.ENDPOINT_DIR
-        if _private_dir(directory):
+        if ensure_private_dir(directory):
             return str(directory / name)
         if diagnostics is not None:
             diagnostics.beacon(f"[mcp] endpoint folder unusable: {directory}")
@@ -128,16 +129,6 @@ def _system_temp() -> str:
     import tempfile
 
     return tempfile.gettempdir()
-
-
-def _private_dir(directory: Path) -> bool:
-    if sys.platform != "win32":
-        return unix._ensure_private_dir(directory)
-    try:
-        directory.mkdir(parents=True, exist_ok=True)  # inherits the ACL of the user's profile folder
-        return directory.is_dir() and not directory.is_symlink()
-    except OSError:
-        return False
 
 
 @dataclass
