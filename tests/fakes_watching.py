@@ -5,11 +5,13 @@ test's virtual time."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from idea.application.limits.ports import ScheduledTask
 from idea.application.orchestrator.watch_ports import LimitSeen, PromptSeen
 from idea.application.ports import TerminalSession
+from idea.domain.agent_states.turn_failure import FailedTurn
 from idea.domain.profile import Profile
 from idea.infrastructure.scheduler import AsyncioWallClockScheduler
 from tests.fakes_orchestration import VirtualTime
@@ -20,6 +22,7 @@ class FakeScreenWatch:
     label: str
     on_limit: LimitSeen
     on_prompt: PromptSeen
+    on_settled: Callable[[], None] | None = None
     started: bool = False
     stopped: bool = False
 
@@ -42,16 +45,35 @@ class FakeTranscript:
 
 
 @dataclass
+class FakeFailedTurns:
+    """Failed turns the test says the CLI recorded."""
+
+    pending: list[FailedTurn] = field(default_factory=list)
+
+    def new_failures(self) -> list[FailedTurn]:
+        found, self.pending = self.pending, []
+        return found
+
+
+@dataclass
 class FakeWatching:
     time: VirtualTime
     watches: dict[str, FakeScreenWatch] = field(default_factory=dict)  # by agent name
     scheduler_instance: AsyncioWallClockScheduler | None = None
     transcripts: dict[str, FakeTranscript] = field(default_factory=dict)
+    failures: dict[str, FakeFailedTurns] = field(default_factory=dict)  # by agent id
 
     def screen_watch(
-        self, terminal: TerminalSession, profile: Profile, *, on_limit: LimitSeen, on_prompt: PromptSeen, label: str
+        self,
+        terminal: TerminalSession,
+        profile: Profile,
+        *,
+        on_limit: LimitSeen,
+        on_prompt: PromptSeen,
+        on_settled: Callable[[], None] | None = None,
+        label: str,
     ) -> FakeScreenWatch:
-        watch = FakeScreenWatch(label, on_limit, on_prompt)
+        watch = FakeScreenWatch(label, on_limit, on_prompt, on_settled)
         self.watches[label] = watch
         return watch
 
@@ -68,6 +90,19 @@ class FakeWatching:
             return None
         stamp = message.removeprefix("limit").strip().removeprefix("@")
         return (int(stamp) if stamp.isdigit() else None), message
+
+    def failed_turns(self, project_root: str, agent_id: str, profile: Profile) -> FakeFailedTurns | None:
+        if profile.structured_adapter != "codex":
+            return None
+        return self.failures.setdefault(agent_id, FakeFailedTurns())
+
+    def fail_turn(self, agent_id: str, failed: FailedTurn, *, settled: str | None = None) -> None:
+        """The agent's CLI records a failed turn; with `settled` (the agent's name), its screen then settles."""
+        self.failures.setdefault(agent_id, FakeFailedTurns()).pending.append(failed)
+        if settled is not None:
+            callback = self.watches[settled].on_settled
+            assert callback is not None, "no one reads this agent's records"
+            callback()
 
     def transcript_limits(self, transcript_path: str) -> FakeTranscript:
         return self.transcripts.setdefault(transcript_path, FakeTranscript())

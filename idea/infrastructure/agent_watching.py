@@ -1,9 +1,12 @@
 """`LocalAgentWatchAdapters`: what the orchestration core watches its agents with — a screen watch per live
-terminal (blocking prompts, level-2 usage limits), the wall-clock scheduler of resumes, local times in words."""
+terminal (blocking prompts, level-2 usage limits), the CLIs' own records of limits and failed turns, the
+wall-clock scheduler of resumes, local times in words."""
 
 from __future__ import annotations
 
 import asyncio
+import os
+from collections.abc import Callable
 
 from idea.application.limits.ports import ScheduledTask
 from idea.application.orchestrator.ports import Timer
@@ -11,11 +14,13 @@ from idea.application.orchestrator.watch_ports import LimitSeen, PromptSeen
 from idea.application.ports import Clock, Diagnostics, TerminalSession
 from idea.domain.profile import Profile
 from idea.infrastructure.limits.detector import LimitMatch
+from idea.infrastructure.inspect.activity import CODEX_HOME_DIR, agent_run_dir
+from idea.infrastructure.inspect.codex_turns import CodexFailedTurns
 from idea.infrastructure.inspect.engine_sessions import (
     CLAUDE_LIMIT_LINES,
     LimitRecord,
     TranscriptTail,
-    claude_limit_in_api_error,
+    limit_in_api_error,
     claude_limit_in_record,
 )
 from idea.infrastructure.limits.reset_time import format_local_time, parse_reset_time
@@ -30,7 +35,14 @@ class LocalAgentWatchAdapters:
         self._diagnostics = diagnostics
 
     def screen_watch(
-        self, terminal: TerminalSession, profile: Profile, *, on_limit: LimitSeen, on_prompt: PromptSeen, label: str
+        self,
+        terminal: TerminalSession,
+        profile: Profile,
+        *,
+        on_limit: LimitSeen,
+        on_prompt: PromptSeen,
+        on_settled: Callable[[], None] | None = None,
+        label: str,
     ) -> AgentScreenWatch:
         def limit(match: LimitMatch) -> None:
             on_limit(match.resets_at_ms, match.text)
@@ -43,6 +55,7 @@ class LocalAgentWatchAdapters:
             diagnostics=self._diagnostics,
             on_limit=limit,
             on_prompt=on_prompt,
+            on_settled=on_settled,
             label=label,
         )
 
@@ -52,8 +65,13 @@ class LocalAgentWatchAdapters:
     def transcript_limits(self, transcript_path: str) -> ClaudeTranscriptLimits:
         return ClaudeTranscriptLimits(transcript_path, self._clock)
 
+    def failed_turns(self, project_root: str, agent_id: str, profile: Profile) -> CodexFailedTurns | None:
+        if profile.structured_adapter != "codex":
+            return None
+        return CodexFailedTurns(os.path.join(agent_run_dir(project_root, agent_id), CODEX_HOME_DIR))
+
     def limit_in_failure(self, message: str) -> tuple[int | None, str] | None:
-        limit = claude_limit_in_api_error(message)
+        limit = limit_in_api_error(message)
         return _with_reset(limit, self._clock) if limit is not None else None
 
     def format_time(self, epoch_ms: int) -> str:

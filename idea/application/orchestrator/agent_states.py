@@ -21,14 +21,10 @@ from idea.application.attention import AttentionBoard
 from idea.application.limits.ports import ScheduledTask
 from idea.application.limits.service import AgentPlace, SessionLimitService
 from idea.application.liveness import LivenessMonitor
+from idea.application.orchestrator.agent_watches import AgentWatches
 from idea.application.orchestrator.context import CoreContext, cancel_unless_current
 from idea.application.orchestrator.ticket_book import TicketBook
-from idea.application.orchestrator.watch_ports import (
-    AgentWatchAdapters,
-    ScreenWatch,
-    TranscriptLimits,
-    TypedInByThePerson,
-)
+from idea.application.orchestrator.watch_ports import AgentWatchAdapters
 from idea.domain.agent_states.attention import (
     Attention,
     AttentionOrigin,
@@ -38,6 +34,7 @@ from idea.domain.agent_states.attention import (
 )
 from idea.domain.agent_states.liveness import sees_work, stall_after_ms
 from idea.domain.agent_states.session_limit import RateLimitSource
+from idea.domain.agent_states.turn_failure import FailedTurn
 from idea.domain.ids import AgentId, NodeId
 from idea.domain.orchestration.tickets import TicketEnd, TicketEndKind, TicketKind
 
@@ -52,8 +49,10 @@ class AgentStates:
         *,
         adapters: AgentWatchAdapters | None,
         submit_human: Callable[[AgentId, str], Awaitable[object]],
+        turn_failed: Callable[[AgentId, FailedTurn], None] = lambda _agent, _failed: None,
     ) -> None:
-        """`submit_human(agent, text)`: the person's input to the agent (how a resume gives its prompt)."""
+        """`submit_human(agent, text)`: the person's input to the agent (how a resume gives its prompt);
+        `turn_failed`: a turn the agent's CLI recorded as ended by an API error (`AgentSignals.turn_failed`)."""
         self._ctx = ctx
         self._book = book
         self._adapters = adapters
@@ -83,10 +82,19 @@ class AgentStates:
                 diagnostics=ctx.diagnostics,
                 locate=self._place,
             )
-        self._watches: dict[AgentId, ScreenWatch] = {}
+        self._watches: AgentWatches | None = None
+        if adapters is not None:
+            self._watches = AgentWatches(
+                ctx,
+                adapters,
+                screen_limit=self.limit_seen,
+                record_limit=self._record_limit,
+                prompt=self.prompt_seen,
+                turn_failed=turn_failed,
+                person_submitted=self._person_took_over,
+            )
         self._limited: set[AgentId] = set()  # deliveries wait for the resume
         self._notices: dict[AgentId, asyncio.Task[None]] = {}
-        self._transcripts: dict[AgentId, tuple[str, TranscriptLimits]] = {}
         self._started = False
 
     # ------------------------------------------------------------------ life
@@ -102,9 +110,8 @@ class AgentStates:
             self._ctx.spawn(self.limits.drain(self._fired))
 
     async def close(self) -> None:
-        for watch in list(self._watches.values()):
-            await watch.stop()
-        self._watches.clear()
+        if self._watches is not None:
+            await self._watches.close()
         if self._scheduler is not None:
             await self._scheduler.close()
 
@@ -116,8 +123,8 @@ class AgentStates:
         self._ensure_started()
         self.liveness.beat(agent_id)
         transcript = (payload or {}).get("transcript_path")
-        if source == "claude" and isinstance(transcript, str) and transcript and self._adapters is not None:
-            self._transcript_limits(agent_id, transcript)
+        if source == "claude" and isinstance(transcript, str) and transcript and self._watches is not None:
+            self._watches.transcript(agent_id, transcript)
 
     def hook_attention(self, agent_id: AgentId, reason: AttentionReason, message: str | None) -> None:
         """A hook says the agent needs the person (`AgentSignals` tells when: Claude's `Notification` of a
@@ -135,28 +142,14 @@ class AgentStates:
         return "attention" if self.attention.holds_delivery(agent_id) else None
 
     def agent_launched(self, agent_id: AgentId) -> None:
-        """Watch the new terminal for dialogs and limits (its profile says which)."""
+        """Watch the new terminal for dialogs and limits (its profile says which), its CLI's records too."""
         self._ensure_started()
-        live = self._ctx.lifecycle.live(agent_id)
-        if live is None or self._adapters is None or agent_id in self._watches:
-            return
-        name = self._ctx.name(agent_id)
-        watch = self._adapters.screen_watch(
-            live.terminal,
-            live.profile,
-            on_limit=lambda resets, text: self.limit_seen(agent_id, resets, text),
-            on_prompt=lambda literal: self.prompt_seen(agent_id, literal),
-            label=name,
-        )
-        self._watches[agent_id] = watch
-        watch.start()
-        if isinstance(live.terminal, TypedInByThePerson):
-            live.terminal.on_line_submitted(lambda _none: self._person_took_over(agent_id))
+        if self._watches is not None:
+            self._watches.launched(agent_id)
 
     def agent_exited(self, agent_id: AgentId) -> None:
-        watch = self._watches.pop(agent_id, None)
-        if watch is not None:
-            self._ctx.spawn(watch.stop())
+        if self._watches is not None:
+            self._watches.exited(agent_id)
         self._limited.discard(agent_id)
         self.attention.dismiss(agent_id)
         self.liveness.agent_exited(agent_id)
@@ -168,7 +161,7 @@ class AgentStates:
             self.attention.raise_attention(agent_id, reason_of_screen_prompt(literal), literal, AttentionOrigin.SCREEN)
 
     def turn_failed_on_limit(self, agent_id: AgentId, message: str) -> None:
-        """The CLI says a usage limit ended the turn (Claude's `StopFailure` `rate_limit`), with its message."""
+        """The CLI says a usage limit ended the turn (`FailedTurn.usage_limit`), with its message."""
         found = self._adapters.limit_in_failure(message) if self._adapters is not None else None
         if found is not None:
             self.limit_seen(agent_id, *found, RateLimitSource.STRUCTURED)
@@ -193,6 +186,9 @@ class AgentStates:
         for record in self._waiting_asks(agent_id):
             self._book.end(record, end)
 
+    def _record_limit(self, agent_id: AgentId, resets_at_ms: int | None, text: str) -> None:
+        self.limit_seen(agent_id, resets_at_ms, text, RateLimitSource.STRUCTURED)
+
     # ------------------------------------------------------------------ AgentResumer
 
     async def resume(self, agent_id: AgentId, node_id: NodeId | None, conversation_id: str | None, prompt: str) -> None:
@@ -216,21 +212,6 @@ class AgentStates:
             self.limits.user_took_over(agent_id)
             self._limited.discard(agent_id)
 
-    def _transcript_limits(self, agent_id: AgentId, path: str) -> None:
-        assert self._adapters is not None
-        tail = self._transcripts.get(agent_id)
-        if tail is None or tail[0] != path:
-            tail = (path, self._adapters.transcript_limits(path))
-            self._transcripts[agent_id] = tail
-            return  # records from before now are history
-        try:
-            found = tail[1].new_limits()
-        except OSError as exc:
-            self._ctx.diagnostics.beacon(f"[limit] transcript unreadable agent={agent_id}: {exc}")
-            return
-        for resets_at_ms, text in found:
-            self.limit_seen(agent_id, resets_at_ms, text, RateLimitSource.STRUCTURED)
-
     def _ensure_started(self) -> None:
         if not self._started and not self._ctx.closing:
             self.start()
@@ -247,6 +228,9 @@ class AgentStates:
                 self.liveness.busy_changed(agent_id, False)
             busy_before = busy
             self.liveness.sweep()
+            if self._watches is not None:
+                for agent_id in busy:
+                    self._watches.read_records(agent_id)
 
     def _stall_threshold(self, agent_id: AgentId) -> int | None:
         profile = self._ctx.profile_or_none(agent_id)

@@ -110,7 +110,13 @@ class OrchestratorService:
         self._ctx = ctx
         self._book = TicketBook(ctx)
         watch = TicketWatch(ctx, self._book)
-        self.states = AgentStates(ctx, self._book, adapters=watching, submit_human=self._submit_human)
+        self.states = AgentStates(
+            ctx,
+            self._book,
+            adapters=watching,
+            submit_human=self._submit_human,
+            turn_failed=lambda agent_id, failed: self._signals.turn_failed(agent_id, failed),
+        )
         self._deliverer = Deliverer(timer, timings, diagnostics)
         self._book.attach(
             supervisor=watch,

@@ -19,6 +19,7 @@ from idea.application.orchestrator.mailbox import AgentLane, TicketRecord
 from idea.application.orchestrator.ticket_book import TicketBook
 from idea.application.orchestrator.ticket_watch import TicketWatch
 from idea.domain.agent_states.attention import AttentionReason, reason_of_notification
+from idea.domain.agent_states.turn_failure import FailedTurn
 from idea.domain.ids import AgentId, TicketId
 from idea.domain.orchestration.commands import WorkStatus
 from idea.domain.orchestration.delivery import is_idea_delivery
@@ -34,8 +35,6 @@ from idea.domain.orchestration.tickets import (
 )
 
 CODEX_TURN_COMPLETE = "agent-turn-complete"
-# Claude's `StopFailure` errors after which the CLI cannot work until the person signs in again.
-SIGN_IN_FAILURES = frozenset({"authentication_failed", "oauth_org_not_allowed"})
 
 
 class AgentSignals:
@@ -77,7 +76,11 @@ class AgentSignals:
         elif event == "Stop":
             self._turn_ended(agent_id, self._ctx.lanes.of(agent_id).turn_owner)
         elif event == "StopFailure":
-            self._turn_failed(agent_id, payload)
+            error, said = payload.get("error"), payload.get("last_assistant_message")
+            failed = FailedTurn(
+                error if isinstance(error, str) and error else "unknown", said if isinstance(said, str) else None
+            )
+            self.turn_failed(agent_id, failed)
         elif event == "Notification":
             kind = payload.get("notification_type")
             self._attention(agent_id, payload.get("message"), kind if isinstance(kind, str) else None)
@@ -104,23 +107,21 @@ class AgentSignals:
         for record in self._book.asks_in_flight_from(agent_id):
             self._book.end(record, TicketEnd(TicketEndKind.CANCELLED, cancel_source=CancelSource.REQUESTER_NEW_PROMPT))
 
-    def _turn_failed(self, agent_id: AgentId, payload: dict[str, Any]) -> None:
-        """Claude's `StopFailure`: an API error ended the turn. A usage limit ends the asks waiting on the agent
-        as such (and arms the resume); a failed sign-in asks the person to sign in, since the next turn would
-        fail the same way; the turn ends in any case."""
-        error, said = payload.get("error"), payload.get("last_assistant_message")
-        failure = error if isinstance(error, str) and error else "unknown"
-        message = said if isinstance(said, str) else None
-        self._ctx.diagnostics.beacon(f"[turn] failed agent={self._ctx.name(agent_id)} error={failure}")
-        if self._states is not None and failure == "rate_limit" and message:
-            self._states.turn_failed_on_limit(agent_id, message)
-        self._turn_ended(agent_id, self._ctx.lanes.of(agent_id).turn_owner, failure=failure)
-        if self._states is not None and failure in SIGN_IN_FAILURES:
-            self._states.hook_attention(agent_id, AttentionReason.SIGN_IN, message)
+    def turn_failed(self, agent_id: AgentId, failed: FailedTurn) -> None:
+        """An API error ended the agent's turn (Claude's `StopFailure`, a Codex rollout's failed
+        `task_complete`): the turn ends in any case; a usage limit ends the asks waiting on the agent as such
+        (and arms the resume); a failed sign-in asks the person to sign in."""
+        lane = self._ctx.lanes.of(agent_id)
+        owner = self._owner_of(agent_id, failed.prompt) if failed.prompt else None
+        self._ctx.diagnostics.beacon(f"[turn] failed agent={self._ctx.name(agent_id)} error={failed.error}")
+        if self._states is not None and failed.usage_limit and failed.message:
+            self._states.turn_failed_on_limit(agent_id, failed.message)
+        self._turn_ended(agent_id, owner.ticket.id if owner else lane.turn_owner, failure=failed.error)
+        if self._states is not None and failed.needs_sign_in:
+            self._states.hook_attention(agent_id, AttentionReason.SIGN_IN, failed.message)
 
     def _turn_ended(self, agent_id: AgentId, owner: TicketId | None, failure: str | None = None) -> None:
-        """`failure`: the API error that ended the turn (Claude's `StopFailure`), told to an asker left without
-        a reply."""
+        """`failure`: the API error that ended the turn, told to an asker left without a reply."""
         lane = self._ctx.lanes.of(agent_id)
         lane.attention = None
         if self._states is not None:

@@ -9,6 +9,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from idea.application.limits.ports import ScheduledTask, Scheduler
 from idea.application.ports import TerminalSession
+from idea.domain.agent_states.turn_failure import FailedTurn
 from idea.domain.profile import Profile
 
 LimitSeen = Callable[[int | None, str], None]  # (resets_at_ms or None, the text that matched)
@@ -41,6 +42,12 @@ class TranscriptLimits(Protocol):
         ...
 
 
+class FailedTurns(Protocol):
+    def new_failures(self) -> list[FailedTurn]:
+        """The turns the CLI ended on an API error since the last call, as its own records tell."""
+        ...
+
+
 class HookSessions(Protocol):
     def hook_event(self, agent_id: str, source: str, payload: dict[str, Any]) -> None:
         """Record the CLI's own session id a hook event carries."""
@@ -49,9 +56,17 @@ class HookSessions(Protocol):
 
 class AgentWatchAdapters(Protocol):
     def screen_watch(
-        self, terminal: TerminalSession, profile: Profile, *, on_limit: LimitSeen, on_prompt: PromptSeen, label: str
+        self,
+        terminal: TerminalSession,
+        profile: Profile,
+        *,
+        on_limit: LimitSeen,
+        on_prompt: PromptSeen,
+        on_settled: Callable[[], None] | None = None,
+        label: str,
     ) -> ScreenWatch:
-        """A watch on one agent's terminal; it does nothing until started."""
+        """A watch on one agent's terminal; it does nothing until started. `on_settled`: called each time the
+        screen is read back once output went quiet (the CLI has drawn what it just did)."""
         ...
 
     def scheduler(self, fired: asyncio.Queue[ScheduledTask]) -> WallClockScheduler:
@@ -62,8 +77,13 @@ class AgentWatchAdapters(Protocol):
         """Level 1 (spec 05 §6.1): the limit records a Claude transcript gets from now on."""
         ...
 
+    def failed_turns(self, project_root: str, agent_id: str, profile: Profile) -> FailedTurns | None:
+        """For a CLI that tells of a turn ended by an API error only in its own records (Codex: no hook, no
+        `notify` then), their reader from now on; None for the others."""
+        ...
+
     def limit_in_failure(self, message: str) -> tuple[int | None, str] | None:
-        """Level 1 (spec 05 §6.1) from a turn that failed on a usage limit (Claude's `StopFailure`): (resets_at_ms
+        """Level 1 (spec 05 §6.1) from a turn that failed on a usage limit (`FailedTurn.usage_limit`): (resets_at_ms
         or None, the text) when the message tells of a limit, None when it tells of another error."""
         ...
 

@@ -17,6 +17,7 @@ from idea.domain.errors import AppError
 from idea.domain.project import IDEAI_DIR
 
 TRANSCRIPT_SUFFIX = ".jsonl"
+CODEX_HOME_DIR = ".codex"  # an agent's CODEX_HOME, in its run dir
 
 
 def encode_cwd(path: str) -> str:
@@ -62,7 +63,7 @@ class TranscriptActivityProbe:
             return []
         run_dir = agent_run_dir(self._project_root, agent_id)
         if kind == "codex":
-            return [os.path.join(run_dir, ".codex", "sessions")]
+            return [os.path.join(run_dir, CODEX_HOME_DIR, "sessions")]
         if kind != "claude":
             return []
         reported = self._transcript_dirs.get(agent_id)

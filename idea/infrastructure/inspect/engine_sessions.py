@@ -30,7 +30,7 @@ from typing import Any
 from idea.domain.ids import is_uuid
 from idea.domain.orchestration.delivery import is_idea_delivery
 from idea.domain.profile import Profile
-from idea.infrastructure.inspect.activity import encode_cwd
+from idea.infrastructure.inspect.activity import CODEX_HOME_DIR, encode_cwd
 
 SUBJECT_MAX_CHARS = 80
 HEAD_BYTES = 256 * 1024  # the first records of a transcript, where its first prompt is
@@ -117,7 +117,7 @@ def last_subject(kind: str, transcript_path: str) -> str | None:
             _text(m.get("content")) for m in (messages or []) if isinstance(m, dict) and m.get("type") == "user"
         )
     elif kind == "codex":
-        prompts = (_codex_prompt(record) for record in _records(transcript_path))
+        prompts = (codex_prompt(record) for record in _records(transcript_path))
     else:
         prompts = (_claude_prompt(record) for record in _records(transcript_path))
     for prompt in prompts:
@@ -134,7 +134,7 @@ def _claude_prompt(record: dict[str, Any]) -> str | None:
     return _text(message.get("content")) if isinstance(message, dict) else None
 
 
-def _codex_prompt(record: dict[str, Any]) -> str | None:
+def codex_prompt(record: dict[str, Any]) -> str | None:
     payload = record.get("payload")
     if not isinstance(payload, dict):
         return None
@@ -166,8 +166,10 @@ def _subject(prompt: str | None) -> str | None:
 CLAUDE_LIMIT_MARK = "usage limit reached|"
 # What Claude Code's API error messages say when a usage limit stops it: "5-hour limit reached ∙ resets 3pm"
 # (earlier versions), "You've hit your session limit · resets 3pm (Europe/Paris)", "You're out of usage
-# credits · resets Dec 8, 3pm (Europe/Paris)" (2.1). Each part after " · " is a separate clause.
+# credits · resets Dec 8, 3pm (Europe/Paris)" (2.1). Each part after " · " is a separate clause. Codex's
+# failed turns say "You’ve hit your usage limit. … try again at 8:58 PM." (or "… try again later.").
 CLAUDE_LIMIT_WORDS = ("limit reached", "you've hit your", "you're out of usage credits", "is out of usage")
+_RESET_MARKERS = ("resets at ", "resets ", "reset at ", "try again at ")
 _CLAUSE_BREAKS = (" · ", " ∙ ")
 # The transcript lines worth parsing for a limit: the old mark, or an API error record.
 CLAUDE_LIMIT_LINES = (CLAUDE_LIMIT_MARK.encode(), b'"isApiErrorMessage"')
@@ -193,16 +195,17 @@ def claude_limit_in_record(record: dict[str, Any]) -> LimitRecord | None:
         words = text.split(CLAUDE_LIMIT_MARK, 1)[1].split()
         stamp = words[0] if words else ""
         return LimitRecord(stamp if stamp.isdigit() else None, text)
-    return claude_limit_in_api_error(text) if record.get("isApiErrorMessage") else None
+    return limit_in_api_error(text) if record.get("isApiErrorMessage") else None
 
 
-def claude_limit_in_api_error(text: str) -> LimitRecord | None:
-    """The usage limit an API error message of Claude Code tells of (a transcript record's text, or the
-    `last_assistant_message` of its `StopFailure` hook), None when it tells of another error."""
+def limit_in_api_error(text: str) -> LimitRecord | None:
+    """The usage limit an API error message tells of (a Claude transcript record's text, the
+    `last_assistant_message` of Claude's `StopFailure` hook, the error of a Codex rollout's failed turn), None
+    when it tells of another error."""
     lowered = text.lower().replace("’", "'")
     if not any(words in lowered for words in CLAUDE_LIMIT_WORDS):
         return None
-    for marker in ("resets at ", "resets ", "reset at "):
+    for marker in _RESET_MARKERS:
         if marker in lowered:
             start = lowered.index(marker) + len(marker)
             return LimitRecord(_first_clause(text[start:]).strip().rstrip("."), text)
@@ -321,7 +324,7 @@ class LocalSessionInspector:
             path = os.path.join(home, ".claude", "projects", encode_cwd(run_dir), f"{engine_session_id}.jsonl")
             return last_subject("claude", path) if os.path.isfile(path) else None
         if kind == "codex":
-            for folder, _, files in os.walk(os.path.join(run_dir, ".codex", "sessions")):
+            for folder, _, files in os.walk(os.path.join(run_dir, CODEX_HOME_DIR, "sessions")):
                 for name in files:
                     if engine_session_id in name and name.endswith(".jsonl"):
                         return last_subject("codex", os.path.join(folder, name))

@@ -5,7 +5,8 @@ Per live agent, on the core loop:
   what arrived a few times a second while output flows, and its end once output goes quiet;
 - once output has been quiet for 300 ms (at most every 2 s), the screen is read back: a profile's
   blocking-prompt literal appearing or leaving (a trust dialog, a sign-in screen, a question), and a usage
-  limit drawn by a full-screen TUI, are reported (spec 05 §6.2, 02 §9).
+  limit drawn by a full-screen TUI, are reported (spec 05 §6.2, 02 §9); then whoever reads the CLI's own
+  records at that moment is told (`on_settled`).
 
 Terminal output is never a beat and never ends a turn; this watch only reports dialogs and limits. The
 output callback does as little as the profile needs: a timestamp, a flag, and a copy of the bytes when the
@@ -43,11 +44,13 @@ class AgentScreenWatch:
         diagnostics: Diagnostics,
         on_limit: Callable[[LimitMatch], None],
         on_prompt: Callable[[str | None], None],
+        on_settled: Callable[[], None] | None = None,
         tz: tzinfo | None = None,
         label: str = "",
     ) -> None:
         """`now_ms`: the wall clock (reset times are wall-clock); `on_prompt(literal)`: a blocking prompt
-        appeared (None: it left the screen)."""
+        appeared (None: it left the screen); `on_settled`: after each readback (the CLI has drawn what it
+        just did: a moment to read its own records)."""
         self._terminal = terminal
         self._prompts = tuple(p for p in profile.blocking_prompts if p)
         self._parser = RateLimitParser(profile.rate_limit_pattern, tz)
@@ -57,6 +60,7 @@ class AgentScreenWatch:
         self._diagnostics = diagnostics
         self._on_limit = on_limit
         self._on_prompt = on_prompt
+        self._on_settled = on_settled
         self._label = label or profile.name
         self._throttle = ReadbackThrottle()
         self._wake = asyncio.Event()
@@ -69,8 +73,8 @@ class AgentScreenWatch:
 
     @property
     def needed(self) -> bool:
-        """Whether the profile gives this watch anything to look for."""
-        return bool(self._prompts) or self._parser.active
+        """Whether the profile gives this watch anything to look for, or someone waits for the readbacks."""
+        return bool(self._prompts) or self._parser.active or self._on_settled is not None
 
     def start(self) -> None:
         if self._task is not None or not self.needed:
@@ -124,6 +128,8 @@ class AgentScreenWatch:
                 self._diagnostics.beacon(f"[screen] readback failed {self._label}: {exc!r}")
                 continue
             self._read(screen)
+            if self._on_settled is not None:
+                self._on_settled()
 
     def _scan_stream(self, *, final: bool) -> None:
         if self._scanner is None:

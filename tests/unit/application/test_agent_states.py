@@ -18,11 +18,12 @@ from idea.domain.agent_states.events import (
 )
 from idea.domain.agent_states.liveness import Liveness
 from idea.domain.agent_states.session_limit import HOUR_MS, RESUME_PROMPT
+from idea.domain.agent_states.turn_failure import FailedTurn
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.orchestration.commands import Reply, Source
 from tests.fakes_orchestration import settle
 from tests.fakes_watching import FakeWatching
-from tests.world import Harness, claude_profile, make_harness
+from tests.world import Harness, claude_profile, codex_profile, make_harness
 
 TRUST = "Do you trust the files in this folder?"
 NOTICE_MS = 10_000
@@ -157,6 +158,76 @@ async def test_a_turn_that_failed_on_a_usage_limit_ends_the_ask_as_limited() -> 
     assert error.data["resetsAtMs"] == reset and error.data["autoResume"] is True
     assert h.events.of_type(AgentResumeScheduled)[0].fire_at_ms == reset
     await h.close()
+
+
+def codex_rig() -> tuple[Harness, FakeWatching]:
+    holder: list[FakeWatching] = []
+
+    def watching(time):  # type: ignore[no-untyped-def]
+        holder.append(FakeWatching(time))
+        return holder[0]
+
+    h = make_harness([("Main", claude_profile()), ("Coder", codex_profile())], watching=watching)
+    h.lifecycle.start("Main")
+    h.lifecycle.start("Coder", "cell-2")
+    h.service.agent_launched(h.id("Coder"))
+    return h, holder[0]
+
+
+async def test_a_codex_turn_ended_by_an_api_error_is_read_from_its_records_once_its_screen_settles() -> None:
+    """Codex runs neither `notify` nor a hook when an API error ends its turn; only its rollout tells."""
+    h, watching = codex_rig()
+    ask = await h.ask("Main", "Coder", "implement it")
+    await h.deliver("Coder")
+    coder = h.id("Coder")
+    watching.fail_turn(coder, FailedTurn("model_not_found", "The model does not exist", "an older request"), settled="Coder")
+    await h.time.advance(10_000)
+    assert not ask.done()  # a failed turn of another prompt ends nothing
+
+    failed = FailedTurn("model_not_found", "The model does not exist", h.last_delivery("Coder"))
+    watching.fail_turn(coder, failed, settled="Coder")
+    await h.time.run_until(ask.done, within_ms=3_000)
+    error = await outcome_error(ask)
+    assert error.code is ErrorCode.TARGET_RETURNED_NO_REPLY and error.retryable
+    assert error.message.startswith("agent Coder's turn ended on an error of its model's API (model_not_found)")
+    await h.close()
+
+
+async def test_a_codex_record_written_after_its_screen_settled_is_read_by_the_next_sweep() -> None:
+    h, watching = codex_rig()
+    ask = await h.ask("Main", "Coder", "implement it")
+    await h.deliver("Coder")
+    reset = h.time.now_ms() + HOUR_MS
+    watching.fail_turn(h.id("Coder"), FailedTurn("rate_limit", f"limit @{reset}", h.last_delivery("Coder")))
+    await h.time.run_until(ask.done, within_ms=5_500, step_ms=100)
+    error = await outcome_error(ask)
+    assert error.code is ErrorCode.TARGET_RATE_LIMITED and error.data is not None
+    assert error.data["resetsAtMs"] == reset
+    [limited] = h.events.of_type(AgentRateLimited)
+    assert limited.agent_id == h.id("Coder")
+    await h.close()
+
+
+async def test_a_codex_turn_refused_its_credentials_asks_the_person_to_sign_in() -> None:
+    h, watching = codex_rig()
+    await h.ask("Main", "Coder", "implement it")
+    await h.deliver("Coder")
+    message = "unexpected status 401 Unauthorized: Incorrect API key provided"
+    failed = FailedTurn("authentication_failed", message, h.last_delivery("Coder"))
+    watching.fail_turn(h.id("Coder"), failed, settled="Coder")
+    await h.time.advance(10)
+    [needs] = h.events.of_type(AgentNeedsAttention)
+    assert (needs.agent_id, needs.reason, needs.message) == (h.id("Coder"), AttentionReason.SIGN_IN, message)
+    await h.close()
+
+
+async def test_only_a_cli_that_records_its_failed_turns_alone_gets_them_read() -> None:
+    claude, watching = rig(architect_node="cell-2")
+    assert watching.watches["Architect"].on_settled is None  # Claude says so with `StopFailure`
+    codex, watching = codex_rig()
+    assert watching.watches["Coder"].on_settled is not None
+    await claude.close()
+    await codex.close()
 
 
 async def test_a_usage_limit_ends_the_asks_holds_deliveries_and_resumes_the_running_cli() -> None:

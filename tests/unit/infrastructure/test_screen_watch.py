@@ -6,6 +6,7 @@ import asyncio
 import heapq
 import itertools
 import json
+from collections.abc import Callable
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -56,7 +57,7 @@ def shipped(name: str) -> Profile:
 
 
 class Rig:
-    def __init__(self, profile: Profile) -> None:
+    def __init__(self, profile: Profile, on_settled: Callable[[], None] | None = None) -> None:
         self.terminal = FakeTerminal("s", "p")
         self.timer = VirtualTimer()
         self.limits: list[LimitMatch] = []
@@ -69,6 +70,7 @@ class Rig:
             diagnostics=RecordingDiagnostics(),
             on_limit=self.limits.append,
             on_prompt=self.prompts.append,
+            on_settled=on_settled,
             tz=PARIS,
         )
 
@@ -131,6 +133,20 @@ async def test_a_profile_without_prompts_or_pattern_needs_no_watch() -> None:
     rig.terminal.emit_output(b"anything")
     await rig.timer.advance(10_000)
     assert rig.prompts == [] and rig.limits == []
+    await rig.watch.stop()
+
+
+async def test_whoever_reads_the_cli_records_is_told_each_time_its_output_settled() -> None:
+    profile = Profile.from_json({**shipped("Aider").to_json(), "blockingPrompts": []})
+    settled: list[int] = []
+    rig = Rig(profile, on_settled=lambda: settled.append(rig.timer.monotonic_ms()))
+    assert rig.watch.needed  # nothing on the screen to look for, but someone waits for the readbacks
+    rig.watch.start()
+    await rig.timer.advance(10_000)
+    assert settled == [300]
+    rig.terminal.emit_output(b"\x1b[31m\xe2\x96\xa0 The model does not exist\x1b[0m")  # an error drawn, then quiet
+    await rig.timer.advance(10_000)
+    assert len(settled) == 2 and settled[1] - 10_300 <= 2_000
     await rig.watch.stop()
 
 
