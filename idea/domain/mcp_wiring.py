@@ -31,6 +31,10 @@ CLAUDE_HOOK_EVENTS: tuple[str, ...] = (
 CLAUDE_HOOK_TIMEOUT_SECONDS = 5
 
 CODEX_STARTUP_TIMEOUT_SEC = 20
+# Codex 0.171 asks the person before each call of an MCP server's tool ("Allow the idea MCP server to run
+# tool "idea_reply"?"), so a delegated task could never be answered without someone at the agent's cell.
+# IdeA's own tools are the team's plumbing, not an action on the person's machine: they run unasked.
+CODEX_TOOLS_APPROVED = "approve"
 CODEX_MANAGED_TOP_LEVEL_KEYS: tuple[str, ...] = ("notify", "sandbox_mode", "approval_policy")
 CODEX_CONFIG_HEADER = "# Managed by IdeA: the keys below are rewritten at every launch; other keys are preserved.\n"
 
@@ -197,6 +201,7 @@ def codex_managed_config(
                 "env": dict(wiring.env),
                 "startup_timeout_sec": CODEX_STARTUP_TIMEOUT_SEC,
                 "tool_timeout_sec": -(-tool_timeout_ms // 1000),  # whole seconds, rounded up
+                "default_tools_approval_mode": CODEX_TOOLS_APPROVED,
             }
         }
     managed["projects"] = {path: {"trust_level": "trusted"} for path in trusted_paths}

@@ -13,6 +13,7 @@ from idea.application.ports import Diagnostics
 from idea.application.project_beacons import ProjectBeacons
 from idea.domain.errors import AppError
 from idea.infrastructure.fileproto.watcher import RequestFolderDoor
+from idea.infrastructure.hooks.codex_threads import CodexSideThreads
 from idea.infrastructure.hooks.http_door import HookHttpDoor, HookUrls
 from idea.infrastructure.inspect.activity import TranscriptActivityProbe
 from idea.infrastructure.mcp.connect import is_loopback_endpoint
@@ -48,6 +49,7 @@ class ProjectDoors:
             version=__version__,
             diagnostics=diagnostics,
             ask_safety_net_s=ask_safety_net_s,
+            hook_filter=CodexSideThreads(root).ignored,
         )
         self._root = root
         self._gateway = gateway

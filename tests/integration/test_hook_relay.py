@@ -6,6 +6,8 @@ import asyncio
 import json
 import subprocess
 import time
+from collections.abc import Mapping
+from typing import Any
 
 from idea.infrastructure.agents.executable import idea_command
 from idea.infrastructure.hooks.relay import PAYLOAD_LIMIT, TRUNCATION_MARK
@@ -71,6 +73,23 @@ async def test_a_codex_notification_as_last_argument_reaches_the_gateway(served:
     await served.gateway.until(lambda: len(served.gateway.hook_events) == 1)
     [event] = served.gateway.hook_events
     assert (event.source, event.event, event.payload) == ("codex", "agent-turn-complete", CODEX_TURN)
+
+
+async def test_a_codex_notification_of_a_thread_the_filter_refuses_never_reaches_the_gateway(endpoint: str) -> None:
+    def ignored(agent_id: str, source: str, payload: Mapping[str, Any]) -> str | None:
+        return "a session title" if payload.get("thread-id") == CODEX_TURN["thread-id"] else None
+
+    async with serving(endpoint, hook_filter=ignored) as served:
+        title = await run_relay([*hook_command("codex", served.endpoint), json.dumps(CODEX_TURN)])
+        own = {**CODEX_TURN, "thread-id": "01a2429a-ec2d-7833-aaab-96f50414db41"}
+        turn = await run_relay([*hook_command("codex", served.endpoint), json.dumps(own)])
+        assert title[0] == turn[0] == 0
+        await served.gateway.until(lambda: len(served.gateway.hook_events) == 1)
+
+    assert [event.payload for event in served.gateway.hook_events] == [own]
+    assert served.beacons("[hook]")[0] == (
+        f"[hook] codex agent-turn-complete agent={MAIN} ignored: a session title"
+    )
 
 
 async def test_a_large_payload_is_cut_to_64_kib_keeping_the_start_of_long_strings(served: Served) -> None:

@@ -248,6 +248,7 @@ def test_codex_config_is_regenerated_and_user_keys_survive(root: Path, user_code
                 "env": {"IDEA_MCP_TOKEN": "t0ken"},
                 "startup_timeout_sec": 20,
                 "tool_timeout_sec": 15060,
+                "default_tools_approval_mode": "approve",
             },
         },
         "projects": {

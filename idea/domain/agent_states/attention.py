@@ -51,6 +51,7 @@ _PERMISSION_WORDS = (
     "approve",
     "would you like to run",
     "would you like to make",
+    "to run tool",  # Codex's MCP tool approval: Allow the <server> MCP server to run tool "<tool>"?
     "apply this change",  # Gemini CLI's edit confirmation
     "do you want to proceed",  # Gemini CLI's web-fetch confirmation
 )

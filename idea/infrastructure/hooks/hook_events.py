@@ -23,9 +23,13 @@ def take_hook_event(
     gateway: OrchestrationGateway, diagnostics: Diagnostics, agent_id: str, source: str, event: str,
     payload: dict[str, Any],
 ) -> None:  # fmt: skip
-    """Hand the event to the core; an event without a name takes the payload's (`hook_event_name`, Codex's
-    `type`)."""
-    name = event or payload.get("hook_event_name") or payload.get("type") or "unknown"
-    name = name if isinstance(name, str) else "unknown"
+    """Hand the event to the core, named (`event_name`)."""
+    name = event_name(event, payload)
     diagnostics.beacon(f"[hook] {source} {name} agent={agent_id}")
     gateway.hook_event(agent_id, source, name, payload)
+
+
+def event_name(event: str, payload: dict[str, Any]) -> str:
+    """The event as the relay named it, else the payload's name (`hook_event_name`, Codex's `type`)."""
+    name = event or payload.get("hook_event_name") or payload.get("type") or "unknown"
+    return name if isinstance(name, str) else "unknown"

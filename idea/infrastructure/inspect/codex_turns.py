@@ -13,11 +13,10 @@ read at most: the prompts of the turns and their ends.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from idea.domain.agent_states.turn_failure import RATE_LIMIT, FailedTurn
-from idea.infrastructure.inspect.engine_sessions import CODEX_ROLLOUT_PREFIX, TranscriptTail, codex_prompt
+from idea.infrastructure.inspect.engine_sessions import TranscriptTail, codex_prompt, codex_rollouts
 
 # The lines worth parsing: a turn's end, and the prompts that say whose turn it was.
 _TURN_LINES = (b'"task_complete"', b'"user"', b'"user_message"')
@@ -29,13 +28,13 @@ class CodexFailedTurns:
     def __init__(self, codex_home: str) -> None:
         """From now on: the rollouts already under `codex_home` are read from their current ends, those that
         appear later from their start."""
-        self._sessions = os.path.join(codex_home, "sessions")
-        self._tails = {path: TranscriptTail(path) for path in _rollouts(self._sessions)}
+        self._home = codex_home
+        self._tails = {path: TranscriptTail(path) for path in codex_rollouts(codex_home)}
         self._prompts: dict[str, str] = {}  # the last prompt seen in each rollout
 
     def new_failures(self) -> list[FailedTurn]:
         failures: list[FailedTurn] = []
-        for path in _rollouts(self._sessions):
+        for path in codex_rollouts(self._home):
             tail = self._tails.get(path)
             if tail is None:
                 tail = self._tails[path] = TranscriptTail(path, from_end=False)
@@ -75,15 +74,3 @@ def error_name(info: object) -> str:
             return f"{name} {status}"
         return _ERROR_NAMES.get(name, name)
     return "unknown"
-
-
-def _rollouts(sessions: str) -> list[str]:
-    """Every rollout under `sessions/YYYY/MM/DD/`."""
-    found = []
-    for folder, _, files in os.walk(sessions):
-        found.extend(
-            os.path.join(folder, name)
-            for name in files
-            if name.startswith(CODEX_ROLLOUT_PREFIX) and name.endswith(".jsonl")
-        )
-    return sorted(found)

@@ -46,19 +46,26 @@ class EngineSession:
 # --- session files -------------------------------------------------------------------------------------
 
 
+def codex_rollouts(codex_home: str) -> list[str]:
+    """Every rollout under `codex_home/sessions/YYYY/MM/DD/`, in name order."""
+    return sorted(
+        os.path.join(folder, name)
+        for folder, _, files in os.walk(os.path.join(codex_home, "sessions"))
+        for name in files
+        if name.startswith(CODEX_ROLLOUT_PREFIX) and name.endswith(".jsonl")
+    )
+
+
 def latest_codex_session(codex_home: str) -> EngineSession | None:
     """The newest rollout under `codex_home/sessions`, by modification time."""
     newest: tuple[float, str] | None = None
-    for folder, _, files in os.walk(os.path.join(codex_home, "sessions")):
-        for name in files:
-            if name.startswith(CODEX_ROLLOUT_PREFIX) and name.endswith(".jsonl"):
-                path = os.path.join(folder, name)
-                try:
-                    mtime = os.stat(path).st_mtime
-                except OSError:
-                    continue
-                if newest is None or mtime > newest[0]:
-                    newest = (mtime, path)
+    for path in codex_rollouts(codex_home):
+        try:
+            mtime = os.stat(path).st_mtime
+        except OSError:
+            continue
+        if newest is None or mtime > newest[0]:
+            newest = (mtime, path)
     if newest is None:
         return None
     session_id = _codex_id(newest[1])
@@ -324,11 +331,9 @@ class LocalSessionInspector:
             path = os.path.join(home, ".claude", "projects", encode_cwd(run_dir), f"{engine_session_id}.jsonl")
             return last_subject("claude", path) if os.path.isfile(path) else None
         if kind == "codex":
-            for folder, _, files in os.walk(os.path.join(run_dir, CODEX_HOME_DIR, "sessions")):
-                for name in files:
-                    if engine_session_id in name and name.endswith(".jsonl"):
-                        return last_subject("codex", os.path.join(folder, name))
-            return None
+            rollouts = codex_rollouts(os.path.join(run_dir, CODEX_HOME_DIR))
+            path = next((p for p in rollouts if engine_session_id in os.path.basename(p)), None)
+            return last_subject("codex", path) if path is not None else None
         if kind == "gemini":
             session = latest_gemini_session(home, run_dir)
             if session is not None and session.engine_session_id == engine_session_id and session.transcript_path:

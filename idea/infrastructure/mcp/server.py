@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import traceback
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -37,7 +38,7 @@ from idea.application.orchestrator.gateway import OrchestrationGateway
 from idea.application.ports import Diagnostics
 from idea.domain.errors import ErrorCode
 from idea.domain.ids import AgentId, ProjectId, simple_hex
-from idea.infrastructure.hooks.hook_events import parsed_payload, take_hook_event
+from idea.infrastructure.hooks.hook_events import event_name, parsed_payload, take_hook_event
 from idea.infrastructure.mcp.handed_stdio import HandoffFailed, can_take_stdio, decline, take_stdio
 from idea.infrastructure.mcp.stdio_handoff import HANDOFF_FIELD, HANDOFF_STDIO
 from idea.infrastructure.mcp.transport import Listening, McpTransport, transport_for
@@ -54,6 +55,7 @@ from idea.infrastructure.mcp.wire import (
 
 HANDSHAKE_TIMEOUT_S = 5.0
 CALL_TIMEOUT_S = 60.0
+HookFilter = Callable[[str, str, Mapping[str, Any]], str | None]  # (agent, source, payload) -> why dropped
 SERVER_NAME = "idea"
 INSTRUCTIONS = "IdeA team tools. Delegate with idea_ask_agent; answer delegated tasks with idea_reply."
 UNAUTHENTICATED = "unauthenticated caller"
@@ -84,7 +86,10 @@ class McpSocketServer:
         call_timeout_s: float = CALL_TIMEOUT_S,
         eof_drain_s: float = EOF_DRAIN_S,
         transport: McpTransport | None = None,
+        hook_filter: HookFilter | None = None,
     ) -> None:
+        """`hook_filter(agent, source, payload)`: why a relayed hook event is not the agent's (it is then
+        dropped), or None."""
         self._project_hex = simple_hex(project_id)
         self._socket_path = socket_path
         self._gateway = gateway
@@ -94,6 +99,7 @@ class McpSocketServer:
             gateway, diagnostics, ask_safety_net_s=ask_safety_net_s, call_timeout_s=call_timeout_s
         )
         self._eof_drain_s = eof_drain_s
+        self._hook_filter = hook_filter
         # The endpoint's form chooses the transport (`.endpoint`: loopback TCP, else a Unix socket).
         self._transport = transport or transport_for(socket_path)
         self._endpoint: Listening | None = None
@@ -239,7 +245,12 @@ class McpSocketServer:
         if event is None:
             self._diagnostics.beacon(f"[hook] no readable event from agent={agent_id}")
             return
-        take_hook_event(self._gateway, self._diagnostics, agent_id, *event)
+        source, name, payload = event
+        ignored = self._hook_filter(agent_id, source, payload) if self._hook_filter is not None else None
+        if ignored is not None:
+            self._diagnostics.beacon(f"[hook] {source} {event_name(name, payload)} agent={agent_id} ignored: {ignored}")
+            return
+        take_hook_event(self._gateway, self._diagnostics, agent_id, source, name, payload)
 
     async def _serve_handed_stdio(
         self, agent_id: AgentId, reader: asyncio.StreamReader, writer: asyncio.StreamWriter

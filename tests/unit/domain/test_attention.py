@@ -49,6 +49,7 @@ def test_claude_notification_reason() -> None:
         ("Would you like to run the following command?", AttentionReason.PERMISSION),
         ("Would you like to grant these permissions?", AttentionReason.PERMISSION),
         ("Approve app tool call?", AttentionReason.PERMISSION),
+        ('to run tool "', AttentionReason.PERMISSION),  # Codex: Allow the <server> MCP server to run tool "<tool>"?
         ("Apply this change?", AttentionReason.PERMISSION),
         ("Do you want to proceed?", AttentionReason.PERMISSION),
         ("(Y)es/(N)o", AttentionReason.QUESTION),

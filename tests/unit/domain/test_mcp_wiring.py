@@ -148,6 +148,7 @@ def test_codex_managed_config_has_no_transport_key() -> None:
                 "env": {"IDEA_MCP_TOKEN": "tok"},
                 "startup_timeout_sec": 20,
                 "tool_timeout_sec": 15060,
+                "default_tools_approval_mode": "approve",
             }
         },
         "projects": {"/p": {"trust_level": "trusted"}, "/p/.ideai/run/a": {"trust_level": "trusted"}},
