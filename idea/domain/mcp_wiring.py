@@ -31,9 +31,11 @@ CLAUDE_HOOK_EVENTS: tuple[str, ...] = (
 CLAUDE_HOOK_TIMEOUT_SECONDS = 5
 
 CODEX_STARTUP_TIMEOUT_SEC = 20
-# Codex 0.171 asks the person before each call of an MCP server's tool ("Allow the idea MCP server to run
-# tool "idea_reply"?"), so a delegated task could never be answered without someone at the agent's cell.
-# IdeA's own tools are the team's plumbing, not an action on the person's machine: they run unasked.
+# Claude Code 2.1 asks before each call of an MCP tool ("Do you want to proceed? … Yes, and don't ask again for
+# idea - idea_reply"), and Codex 0.171 too ("Allow the idea MCP server to run tool "idea_reply"?"): a delegated
+# task could never be answered with nobody at the agent's cell. IdeA's own tools are the team's plumbing, not
+# an action on the person's machine: they run unasked (a Claude rule naming the server allows all its tools).
+CLAUDE_IDEA_TOOLS_RULE = f"mcp__{MCP_SERVER_NAME}"
 CODEX_TOOLS_APPROVED = "approve"
 CODEX_MANAGED_TOP_LEVEL_KEYS: tuple[str, ...] = ("notify", "sandbox_mode", "approval_policy")
 CODEX_CONFIG_HEADER = "# Managed by IdeA: the keys below are rewritten at every launch; other keys are preserved.\n"
@@ -136,7 +138,10 @@ def claude_settings(
     here for the platform's shell (`command_line.py`; UnquotableArgument when it cannot be) and
     `--event <name>` appended. Neither installs no hooks.
     """
-    settings: dict[str, Any] = {"enabledMcpjsonServers": [MCP_SERVER_NAME]}
+    settings: dict[str, Any] = {
+        "enabledMcpjsonServers": [MCP_SERVER_NAME],
+        "permissions": {"allow": [CLAUDE_IDEA_TOOLS_RULE]},
+    }
     if http_hook_urls is not None:
         settings["hooks"] = {
             event: [
@@ -171,6 +176,13 @@ def claude_settings(
         }
     settings["env"] = {CLAUDE_TOOL_TIMEOUT_ENV_VAR: str(tool_timeout_ms)}
     return settings
+
+
+def with_idea_tools_allowed(permissions: Mapping[str, Any]) -> dict[str, Any]:
+    """A permission policy's `permissions` for Claude, IdeA's own tools allowed as well."""
+    allow = permissions.get("allow")
+    rules = [rule for rule in allow if rule != CLAUDE_IDEA_TOOLS_RULE] if isinstance(allow, list) else []
+    return {**permissions, "allow": [*rules, CLAUDE_IDEA_TOOLS_RULE]}
 
 
 def codex_managed_config(

@@ -131,7 +131,7 @@ def test_claude_settings_are_always_written_with_hooks_and_projector_keys(root: 
 
     settings = json.loads((root / ".ideai" / "run" / AGENT / ".claude" / "settings.local.json").read_text("utf-8"))
     assert settings["enabledMcpjsonServers"] == ["idea"]
-    assert settings["permissions"] == {"allow": ["Read"]}
+    assert settings["permissions"] == {"allow": ["Read", "mcp__idea"]}  # the policy's, IdeA's own tools too
     assert settings["env"] == {"OTHER": "x", "MCP_TOOL_TIMEOUT": "15060000"}
     assert list(settings["hooks"]) == [
         "SessionStart", "UserPromptSubmit", "Notification", "Stop", "StopFailure", "SubagentStop", "SessionEnd",
@@ -192,7 +192,11 @@ def test_without_a_bridge_no_declaration_and_no_hooks_are_written(root: Path) ->
 
     assert not (run_dir / ".mcp.json").exists()
     settings = json.loads((run_dir / ".claude" / "settings.local.json").read_text(encoding="utf-8"))
-    assert settings == {"enabledMcpjsonServers": ["idea"], "env": {"MCP_TOOL_TIMEOUT": "15060000"}}
+    assert settings == {
+        "enabledMcpjsonServers": ["idea"],
+        "permissions": {"allow": ["mcp__idea"]},
+        "env": {"MCP_TOOL_TIMEOUT": "15060000"},
+    }
 
 
 def test_rewriting_replaces_the_owned_files(root: Path) -> None:

@@ -1,11 +1,17 @@
-"""A stand-in for the model API the real Codex talks to (OpenAI's Responses API, streamed), on loopback.
+"""Stand-ins for the model APIs the real agent CLIs talk to, on loopback, so they run whole turns offline.
 
-With it the real Codex runs whole turns offline: the test says what "the model" answers to a task IdeA
-delivers — a reply through IdeA's `idea_reply` tool (first found with Codex's tool search: Codex 0.171 defers
-MCP tools until the model searches them), or an HTTP error that ends the turn. Codex reaches it through a model provider of the agent's `config.toml`
-(`model_providers.<id>.base_url`, a bearer token, no retries), kept there by IdeA's merge.
+The test says what "the model" answers to a task IdeA delivers: a reply through IdeA's `idea_reply` tool, or
+an HTTP error that ends the turn. Anything else a CLI asks on its own (a title for the session, a quota
+check) gets a short text.
 
-The server starts serving only when `serve()` is called, so a CLI can be started before this process has a
+- `FakeResponsesApi`: OpenAI's Responses API, streamed, for Codex. Codex 0.171 defers MCP tools until the
+  model searches them, so "the model" first asks for a tool search, then calls `idea_reply` in the namespace
+  the search returned. Codex reaches it through a model provider of the agent's `config.toml`
+  (`model_providers.<id>.base_url`, a bearer token, no retries), kept there by IdeA's merge.
+- `FakeMessagesApi`: Anthropic's Messages API, streamed, for Claude Code (`ANTHROPIC_BASE_URL`), which
+  names IdeA's tool `mcp__idea__idea_reply`.
+
+A server starts serving only when `serve()` is called, so a CLI can be started before this process has a
 second thread (connections wait in the listen queue until then).
 """
 
@@ -20,11 +26,12 @@ from typing import Any
 PROVIDER_ID = "idea-test-model"
 EVENT_STREAM = "text/event-stream"
 TASK_HEADER = "[IdeA · task from"
+Response = tuple[int, bytes, str]  # status, body, content type
 
 
 @dataclass
 class ModelAnswer:
-    """What the model does with the next prompt: reply `reply` through `idea_reply` (then end the turn), or
+    """What the model does with the next task: reply `reply` through `idea_reply` (then end the turn), or
     fail the request with `status` and `error`."""
 
     reply: str | None = None
@@ -33,10 +40,10 @@ class ModelAnswer:
 
 
 @dataclass
-class FakeResponsesApi:
+class LoopbackModelApi:
     answer: ModelAnswer = field(default_factory=lambda: ModelAnswer(reply="pong"))
     requests: list[dict[str, Any]] = field(default_factory=list)
-    tool_outputs: list[str] = field(default_factory=list)  # what Codex sent back from each tool call
+    tool_outputs: list[str] = field(default_factory=list)  # what the CLI sent back from each tool call
 
     def __post_init__(self) -> None:
         api = self
@@ -46,7 +53,10 @@ class FakeResponsesApi:
 
             def do_POST(self) -> None:  # noqa: N802
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)) or b"{}")
-                status, data, kind = api._respond(body)
+                with api._lock:
+                    api.requests.append(body)
+                    answer, number = api.answer, len(api.requests)
+                status, data, kind = api._respond(body, answer, number)
                 self.send_response(status)
                 self.send_header("content-type", kind)
                 self.send_header("content-length", str(len(data)))
@@ -63,16 +73,8 @@ class FakeResponsesApi:
         self._lock = threading.Lock()
 
     @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-
-    def provider_toml(self) -> str:
-        """The `config.toml` lines that point Codex at this server."""
-        return (
-            f'model_provider = "{PROVIDER_ID}"\n\n[model_providers.{PROVIDER_ID}]\nname = "{PROVIDER_ID}"\n'
-            f'base_url = "{self.base_url}"\nexperimental_bearer_token = "sk-not-a-key"\nwire_api = "responses"\n'
-            "request_max_retries = 0\nstream_max_retries = 0\n"
-        )
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
 
     def serve(self) -> None:
         if not self._thread.is_alive():
@@ -83,12 +85,26 @@ class FakeResponsesApi:
             self._server.shutdown()
         self._server.server_close()
 
-    def _respond(self, body: dict[str, Any]) -> tuple[int, bytes, str]:
-        """A task IdeA delivered: search Codex's deferred tools for `idea_reply` (Codex 0.171 defers MCP tools
-        until the model searches them), then call it; anything else (a title Codex asks for): a message."""
-        with self._lock:
-            self.requests.append(body)
-            answer, number = self.answer, len(self.requests)
+    def _respond(self, body: dict[str, Any], answer: ModelAnswer, number: int) -> Response:
+        raise NotImplementedError
+
+
+class FakeResponsesApi(LoopbackModelApi):
+    @property
+    def base_url(self) -> str:
+        return f"{self.origin}/v1"
+
+    def provider_toml(self) -> str:
+        """The `config.toml` lines that point Codex at this server."""
+        return (
+            f'model_provider = "{PROVIDER_ID}"\n\n[model_providers.{PROVIDER_ID}]\nname = "{PROVIDER_ID}"\n'
+            f'base_url = "{self.base_url}"\nexperimental_bearer_token = "sk-not-a-key"\nwire_api = "responses"\n'
+            "request_max_retries = 0\nstream_max_retries = 0\n"
+        )
+
+    def _respond(self, body: dict[str, Any], answer: ModelAnswer, number: int) -> Response:
+        """A task IdeA delivered: search Codex's deferred tools for `idea_reply`, then call it; anything else
+        (a title Codex asks for): a message."""
         inputs = [item for item in body.get("input") or [] if isinstance(item, dict)]
         last = inputs[-1] if inputs else {}
         kind = last.get("type")
@@ -111,8 +127,61 @@ class FakeResponsesApi:
         return 200, _stream(number, {**search, "call_id": f"search_{number}"}), EVENT_STREAM
 
 
+class FakeMessagesApi(LoopbackModelApi):
+    """Claude Code's side: `ANTHROPIC_BASE_URL` = `origin`."""
+
+    def _respond(self, body: dict[str, Any], answer: ModelAnswer, number: int) -> Response:
+        """A task IdeA delivered: call `mcp__idea__idea_reply`; its result back: end the turn; anything else
+        (a title, a quota check): a short text."""
+        # Claude Code 2.1 may add a message of its own (role "system") after the person's.
+        users = [m for m in body.get("messages") or [] if isinstance(m, dict) and m.get("role") == "user"]
+        last = users[-1] if users else {}
+        blocks = last.get("content") if isinstance(last.get("content"), list) else [last.get("content")]
+        results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
+        if results:
+            self.tool_outputs.extend(_output_text(result.get("content")) for result in results)
+            return self._message(body, number, {"type": "text", "text": "Replied through IdeA."}, "end_turn")
+        if not body.get("tools") or not any(_text_of(block).startswith(TASK_HEADER) for block in blocks):
+            return self._message(body, number, {"type": "text", "text": "Review the parser"}, "end_turn")
+        if answer.error is not None:
+            return answer.status, json.dumps(answer.error).encode(), "application/json"
+        call = {"type": "tool_use", "id": f"toolu_{number}", "name": "mcp__idea__idea_reply"}
+        return self._message(body, number, {**call, "input": {"result": answer.reply or ""}}, "tool_use")
+
+    def _message(self, body: dict[str, Any], number: int, block: dict[str, Any], stop: str) -> Response:
+        usage = {"input_tokens": 1, "output_tokens": 1}
+        message = {"id": f"msg_{number}", "type": "message", "role": "assistant", "model": body.get("model", "")}
+        if not body.get("stream"):
+            whole = {**message, "content": [block], "stop_reason": stop, "stop_sequence": None, "usage": usage}
+            return 200, json.dumps(whole).encode(), "application/json"
+        if block["type"] == "tool_use":
+            start = {**block, "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+        else:
+            start, delta = {"type": "text", "text": ""}, {"type": "text_delta", "text": block["text"]}
+        events = [
+            {"type": "message_start", "message": {**message, "content": [], "stop_reason": None, "usage": usage}},
+            {"type": "content_block_start", "index": 0, "content_block": start},
+            {"type": "content_block_delta", "index": 0, "delta": delta},
+            {"type": "content_block_stop", "index": 0},
+            {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": usage},
+            {"type": "message_stop"},
+        ]
+        return 200, _events(events), EVENT_STREAM
+
+
+def _text_of(block: object) -> str:
+    if isinstance(block, str):
+        return block
+    return block.get("text", "") if isinstance(block, dict) and block.get("type") == "text" else ""
+
+
+def _events(events: list[dict[str, Any]]) -> bytes:
+    return "".join(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n" for event in events).encode()
+
+
 def _is_task(item: dict[str, Any]) -> bool:
-    """A prompt that is a task IdeA delivered (not Codex's own request for a title, which quotes it)."""
+    """A prompt that is a task IdeA delivered (not a CLI's own request for a title, which quotes it)."""
     return item.get("role") == "user" and _output_text(item.get("content")).startswith(TASK_HEADER)
 
 
@@ -136,7 +205,7 @@ def _stream(number: int, item: dict[str, Any]) -> bytes:
         {"type": "response.output_item.done", "item": {"id": f"item_{number}", **item}},
         {"type": "response.completed", "response": {"id": f"resp_{number}", "usage": {**usage, "total_tokens": 2}}},
     ]
-    return "".join(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n" for event in events).encode()
+    return _events(events)
 
 
 def _output_text(output: object) -> str:

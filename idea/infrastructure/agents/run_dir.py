@@ -31,6 +31,7 @@ from idea.domain.mcp_wiring import (
     gemini_mcp_servers,
     hook_relay_args,
     merge_codex_config,
+    with_idea_tools_allowed,
 )
 from idea.domain.profile import (
     ConfigFileMcp,
@@ -308,6 +309,8 @@ class LocalRunDirWriter:
         for key, value in request.claude_permission_settings.items():
             if key == "env" and isinstance(value, Mapping):
                 settings["env"] = {**value, **settings["env"]}
+            elif key == "permissions" and isinstance(value, Mapping):
+                settings["permissions"] = with_idea_tools_allowed(value)
             else:
                 settings[key] = value
         atomic_write_json(run_dir / CLAUDE_SETTINGS, settings, SECRET_FILE_MODE)

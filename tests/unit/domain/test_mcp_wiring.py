@@ -15,6 +15,7 @@ from idea.domain.mcp_wiring import (
     json_string,
     merge_codex_config,
     rendezvous_tool_timeout_ms,
+    with_idea_tools_allowed,
 )
 
 AGENT = "a6ced819-b893-4213-b003-9e9dc79b9641"
@@ -108,6 +109,7 @@ def test_claude_settings_install_the_lifecycle_hooks_shell_quoted() -> None:
 
     assert settings == {
         "enabledMcpjsonServers": ["idea"],
+        "permissions": {"allow": ["mcp__idea"]},
         "hooks": {
             "SessionStart": hook("SessionStart"),
             "UserPromptSubmit": hook("UserPromptSubmit"),
@@ -122,7 +124,21 @@ def test_claude_settings_install_the_lifecycle_hooks_shell_quoted() -> None:
 
 
 def test_claude_settings_without_hooks_still_enable_the_server() -> None:
-    assert claude_settings(None, 1000) == {"enabledMcpjsonServers": ["idea"], "env": {"MCP_TOOL_TIMEOUT": "1000"}}
+    assert claude_settings(None, 1000) == {
+        "enabledMcpjsonServers": ["idea"],
+        "permissions": {"allow": ["mcp__idea"]},  # IdeA's own tools run unasked
+        "env": {"MCP_TOOL_TIMEOUT": "1000"},
+    }
+
+
+def test_a_permission_policy_keeps_idea_tools_allowed() -> None:
+    policy = {"defaultMode": "default", "allow": ["Read", "mcp__idea"], "deny": ["Bash(sudo *)"]}
+    assert with_idea_tools_allowed(policy) == {
+        "defaultMode": "default",
+        "allow": ["Read", "mcp__idea"],
+        "deny": ["Bash(sudo *)"],
+    }
+    assert with_idea_tools_allowed({"defaultMode": "plan"})["allow"] == ["mcp__idea"]
 
 
 def test_codex_managed_config_has_no_transport_key() -> None:

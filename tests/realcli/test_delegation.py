@@ -1,12 +1,13 @@
-"""Delegation to the real Codex, end to end, offline: IdeA's core (headless terminals), a requester whose MCP
-client is the official SDK client started as its `.mcp.json` says, and a Codex agent on the reference profile
-started by the first ask, in the background, as delegation does. "The model" is a local stand-in
-(`fake_model.py`) that Codex reaches through a model provider kept in the agent's `config.toml`.
+"""Delegation to the real agent CLIs, end to end, offline: IdeA's core (headless terminals), a requester whose
+MCP client is the official SDK client started as its `.mcp.json` says, and a target agent on a reference
+profile started by the first ask, in the background, as delegation does. "The model" is a local stand-in
+(`fake_model.py`): Codex reaches it through a model provider kept in the agent's `config.toml`, Claude Code
+through `ANTHROPIC_BASE_URL`.
 
-What this proves with the real CLI: IdeA's `config.toml` (its MCP server, its `notify`), the delivery typed into
-Codex's TUI, the bridge Codex starts, `idea_reply` called by Codex, the end of the turn told by `notify` — and,
-when the model API fails the turn (where Codex runs no hook and no `notify`), the asker told why from the
-rollout instead of waiting for its window to run out.
+What this proves with the real CLIs: what IdeA writes in the run dir (the MCP server, the hooks or `notify`),
+the delivery typed into the TUI, the bridge the CLI starts, `idea_reply` called by the CLI without anyone at
+its cell, the end of the turn — and, when the model API fails a Codex turn (where Codex runs no hook and no
+`notify`), the asker told why from the rollout instead of waiting for its window to run out.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from tests.integration.scenario_support import (
     result_text,
 )
 from tests.realcli.conftest import CI_VARIABLES, CREDENTIAL_VARIABLES
-from tests.realcli.fake_model import FakeResponsesApi, ModelAnswer
+from tests.realcli.fake_model import FakeMessagesApi, FakeResponsesApi, LoopbackModelApi, ModelAnswer
 
 ASK_WINDOW_MS = 90_000  # a cold Codex takes seconds to start; a passing test never waits this long
 
@@ -80,12 +81,12 @@ def team_with_codex(world: ScenarioFactory, model: FakeResponsesApi, codex: str)
     return scenario
 
 
-def ask(scenario: Scenario, model: FakeResponsesApi, task: str) -> Any:
+def ask(scenario: Scenario, model: LoopbackModelApi, task: str, target: str = "Coder") -> Any:
     async def run() -> Any:
         async with requester_client(scenario) as client:
-            call = asyncio.ensure_future(client.call_tool("idea_ask_agent", {"target": "Coder", "task": task}))
+            call = asyncio.ensure_future(client.call_tool("idea_ask_agent", {"target": target, "task": task}))
             await asyncio.sleep(0)
-            model.serve()  # Codex is started by the ask, in another process: no fork from a second thread here
+            model.serve()  # the CLI is started by the ask, in another process: no fork from a second thread here
             return await call
 
     return asyncio.run(run())
@@ -136,3 +137,34 @@ def test_a_codex_turn_failed_by_the_model_api_tells_the_asker_at_once(
     # Whichever saw it first (the limit drawn on its screen, or the failed turn in its rollout), the rollout
     # is read too: its turn ended on that error, though Codex ran no `notify` for it.
     assert beacons_until(scenario, "[turn] failed agent=Coder error=rate_limit"), "the failed turn was not read"
+
+
+def test_claude_code_started_by_an_ask_replies_through_idea_unasked(
+    require_cli: Callable[[str], str], world: ScenarioFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    require_cli("claude")
+    model = FakeMessagesApi(answer=ModelAnswer(reply="pong from Claude"))
+    key = "sk-ant-api03-" + "x" * 80
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", model.origin)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    scenario = world.open(warm=(), cold=(), timings={timing.WINDOW_ENV: ASK_WINDOW_MS, timing.CEILING_ENV: 120_000})
+    # A person who has used Claude Code with this key before: its first-run screens are behind them.
+    state = {"hasCompletedOnboarding": True, "customApiKeyResponses": {"approved": [key[-20:]], "rejected": []}}
+    (scenario.home / ".claude.json").write_text(json.dumps(state), encoding="utf-8")
+    profile_id = reference_profile_id("claude")
+
+    def enable() -> None:
+        [profile] = [p for p in scenario.app.profiles.reference_profiles() if p.id == profile_id]
+        scenario.app.profiles.complete_setup([profile])
+        scenario.app.preferences.update_settings(trust_run_dirs_automatically=True)
+
+    scenario.sync(enable)
+    scenario.agents["Reviewer"] = scenario.on_core(scenario.runtime.agents.create("Reviewer", profile_id, "# R\n"))
+    try:
+        result = ask(scenario, model, "reply pong", target="Reviewer")
+    finally:
+        model.close()
+
+    assert not result.is_error, (result_text(result), scenario.screen("Reviewer"))
+    assert "pong from Claude" in result_text(result)
+    assert beacons_until(scenario, "[turn] ended agent=Reviewer"), "Claude's Stop hook never ended the turn"
