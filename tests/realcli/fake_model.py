@@ -31,12 +31,23 @@ Response = tuple[int, bytes, str]  # status, body, content type
 
 @dataclass
 class ModelAnswer:
-    """What the model does with the next task: reply `reply` through `idea_reply` (then end the turn), or
-    fail the request with `status` and `error`."""
+    """What the model does: to a task IdeA delivers, reply `reply` through `idea_reply`; to the person's
+    prompt starting with `directive`, ask `ask` (target, task) through `idea_ask_agent`; then end the turn.
+    With `error`, it fails those requests with `status` instead."""
 
     reply: str | None = None
+    directive: str | None = None
+    ask: tuple[str, str] | None = None
     status: int = 200
     error: dict[str, Any] | None = None
+
+    def call_for(self, prompt: str) -> tuple[str, dict[str, str]] | None:
+        """The IdeA tool (name, arguments) this prompt gets, None when it is not one to act on."""
+        if prompt.startswith(TASK_HEADER):
+            return "idea_reply", {"result": self.reply or ""}
+        if self.directive and self.ask and prompt.startswith(self.directive):
+            return "idea_ask_agent", {"target": self.ask[0], "task": self.ask[1]}
+        return None
 
 
 @dataclass
@@ -103,27 +114,27 @@ class FakeResponsesApi(LoopbackModelApi):
         )
 
     def _respond(self, body: dict[str, Any], answer: ModelAnswer, number: int) -> Response:
-        """A task IdeA delivered: search Codex's deferred tools for `idea_reply`, then call it; anything else
+        """A prompt to act on: search Codex's deferred tools for the IdeA tool, then call it; anything else
         (a title Codex asks for): a message."""
         inputs = [item for item in body.get("input") or [] if isinstance(item, dict)]
         last = inputs[-1] if inputs else {}
         kind = last.get("type")
-        if kind == "tool_search_output":
-            found = _reply_tool(last.get("tools"))
-            if found is None:
-                return 200, _stream(number, _message("IdeA's idea_reply tool was not found.")), EVENT_STREAM
-            namespace, name = found
-            arguments = json.dumps({"result": answer.reply or ""})
-            call = {"type": "function_call", "namespace": namespace, "name": name, "arguments": arguments}
-            return 200, _stream(number, {**call, "call_id": f"call_{number}"}), EVENT_STREAM
+        prompts = [_output_text(item.get("content")) for item in inputs if item.get("role") == "user"]
+        call = answer.call_for(prompts[-1]) if prompts else None
+        if kind == "tool_search_output" and call is not None:
+            namespace = _namespace_of(last.get("tools"), call[0])
+            if namespace is None:
+                return 200, _stream(number, _message(f"IdeA's {call[0]} tool was not found.")), EVENT_STREAM
+            function = {"type": "function_call", "namespace": namespace, "name": call[0], "call_id": f"c{number}"}
+            return 200, _stream(number, {**function, "arguments": json.dumps(call[1])}), EVENT_STREAM
         if kind == "function_call_output":
             self.tool_outputs.append(_output_text(last.get("output")))
-            return 200, _stream(number, _message("Replied through IdeA.")), EVENT_STREAM
-        if not _is_task(last):
+            return 200, _stream(number, _message("Done through IdeA.")), EVENT_STREAM
+        if call is None or last.get("role") != "user":
             return 200, _stream(number, _message("Review the parser")), EVENT_STREAM
         if answer.error is not None:
             return answer.status, json.dumps(answer.error).encode(), "application/json"
-        search = {"type": "tool_search_call", "execution": "client", "arguments": {"query": "idea_reply", "limit": 8}}
+        search = {"type": "tool_search_call", "execution": "client", "arguments": {"query": call[0], "limit": 8}}
         return 200, _stream(number, {**search, "call_id": f"search_{number}"}), EVENT_STREAM
 
 
@@ -131,8 +142,8 @@ class FakeMessagesApi(LoopbackModelApi):
     """Claude Code's side: `ANTHROPIC_BASE_URL` = `origin`."""
 
     def _respond(self, body: dict[str, Any], answer: ModelAnswer, number: int) -> Response:
-        """A task IdeA delivered: call `mcp__idea__idea_reply`; its result back: end the turn; anything else
-        (a title, a quota check): a short text."""
+        """A prompt to act on: call the IdeA tool (`mcp__idea__<tool>`); its result back: end the turn;
+        anything else (a title, a quota check): a short text."""
         # Claude Code 2.1 may add a message of its own (role "system") after the person's.
         users = [m for m in body.get("messages") or [] if isinstance(m, dict) and m.get("role") == "user"]
         last = users[-1] if users else {}
@@ -140,13 +151,15 @@ class FakeMessagesApi(LoopbackModelApi):
         results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
         if results:
             self.tool_outputs.extend(_output_text(result.get("content")) for result in results)
-            return self._message(body, number, {"type": "text", "text": "Replied through IdeA."}, "end_turn")
-        if not body.get("tools") or not any(_text_of(block).startswith(TASK_HEADER) for block in blocks):
+            return self._message(body, number, {"type": "text", "text": "Done through IdeA."}, "end_turn")
+        texts = [_text_of(block) for block in blocks]
+        call = next((found for text in texts if (found := answer.call_for(text)) is not None), None)
+        if call is None or not body.get("tools"):  # a title, a quota check: no tools
             return self._message(body, number, {"type": "text", "text": "Review the parser"}, "end_turn")
         if answer.error is not None:
             return answer.status, json.dumps(answer.error).encode(), "application/json"
-        call = {"type": "tool_use", "id": f"toolu_{number}", "name": "mcp__idea__idea_reply"}
-        return self._message(body, number, {**call, "input": {"result": answer.reply or ""}}, "tool_use")
+        use = {"type": "tool_use", "id": f"toolu_{number}", "name": f"mcp__idea__{call[0]}"}
+        return self._message(body, number, {**use, "input": call[1]}, "tool_use")
 
     def _message(self, body: dict[str, Any], number: int, block: dict[str, Any], stop: str) -> Response:
         usage = {"input_tokens": 1, "output_tokens": 1}
@@ -180,17 +193,12 @@ def _events(events: list[dict[str, Any]]) -> bytes:
     return "".join(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n" for event in events).encode()
 
 
-def _is_task(item: dict[str, Any]) -> bool:
-    """A prompt that is a task IdeA delivered (not a CLI's own request for a title, which quotes it)."""
-    return item.get("role") == "user" and _output_text(item.get("content")).startswith(TASK_HEADER)
-
-
-def _reply_tool(tools: object) -> tuple[str, str] | None:
-    """(namespace, name) of `idea_reply` among the tools a search returned."""
+def _namespace_of(tools: object, name: str) -> str | None:
+    """The namespace of the tool `name` among the tools a search returned."""
     for namespace in tools if isinstance(tools, list) else []:
         for tool in namespace.get("tools") or [] if isinstance(namespace, dict) else []:
-            if isinstance(tool, dict) and str(tool.get("name", "")).endswith("idea_reply"):
-                return str(namespace.get("name")), str(tool["name"])
+            if isinstance(tool, dict) and tool.get("name") == name:
+                return str(namespace.get("name"))
     return None
 
 

@@ -1,13 +1,14 @@
-"""Delegation to the real agent CLIs, end to end, offline: IdeA's core (headless terminals), a requester whose
-MCP client is the official SDK client started as its `.mcp.json` says, and a target agent on a reference
-profile started by the first ask, in the background, as delegation does. "The model" is a local stand-in
-(`fake_model.py`): Codex reaches it through a model provider kept in the agent's `config.toml`, Claude Code
-through `ANTHROPIC_BASE_URL`.
+"""Delegation between the real agent CLIs, end to end, offline: IdeA's core (headless terminals), agents on the
+reference profiles started by the first ask, in the background, as delegation does, and a requester that is
+either the official SDK client started as an agent's `.mcp.json` says, or a real CLI told by the person to
+ask. "The model" of each CLI is a local stand-in (`fake_model.py`): Codex reaches it through a model
+provider kept in the agent's `config.toml`, Claude Code through `ANTHROPIC_BASE_URL`.
 
-What this proves with the real CLIs: what IdeA writes in the run dir (the MCP server, the hooks or `notify`),
-the delivery typed into the TUI, the bridge the CLI starts, `idea_reply` called by the CLI without anyone at
-its cell, the end of the turn — and, when the model API fails a Codex turn (where Codex runs no hook and no
-`notify`), the asker told why from the rollout instead of waiting for its window to run out.
+What this proves with the real CLIs: what IdeA writes in the run dir (the MCP server, the hooks or `notify`,
+the permission to run IdeA's own tools), the delivery typed into the TUI, the bridge the CLI starts,
+`idea_reply` and `idea_ask_agent` called by the CLI without anyone at its cell, the end of the turn — and,
+when the model API fails a Codex turn (where Codex runs no hook and no `notify`), the asker told why from
+the rollout instead of waiting for its window to run out.
 """
 
 from __future__ import annotations
@@ -16,29 +17,30 @@ import asyncio
 import json
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from idea.application.orchestrator import timing
 from idea.domain.profile import reference_profile_id
-from idea.domain.workspace import NewCellContent
 from tests.integration.scenario_support import (
     Scenario,
     ScenarioFactory,
     error_code,
+    eventually,
     requester_client,
     result_text,
 )
 from tests.realcli.conftest import CI_VARIABLES, CREDENTIAL_VARIABLES
 from tests.realcli.fake_model import FakeMessagesApi, FakeResponsesApi, LoopbackModelApi, ModelAnswer
 
-ASK_WINDOW_MS = 90_000  # a cold Codex takes seconds to start; a passing test never waits this long
+ASK_WINDOW_MS = 90_000  # a cold CLI takes seconds to start; a passing test never waits this long
+TIMINGS = {timing.WINDOW_ENV: ASK_WINDOW_MS, timing.CEILING_ENV: 120_000}
+API_KEY = "sk-ant-api03-" + "x" * 80
 
 
 @pytest.fixture
-def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ScenarioFactory]:
+def world(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[ScenarioFactory]:
     for variable in (*CREDENTIAL_VARIABLES, *CI_VARIABLES, "CODEX_HOME"):
         monkeypatch.delenv(variable, raising=False)
     factory = ScenarioFactory(tmp_path, monkeypatch)
@@ -49,45 +51,61 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ScenarioF
 
 
 @pytest.fixture
-def model() -> Iterator[FakeResponsesApi]:
-    api = FakeResponsesApi()
+def models() -> Iterator[Callable[[LoopbackModelApi], LoopbackModelApi]]:
+    """`models(api)`: serve it for this test."""
+    opened: list[LoopbackModelApi] = []
+
+    def serve(api: LoopbackModelApi) -> LoopbackModelApi:
+        opened.append(api)
+        api.serve()
+        return api
+
     try:
-        yield api
+        yield serve
     finally:
-        api.close()
+        for api in opened:
+            api.close()
 
 
-def team_with_codex(world: ScenarioFactory, model: FakeResponsesApi, codex: str) -> Scenario:
-    """Main (the test's SDK client) and Coder, a Codex agent not started yet, whose run dir already holds the
-    person's model provider; its folder trusted as the setting does it."""
-    scenario = world.open(warm=(), cold=(), timings={timing.WINDOW_ENV: ASK_WINDOW_MS, timing.CEILING_ENV: 120_000})
-    app = scenario.app
-    profile_id = reference_profile_id("codex")
+def add_agent(scenario: Scenario, name: str, slug: str) -> None:
+    """An agent on a reference profile, not started yet; run folders trusted as the setting does it."""
+    profile_id = reference_profile_id(slug)
 
     def enable() -> None:
-        [profile] = [p for p in app.profiles.reference_profiles() if p.id == profile_id]
-        app.profiles.complete_setup([profile])
-        app.preferences.update_settings(new_cell_content=NewCellContent.EMPTY, trust_run_dirs_automatically=True)
+        [profile] = [p for p in scenario.app.profiles.reference_profiles() if p.id == profile_id]
+        scenario.app.profiles.complete_setup([profile])
+        scenario.app.preferences.update_settings(trust_run_dirs_automatically=True)
 
     scenario.sync(enable)
-    scenario.agents["Coder"] = scenario.on_core(scenario.runtime.agents.create("Coder", profile_id, "# Coder\n"))
-    codex_home = scenario.run_dir("Coder") / ".codex"
+    scenario.agents[name] = scenario.on_core(scenario.runtime.agents.create(name, profile_id, f"# {name}\n"))
+
+
+def add_codex(scenario: Scenario, name: str, model: FakeResponsesApi) -> None:
+    """Its run dir already holds the person's model provider; an API-key sign-in in the user's CODEX_HOME."""
+    add_agent(scenario, name, "codex")
+    codex_home = scenario.run_dir(name) / ".codex"
     codex_home.mkdir(parents=True)
     (codex_home / "config.toml").write_text(model.provider_toml(), encoding="utf-8")
     user_codex = scenario.home / ".codex"
-    user_codex.mkdir()
+    user_codex.mkdir(exist_ok=True)
     (user_codex / "auth.json").write_text(json.dumps({"OPENAI_API_KEY": "sk-not-a-key"}), encoding="utf-8")
-    assert Path(codex).is_file()
-    return scenario
 
 
-def ask(scenario: Scenario, model: LoopbackModelApi, task: str, target: str = "Coder") -> Any:
+def add_claude(scenario: Scenario, name: str, model: FakeMessagesApi, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A person who has used Claude Code with this API key before: its first-run screens are behind them."""
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", model.origin)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+    state = {"hasCompletedOnboarding": True, "customApiKeyResponses": {"approved": [API_KEY[-20:]], "rejected": []}}
+    (scenario.home / ".claude.json").write_text(json.dumps(state), encoding="utf-8")
+    add_agent(scenario, name, "claude")
+
+
+def ask(scenario: Scenario, target: str, task: str) -> Any:
+    """`idea_ask_agent` from Main's SDK client, through its bridge."""
+
     async def run() -> Any:
         async with requester_client(scenario) as client:
-            call = asyncio.ensure_future(client.call_tool("idea_ask_agent", {"target": target, "task": task}))
-            await asyncio.sleep(0)
-            model.serve()  # the CLI is started by the ask, in another process: no fork from a second thread here
-            return await call
+            return await client.call_tool("idea_ask_agent", {"target": target, "task": task})
 
     return asyncio.run(run())
 
@@ -100,33 +118,36 @@ def beacons_until(scenario: Scenario, fragment: str, timeout_s: float = 10) -> l
 
 
 def test_codex_started_by_an_ask_replies_through_idea_and_its_turn_end_is_told_by_notify(
-    require_cli: Callable[[str], str], world: ScenarioFactory, model: FakeResponsesApi
+    require_cli: Callable[[str], str], world: ScenarioFactory, models: Callable[[Any], Any]
 ) -> None:
-    scenario = team_with_codex(world, model, require_cli("codex"))
-    model.answer = ModelAnswer(reply="pong from Codex")
+    require_cli("codex")
+    model = models(FakeResponsesApi(answer=ModelAnswer(reply="pong from Codex")))
+    scenario = world.open(warm=(), cold=(), timings=TIMINGS)
+    add_codex(scenario, "Coder", model)
 
-    result = ask(scenario, model, "reply pong")
+    result = ask(scenario, "Coder", "reply pong")
 
-    assert not result.is_error, result_text(result)
+    assert not result.is_error, (result_text(result), scenario.screen("Coder"))
     assert "pong from Codex" in result_text(result), (result_text(result), model.tool_outputs)
     prompts = [item for body in model.requests for item in body.get("input", []) if item.get("role") == "user"]
     assert any("reply pong" in json.dumps(item) for item in prompts)  # the task, as IdeA typed it into the TUI
     assert beacons_until(scenario, "[turn] ended agent=Coder"), "Codex's notify never ended the turn"
-    assert scenario.bridge_connected("Coder")
+    # The title Codex asks for the new session ran `notify` in a thread of its own: not taken as the turn's end.
+    assert scenario.beacons("ignored: Codex thread")
 
 
 def test_a_codex_turn_failed_by_the_model_api_tells_the_asker_at_once(
-    require_cli: Callable[[str], str], world: ScenarioFactory, model: FakeResponsesApi
+    require_cli: Callable[[str], str], world: ScenarioFactory, models: Callable[[Any], Any]
 ) -> None:
-    scenario = team_with_codex(world, model, require_cli("codex"))
+    require_cli("codex")
     reset_s = int(time.time()) + 2 * 3600
-    model.answer = ModelAnswer(
-        status=429,
-        error={"error": {"type": "usage_limit_reached", "message": "limit", "plan_type": "plus", "resets_at": reset_s}},
-    )
+    limit = {"error": {"type": "usage_limit_reached", "message": "limit", "plan_type": "plus", "resets_at": reset_s}}
+    model = models(FakeResponsesApi(answer=ModelAnswer(status=429, error=limit)))
+    scenario = world.open(warm=(), cold=(), timings=TIMINGS)
+    add_codex(scenario, "Coder", model)
     started = time.monotonic()
 
-    result = ask(scenario, model, "review the parser")
+    result = ask(scenario, "Coder", "review the parser")
 
     took_s = time.monotonic() - started
     assert error_code(result) == "TARGET_RATE_LIMITED", result_text(result)
@@ -140,31 +161,73 @@ def test_a_codex_turn_failed_by_the_model_api_tells_the_asker_at_once(
 
 
 def test_claude_code_started_by_an_ask_replies_through_idea_unasked(
-    require_cli: Callable[[str], str], world: ScenarioFactory, monkeypatch: pytest.MonkeyPatch
+    require_cli: Callable[[str], str],
+    world: ScenarioFactory,
+    models: Callable[[Any], Any],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     require_cli("claude")
-    model = FakeMessagesApi(answer=ModelAnswer(reply="pong from Claude"))
-    key = "sk-ant-api03-" + "x" * 80
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", model.origin)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
-    scenario = world.open(warm=(), cold=(), timings={timing.WINDOW_ENV: ASK_WINDOW_MS, timing.CEILING_ENV: 120_000})
-    # A person who has used Claude Code with this key before: its first-run screens are behind them.
-    state = {"hasCompletedOnboarding": True, "customApiKeyResponses": {"approved": [key[-20:]], "rejected": []}}
-    (scenario.home / ".claude.json").write_text(json.dumps(state), encoding="utf-8")
-    profile_id = reference_profile_id("claude")
+    model = models(FakeMessagesApi(answer=ModelAnswer(reply="pong from Claude")))
+    scenario = world.open(warm=(), cold=(), timings=TIMINGS)
+    add_claude(scenario, "Reviewer", model, monkeypatch)
 
-    def enable() -> None:
-        [profile] = [p for p in scenario.app.profiles.reference_profiles() if p.id == profile_id]
-        scenario.app.profiles.complete_setup([profile])
-        scenario.app.preferences.update_settings(trust_run_dirs_automatically=True)
-
-    scenario.sync(enable)
-    scenario.agents["Reviewer"] = scenario.on_core(scenario.runtime.agents.create("Reviewer", profile_id, "# R\n"))
-    try:
-        result = ask(scenario, model, "reply pong", target="Reviewer")
-    finally:
-        model.close()
+    result = ask(scenario, "Reviewer", "reply pong")
 
     assert not result.is_error, (result_text(result), scenario.screen("Reviewer"))
     assert "pong from Claude" in result_text(result)
     assert beacons_until(scenario, "[turn] ended agent=Reviewer"), "Claude's Stop hook never ended the turn"
+
+
+def test_codex_told_by_the_person_asks_claude_and_gets_its_answer(
+    require_cli: Callable[[str], str],
+    world: ScenarioFactory,
+    models: Callable[[Any], Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Agent to agent: the person tells Codex to ask for a review; Codex calls `idea_ask_agent`, IdeA starts
+    Claude Code in the background and delivers the task, Claude answers with `idea_reply`, and the answer is
+    the result of Codex's tool call."""
+    require_cli("codex")
+    require_cli("claude")
+    directive = "Get a review of the parser from Reviewer"
+    coder = models(
+        FakeResponsesApi(answer=ModelAnswer(directive=directive, ask=("Reviewer", "review the parser")))
+    )
+    reviewer = models(FakeMessagesApi(answer=ModelAnswer(reply="LGTM: the parser handles every case")))
+    scenario = world.open(warm=(), cold=(), timings=TIMINGS)
+    add_codex(scenario, "Coder", coder)
+    add_claude(scenario, "Reviewer", reviewer, monkeypatch)
+
+    scenario.submit_human("Coder", directive)
+
+    eventually(lambda: coder.tool_outputs, "Codex's idea_ask_agent call to return", timeout=90)
+    assert "LGTM: the parser handles every case" in coder.tool_outputs[0], coder.tool_outputs
+    assert reviewer.tool_outputs, "Claude's idea_reply was not answered"
+    asks = scenario.beacons("[rendezvous] ask ticket=")
+    assert len(asks) == 1 and "from=Coder to=Reviewer" in asks[0], asks
+
+
+def test_claude_told_by_the_person_asks_codex_and_gets_its_answer(
+    require_cli: Callable[[str], str],
+    world: ScenarioFactory,
+    models: Callable[[Any], Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The other way round: Claude Code waits in its `idea_ask_agent` call while Codex starts and answers."""
+    require_cli("codex")
+    require_cli("claude")
+    directive = "Have Coder implement the parser"
+    reviewer = models(
+        FakeMessagesApi(answer=ModelAnswer(directive=directive, ask=("Coder", "implement the parser")))
+    )
+    coder = models(FakeResponsesApi(answer=ModelAnswer(reply="Implemented: parse() and its tests")))
+    scenario = world.open(warm=(), cold=(), timings=TIMINGS)
+    add_claude(scenario, "Reviewer", reviewer, monkeypatch)
+    add_codex(scenario, "Coder", coder)
+
+    scenario.submit_human("Reviewer", directive)
+
+    eventually(lambda: reviewer.tool_outputs, "Claude's idea_ask_agent call to return", timeout=90)
+    assert "Implemented: parse() and its tests" in reviewer.tool_outputs[0], reviewer.tool_outputs
+    asks = scenario.beacons("[rendezvous] ask ticket=")
+    assert len(asks) == 1 and "from=Reviewer to=Coder" in asks[0], asks
