@@ -32,20 +32,25 @@ Response = tuple[int, bytes, str]  # status, body, content type
 @dataclass
 class ModelAnswer:
     """What the model does: to a task IdeA delivers, reply `reply` through `idea_reply`; to the person's
-    prompt starting with `directive`, ask `ask` (target, task) through `idea_ask_agent`; then end the turn.
-    With `error`, it fails those requests with `status` instead."""
+    prompt starting with `directive`, ask `ask` (target, task) through `idea_ask_agent` (without `ask`, a
+    plain answer); then end the turn. With `error`, it fails those requests with `status` instead."""
 
     reply: str | None = None
     directive: str | None = None
     ask: tuple[str, str] | None = None
     status: int = 200
     error: dict[str, Any] | None = None
+    headers: dict[str, str] = field(default_factory=dict)  # sent with the error
+
+    def acts_on(self, prompt: str) -> bool:
+        """A task IdeA delivered, or the person's directive; not what a CLI asks on its own."""
+        return prompt.startswith(TASK_HEADER) or bool(self.directive and prompt.startswith(self.directive))
 
     def call_for(self, prompt: str) -> tuple[str, dict[str, str]] | None:
-        """The IdeA tool (name, arguments) this prompt gets, None when it is not one to act on."""
+        """The IdeA tool (name, arguments) a prompt to act on gets, None when it gets a plain answer."""
         if prompt.startswith(TASK_HEADER):
             return "idea_reply", {"result": self.reply or ""}
-        if self.directive and self.ask and prompt.startswith(self.directive):
+        if self.ask is not None:
             return "idea_ask_agent", {"target": self.ask[0], "task": self.ask[1]}
         return None
 
@@ -69,6 +74,8 @@ class LoopbackModelApi:
                     answer, number = api.answer, len(api.requests)
                 status, data, kind = api._respond(body, answer, number)
                 self.send_response(status)
+                for name, value in (answer.headers.items() if status >= 400 else ()):
+                    self.send_header(name, value)
                 self.send_header("content-type", kind)
                 self.send_header("content-length", str(len(data)))
                 self.end_headers()
@@ -120,7 +127,8 @@ class FakeResponsesApi(LoopbackModelApi):
         last = inputs[-1] if inputs else {}
         kind = last.get("type")
         prompts = [_output_text(item.get("content")) for item in inputs if item.get("role") == "user"]
-        call = answer.call_for(prompts[-1]) if prompts else None
+        prompt = prompts[-1] if prompts else ""
+        call = answer.call_for(prompt) if answer.acts_on(prompt) else None
         if kind == "tool_search_output" and call is not None:
             namespace = _namespace_of(last.get("tools"), call[0])
             if namespace is None:
@@ -130,10 +138,12 @@ class FakeResponsesApi(LoopbackModelApi):
         if kind == "function_call_output":
             self.tool_outputs.append(_output_text(last.get("output")))
             return 200, _stream(number, _message("Done through IdeA.")), EVENT_STREAM
-        if call is None or last.get("role") != "user":
+        if not answer.acts_on(prompt) or last.get("role") != "user":
             return 200, _stream(number, _message("Review the parser")), EVENT_STREAM
         if answer.error is not None:
             return answer.status, json.dumps(answer.error).encode(), "application/json"
+        if call is None:
+            return 200, _stream(number, _message("Done.")), EVENT_STREAM
         search = {"type": "tool_search_call", "execution": "client", "arguments": {"query": call[0], "limit": 8}}
         return 200, _stream(number, {**search, "call_id": f"search_{number}"}), EVENT_STREAM
 
@@ -152,12 +162,14 @@ class FakeMessagesApi(LoopbackModelApi):
         if results:
             self.tool_outputs.extend(_output_text(result.get("content")) for result in results)
             return self._message(body, number, {"type": "text", "text": "Done through IdeA."}, "end_turn")
-        texts = [_text_of(block) for block in blocks]
-        call = next((found for text in texts if (found := answer.call_for(text)) is not None), None)
-        if call is None or not body.get("tools"):  # a title, a quota check: no tools
+        prompt = next((text for block in blocks if answer.acts_on(text := _text_of(block))), None)
+        if prompt is None or not body.get("tools"):  # a title, a quota check: no tools
             return self._message(body, number, {"type": "text", "text": "Review the parser"}, "end_turn")
         if answer.error is not None:
             return answer.status, json.dumps(answer.error).encode(), "application/json"
+        call = answer.call_for(prompt)
+        if call is None:
+            return self._message(body, number, {"type": "text", "text": "Done."}, "end_turn")
         use = {"type": "tool_use", "id": f"toolu_{number}", "name": f"mcp__idea__{call[0]}"}
         return self._message(body, number, {**use, "input": call[1]}, "tool_use")
 

@@ -8,26 +8,15 @@ call fails (an API key and an address nothing listens on) fires `StopFailure` in
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from idea.application.agents.ports import BridgeEndpoint, RunDirRequest
-from idea.infrastructure.agents.run_dir import LocalRunDirWriter
 from idea.infrastructure.hooks.http_door import HookHttpDoor, HookUrls
-from idea.domain.profile import Profile
-from idea.infrastructure.resources import resources_dir
 from tests.fakes import RecordingDiagnostics
-from tests.fakes_gateway import MAIN, TOKENS, FakeGateway
-
-PROJECT_ID = "0f3c2a9e-6b1d-4c1e-9d0a-2f6f1f7b8c11"
-
-
-def claude_profile() -> Profile:
-    data = json.loads((resources_dir() / "profiles" / "reference-profiles.json").read_text(encoding="utf-8"))
-    return Profile.from_json(next(profile for profile in data if profile["name"] == "Claude Code"))
+from tests.fakes_gateway import MAIN, FakeGateway
+from tests.realcli.run_dirs import PROJECT_ID, prepared_run_dir, reference_profile
 
 
 @asynccontextmanager
@@ -46,20 +35,7 @@ async def run_in_run_dir(
 ) -> tuple[str, str]:
     """Run `claude <arguments>` in an agent's run dir whose hooks post to the door of `urls`; returns the run
     dir and what the CLI printed."""
-    project = tmp_path / "shop"
-    project.mkdir()
-    prepared = LocalRunDirWriter(hook_urls=urls).prepare(
-        RunDirRequest(
-            project_root=str(project),
-            project_id=PROJECT_ID,
-            agent_id=MAIN,
-            profile=claude_profile(),
-            convention_text="# Project root\n",
-            bridge=BridgeEndpoint(str(tmp_path / "no-idea-here.sock"), TOKENS[MAIN]),
-            tool_timeout_ms=60_000,
-            trust_run_dir=True,
-        )
-    )
+    prepared = prepared_run_dir(tmp_path, reference_profile("Claude Code"), urls)
     process = await asyncio.create_subprocess_exec(
         claude, *arguments,
         cwd=prepared.cwd,

@@ -178,56 +178,73 @@ def test_claude_code_started_by_an_ask_replies_through_idea_unasked(
     assert beacons_until(scenario, "[turn] ended agent=Reviewer"), "Claude's Stop hook never ended the turn"
 
 
-def test_codex_told_by_the_person_asks_claude_and_gets_its_answer(
+def test_a_claude_turn_failed_by_the_model_api_tells_the_asker_which_error_at_once(
     require_cli: Callable[[str], str],
     world: ScenarioFactory,
     models: Callable[[Any], Any],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Agent to agent: the person tells Codex to ask for a review; Codex calls `idea_ask_agent`, IdeA starts
-    Claude Code in the background and delivers the task, Claude answers with `idea_reply`, and the answer is
-    the result of Codex's tool call."""
-    require_cli("codex")
+    """A request rate limit of the API (not a plan's usage limit): `StopFailure` ends the turn, and the asker
+    learns which error ended it instead of waiting for its window to run out."""
     require_cli("claude")
-    directive = "Get a review of the parser from Reviewer"
-    coder = models(
-        FakeResponsesApi(answer=ModelAnswer(directive=directive, ask=("Reviewer", "review the parser")))
-    )
-    reviewer = models(FakeMessagesApi(answer=ModelAnswer(reply="LGTM: the parser handles every case")))
+    monkeypatch.setenv("CLAUDE_CODE_MAX_RETRIES", "0")
+    refused = {"type": "error", "error": {"type": "rate_limit_error", "message": "Please try again later."}}
+    model = models(FakeMessagesApi(answer=ModelAnswer(status=429, error=refused, headers={"retry-after": "60"})))
     scenario = world.open(warm=(), cold=(), timings=TIMINGS)
-    add_codex(scenario, "Coder", coder)
-    add_claude(scenario, "Reviewer", reviewer, monkeypatch)
+    add_claude(scenario, "Reviewer", model, monkeypatch)
+    started = time.monotonic()
 
-    scenario.submit_human("Coder", directive)
+    result = ask(scenario, "Reviewer", "reply pong")
 
-    eventually(lambda: coder.tool_outputs, "Codex's idea_ask_agent call to return", timeout=90)
-    assert "LGTM: the parser handles every case" in coder.tool_outputs[0], coder.tool_outputs
-    assert reviewer.tool_outputs, "Claude's idea_reply was not answered"
-    asks = scenario.beacons("[rendezvous] ask ticket=")
-    assert len(asks) == 1 and "from=Coder to=Reviewer" in asks[0], asks
+    took_s = time.monotonic() - started
+    assert error_code(result) == "TARGET_RETURNED_NO_REPLY", result_text(result)
+    assert "turn ended on an error of its model's API (rate_limit)" in result_text(result)
+    assert took_s < ASK_WINDOW_MS / 1000 / 2, f"the asker waited {took_s:.0f} s"
+    assert scenario.beacons("[hook] claude StopFailure")
 
 
-def test_claude_told_by_the_person_asks_codex_and_gets_its_answer(
+# (kind of the asking agent, its name, kind of the asked one, its name, the task, the answer)
+PAIRS = [
+    ("codex", "Coder", "claude", "Reviewer", "review the parser", "LGTM: the parser handles every case"),
+    ("claude", "Reviewer", "codex", "Coder", "implement the parser", "Implemented: parse() and its tests"),
+]
+
+
+@pytest.mark.parametrize(("asking", "asker", "asked", "target", "task", "answer"), PAIRS)
+def test_an_agent_told_by_the_person_asks_another_and_gets_its_answer(
+    asking: str,
+    asker: str,
+    asked: str,
+    target: str,
+    task: str,
+    answer: str,
     require_cli: Callable[[str], str],
     world: ScenarioFactory,
     models: Callable[[Any], Any],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The other way round: Claude Code waits in its `idea_ask_agent` call while Codex starts and answers."""
-    require_cli("codex")
-    require_cli("claude")
-    directive = "Have Coder implement the parser"
-    reviewer = models(
-        FakeMessagesApi(answer=ModelAnswer(directive=directive, ask=("Coder", "implement the parser")))
-    )
-    coder = models(FakeResponsesApi(answer=ModelAnswer(reply="Implemented: parse() and its tests")))
+    """Agent to agent: the person tells one CLI to ask the other; it calls `idea_ask_agent` and waits in that
+    call while IdeA starts the other in the background and delivers the task; that one answers with
+    `idea_reply`, and the answer is the result of the first one's tool call."""
+    require_cli(asking)
+    require_cli(asked)
+    directive = f"Ask {target} to {task}"
     scenario = world.open(warm=(), cold=(), timings=TIMINGS)
-    add_claude(scenario, "Reviewer", reviewer, monkeypatch)
-    add_codex(scenario, "Coder", coder)
+    apis: dict[str, Any] = {}
+    for kind, name, model_answer in (
+        (asking, asker, ModelAnswer(directive=directive, ask=(target, task))),
+        (asked, target, ModelAnswer(reply=answer)),
+    ):
+        if kind == "codex":
+            add_codex(scenario, name, apis.setdefault(name, models(FakeResponsesApi(answer=model_answer))))
+        else:
+            apis[name] = models(FakeMessagesApi(answer=model_answer))
+            add_claude(scenario, name, apis[name], monkeypatch)
+    asker_model = apis[asker]
 
-    scenario.submit_human("Reviewer", directive)
+    scenario.submit_human(asker, directive)
 
-    eventually(lambda: reviewer.tool_outputs, "Claude's idea_ask_agent call to return", timeout=90)
-    assert "Implemented: parse() and its tests" in reviewer.tool_outputs[0], reviewer.tool_outputs
+    eventually(lambda: asker_model.tool_outputs, f"{asker}'s idea_ask_agent call to return", timeout=90)
+    assert answer in asker_model.tool_outputs[0], asker_model.tool_outputs
     asks = scenario.beacons("[rendezvous] ask ticket=")
-    assert len(asks) == 1 and "from=Reviewer to=Coder" in asks[0], asks
+    assert len(asks) == 1 and f"from={asker} to={target}" in asks[0], asks

@@ -69,10 +69,16 @@ class TicketWatch:
         record.follow_up = self._ctx.spawn(self._watch_quiet_return(record))
 
     async def _no_reply_backstop(self, record: TicketRecord, failure: str | None = None) -> None:
+        """After a turn that ended without a reply, the grace lets a late reply land; an agent still writing in
+        its second half kept working, which cancels the verdict — unless an API error ended the turn: the
+        CLI writes that error down after it, and no work follows it but a new turn (which cancels this)."""
         ctx = self._ctx
         ticket = record.ticket
         ctx.diagnostics.beacon(f"[rendezvous] turn ended without reply ticket={ticket.id}; grace started")
-        if await no_reply_grace(ctx.timer, ctx.timings.no_reply_grace_ms, lambda: ctx.activity.of(ticket.target)):
+        if failure is not None:
+            await ctx.timer.sleep(ctx.timings.no_reply_grace_ms)
+            self._book.end(record, TicketEnd(TicketEndKind.NO_REPLY, note=failure))
+        elif await no_reply_grace(ctx.timer, ctx.timings.no_reply_grace_ms, lambda: ctx.activity.of(ticket.target)):
             self._book.end(record, TicketEnd(TicketEndKind.NO_REPLY, note=failure))
         else:
             ctx.diagnostics.beacon(f"[rendezvous] backstop cancelled ticket={ticket.id}: the agent kept working")

@@ -101,6 +101,24 @@ async def test_a_turn_ended_by_an_api_error_tells_the_asker_which() -> None:
     await h.close()
 
 
+async def test_a_turn_ended_by_an_api_error_ends_the_ask_while_its_cli_writes_the_error_down() -> None:
+    """Writing down the error that ended the turn is no work: unlike after `Stop`, it never cancels the
+    verdict (seen with the real Claude Code on a loaded machine: the asker then waited for the person)."""
+    h = team()
+    ask = await h.ask("Main", "Architect", "review it")
+    await h.begin_turn("Architect")
+
+    h.hook("Architect", "StopFailure", error="rate_limit", last_assistant_message="API Error: Request rejected (429)")
+    await h.time.advance(GRACE * 3 // 4)
+    h.activity.grow(h.id("Architect"))
+    await h.time.advance(GRACE)
+
+    error = await verdict_of(ask)
+    assert error.code is ErrorCode.TARGET_RETURNED_NO_REPLY
+    assert "(rate_limit)" in error.message
+    await h.close()
+
+
 async def test_a_stop_of_an_earlier_turn_never_counts() -> None:
     h = team()
     h.hook("Architect", "UserPromptSubmit", prompt="refactor the parser")  # the person's own turn, still running
