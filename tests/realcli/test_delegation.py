@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from idea.application.orchestrator import timing
+from idea.domain.orchestration.commands import StopAgent
 from idea.domain.profile import reference_profile_id
 from tests.integration.scenario_support import (
     Scenario,
@@ -248,3 +249,38 @@ def test_an_agent_told_by_the_person_asks_another_and_gets_its_answer(
     assert answer in asker_model.tool_outputs[0], asker_model.tool_outputs
     asks = scenario.beacons("[rendezvous] ask ticket=")
     assert len(asks) == 1 and f"from={asker} to={target}" in asks[0], asks
+
+
+@pytest.mark.parametrize("kind", ["codex", "claude"])
+def test_an_agent_stopped_then_asked_again_resumes_its_own_session(
+    kind: str,
+    require_cli: Callable[[str], str],
+    world: ScenarioFactory,
+    models: Callable[[Any], Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The CLI's own session id (the one IdeA assigned Claude Code, the thread Codex's `notify` named) starts
+    it again on its conversation: the model sees the first task's turn in the second task's history."""
+    require_cli(kind)
+    scenario = world.open(warm=(), cold=(), timings=TIMINGS)
+    if kind == "codex":
+        model = models(FakeResponsesApi(answer=ModelAnswer(reply="noted: pineapple")))
+        add_codex(scenario, "Helper", model)
+    else:
+        model = models(FakeMessagesApi(answer=ModelAnswer(reply="noted: pineapple")))
+        add_claude(scenario, "Helper", model, monkeypatch)
+    assert "noted: pineapple" in result_text(ask(scenario, "Helper", "remember the word pineapple"))
+    # The reply comes in the middle of the turn; stopped before its end, Claude Code loses the whole turn
+    # from its transcript (it had not written it yet), so the test stops it once the turn is over.
+    assert beacons_until(scenario, "[turn] ended agent=Helper"), "the turn did not end"
+    scenario.dispatch(StopAgent("Helper"))
+    eventually(lambda: scenario.live("Helper") is None, "Helper to stop")
+    first_launch = len(model.requests)
+    model.answer = ModelAnswer(reply="the word was pineapple")
+
+    assert "the word was pineapple" in result_text(ask(scenario, "Helper", "which word?"))
+
+    history = json.dumps(model.requests[first_launch:])
+    assert "noted: pineapple" in history, "the second launch did not resume the first session"
+    launches = scenario.beacons("[launch] Helper argv=")
+    assert len(launches) == 2, launches
