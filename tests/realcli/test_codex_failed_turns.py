@@ -77,9 +77,9 @@ def test_turns_ended_by_api_errors_are_read_from_the_rollout(
 ) -> None:
     codex = require_cli("codex")
     resets_at_s = int(time.time()) + 90 * 60
-    limit = {"error": {"type": "usage_limit_reached", "message": "limit", "plan_type": "plus", "resets_at": resets_at_s}}
+    limit = {"error": {"type": "usage_limit_reached", "message": "limit", "resets_at": resets_at_s}}
     refused = {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}}
-    unknown = {"error": {"message": "The model does not exist", "type": "invalid_request_error", "code": "model_not_found"}}
+    unknown = {"error": {"message": "The model does not exist", "code": "model_not_found"}}
     model = FakeResponsesApi(answer=ModelAnswer(directive=DIRECTIVE))
     profile = reference_profile("Codex")
     try:

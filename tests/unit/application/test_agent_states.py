@@ -21,6 +21,7 @@ from idea.domain.agent_states.session_limit import HOUR_MS, RESUME_PROMPT
 from idea.domain.agent_states.turn_failure import FailedTurn
 from idea.domain.errors import AppError, ErrorCode
 from idea.domain.orchestration.commands import Reply, Source
+from idea.domain.profile import Profile
 from tests.fakes_orchestration import settle
 from tests.fakes_watching import FakeWatching
 from tests.world import Harness, claude_profile, codex_profile, make_harness
@@ -29,19 +30,27 @@ TRUST = "Do you trust the files in this folder?"
 NOTICE_MS = 10_000
 
 
-def rig(architect_node: str | None = None) -> tuple[Harness, FakeWatching]:
+def watched_team(
+    target: str, profile: Profile, node: str | None, *, launched: bool = True
+) -> tuple[Harness, FakeWatching]:
+    """Main and `target` running (`target` in `node`, None: the background), the core watching `target`
+    (once `launched`) through the fake watches."""
     holder: list[FakeWatching] = []
 
     def watching(time):  # type: ignore[no-untyped-def]
         holder.append(FakeWatching(time))
         return holder[0]
 
-    profile = claude_profile(blockingPrompts=[TRUST])
-    h = make_harness([("Main", claude_profile()), ("Architect", profile)], watching=watching)
+    h = make_harness([("Main", claude_profile()), (target, profile)], watching=watching)
     h.lifecycle.start("Main")
-    h.lifecycle.start("Architect", architect_node)
-    h.service.agent_launched(h.id("Architect"))
+    h.lifecycle.start(target, node)
+    if launched:
+        h.service.agent_launched(h.id(target))
     return h, holder[0]
+
+
+def rig(architect_node: str | None = None) -> tuple[Harness, FakeWatching]:
+    return watched_team("Architect", claude_profile(blockingPrompts=[TRUST]), architect_node)
 
 
 async def outcome_error(task: asyncio.Task) -> AppError:  # type: ignore[type-arg]
@@ -161,17 +170,7 @@ async def test_a_turn_that_failed_on_a_usage_limit_ends_the_ask_as_limited() -> 
 
 
 def codex_rig() -> tuple[Harness, FakeWatching]:
-    holder: list[FakeWatching] = []
-
-    def watching(time):  # type: ignore[no-untyped-def]
-        holder.append(FakeWatching(time))
-        return holder[0]
-
-    h = make_harness([("Main", claude_profile()), ("Coder", codex_profile())], watching=watching)
-    h.lifecycle.start("Main")
-    h.lifecycle.start("Coder", "cell-2")
-    h.service.agent_launched(h.id("Coder"))
-    return h, holder[0]
+    return watched_team("Coder", codex_profile(), "cell-2")
 
 
 async def test_a_codex_turn_ended_by_an_api_error_is_read_from_its_records_once_its_screen_settles() -> None:
@@ -180,7 +179,8 @@ async def test_a_codex_turn_ended_by_an_api_error_is_read_from_its_records_once_
     ask = await h.ask("Main", "Coder", "implement it")
     await h.deliver("Coder")
     coder = h.id("Coder")
-    watching.fail_turn(coder, FailedTurn("model_not_found", "The model does not exist", "an older request"), settled="Coder")
+    older = FailedTurn("model_not_found", "The model does not exist", "an older request")
+    watching.fail_turn(coder, older, settled="Coder")
     await h.time.advance(10_000)
     assert not ask.done()  # a failed turn of another prompt ends nothing
 
@@ -317,19 +317,11 @@ async def test_a_limit_record_in_the_claude_transcript_is_a_structured_detection
 async def test_enter_in_the_agent_cell_while_a_resume_is_armed_hands_control_to_the_person() -> None:
     from idea.domain.agent_states.events import AgentResumeCancelled, ResumeCancelReason
 
-    holder: list[FakeWatching] = []
-
-    def watching(time):  # type: ignore[no-untyped-def]
-        holder.append(FakeWatching(time))
-        return holder[0]
-
-    h = make_harness([("Main", claude_profile()), ("Architect", claude_profile())], watching=watching)
-    h.lifecycle.start("Main")
-    h.lifecycle.start("Architect", "cell-2")
+    h, watching = watched_team("Architect", claude_profile(), "cell-2", launched=False)
     pressed: list = []
     h.lifecycle.terminal("Architect").on_line_submitted = lambda callback: pressed.append(callback)  # type: ignore[attr-defined]
     h.service.agent_launched(h.id("Architect"))
-    holder[0].limit("Architect", h.time.now_ms() + HOUR_MS)
+    watching.limit("Architect", h.time.now_ms() + HOUR_MS)
     assert h.service.states.holding(h.id("Architect")) == "usage-limit"
     pressed[0](None)
     assert h.events.of_type(AgentResumeCancelled) == [

@@ -69,7 +69,8 @@ def test_records_from_before_the_agent_started_are_history_but_a_new_rollout_is_
     assert turns.new_failures() == []
 
     new = rollout(tmp_path, "rollout-2026-12-04T20-00-00-01a24287-0000-7000-8000-000000000000.jsonl")
-    append(new, user("check"), task_complete({"message": "The model does not exist", "codex_error_info": "model_not_found"}))
+    error = {"message": "The model does not exist", "codex_error_info": "model_not_found"}
+    append(new, user("check"), task_complete(error))
     assert turns.new_failures() == [FailedTurn("model_not_found", "The model does not exist", "check")]
 
 
@@ -88,7 +89,8 @@ def test_no_sessions_folder_yet_and_garbage_lines_are_nothing(tmp_path: Path) ->
     turns = CodexFailedTurns(str(tmp_path))
     assert turns.new_failures() == []
     path = rollout(tmp_path)
-    append(path, "not json\n", line([1, 2]), line({"type": "event_msg", "payload": {"type": "task_complete", "error": "x"}}))
+    odd = {"type": "event_msg", "payload": {"type": "task_complete", "error": "x"}}  # an error that is no object
+    append(path, "not json\n", line([1, 2]), line(odd))
     assert turns.new_failures() == []
 
 
