@@ -31,11 +31,13 @@ Response = tuple[int, bytes, str]  # status, body, content type
 
 @dataclass
 class ModelAnswer:
-    """What the model does: to a task IdeA delivers, reply `reply` through `idea_reply`; to the person's
+    """What the model does: to a task IdeA delivers, reply `reply` through `idea_reply` (or call `tool`, one
+    of the CLI's own tools: (name, input)); to the person's
     prompt starting with `directive`, ask `ask` (target, task) through `idea_ask_agent` (without `ask`, a
     plain answer); then end the turn. With `error`, it fails those requests with `status` instead."""
 
     reply: str | None = None
+    tool: tuple[str, dict[str, Any]] | None = None  # instead of replying: call this tool of the CLI's own
     directive: str | None = None
     ask: tuple[str, str] | None = None
     status: int = 200
@@ -49,7 +51,7 @@ class ModelAnswer:
     def call_for(self, prompt: str) -> tuple[str, dict[str, str]] | None:
         """The IdeA tool (name, arguments) a prompt to act on gets, None when it gets a plain answer."""
         if prompt.startswith(TASK_HEADER):
-            return "idea_reply", {"result": self.reply or ""}
+            return self.tool or ("idea_reply", {"result": self.reply or ""})
         if self.ask is not None:
             return "idea_ask_agent", {"target": self.ask[0], "task": self.ask[1]}
         return None
@@ -170,7 +172,8 @@ class FakeMessagesApi(LoopbackModelApi):
         call = answer.call_for(prompt)
         if call is None:
             return self._message(body, number, {"type": "text", "text": "Done."}, "end_turn")
-        use = {"type": "tool_use", "id": f"toolu_{number}", "name": f"mcp__idea__{call[0]}"}
+        name = f"mcp__idea__{call[0]}" if call[0].startswith("idea_") else call[0]
+        use = {"type": "tool_use", "id": f"toolu_{number}", "name": name}
         return self._message(body, number, {**use, "input": call[1]}, "tool_use")
 
     def _message(self, body: dict[str, Any], number: int, block: dict[str, Any], stop: str) -> Response:

@@ -204,6 +204,28 @@ def test_a_claude_turn_failed_by_the_model_api_tells_the_asker_which_error_at_on
     assert scenario.beacons("[hook] claude StopFailure")
 
 
+def test_claude_code_waiting_for_a_permission_in_the_background_tells_the_asker_why(
+    require_cli: Callable[[str], str],
+    world: ScenarioFactory,
+    models: Callable[[Any], Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The task makes the model run a command Claude Code asks the person about: its `Notification` hook
+    raises attention on the background agent, and the asker learns why instead of waiting 600 s."""
+    require_cli("claude")
+    command = ("Bash", {"command": "rm -rf build", "description": "Remove the build folder"})
+    model = models(FakeMessagesApi(answer=ModelAnswer(tool=command)))
+    scenario = world.open(warm=(), cold=(), timings={**TIMINGS, timing.ATTENTION_NOTICE_ENV: 1_000})
+    add_claude(scenario, "Reviewer", model, monkeypatch)
+
+    result = ask(scenario, "Reviewer", "clean the build")
+
+    assert error_code(result) == "TARGET_NEEDS_ATTENTION", result_text(result)
+    assert "permission" in result_text(result) and "background" in result_text(result)
+    assert "Do you want to proceed?" in scenario.screen("Reviewer")
+    assert scenario.beacons("[attention] raised agent=Reviewer reason=permission origin=hook visible=false")
+
+
 # (kind of the asking agent, its name, kind of the asked one, its name, the task, the answer)
 PAIRS = [
     ("codex", "Coder", "claude", "Reviewer", "review the parser", "LGTM: the parser handles every case"),
