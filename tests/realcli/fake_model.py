@@ -137,7 +137,7 @@ class FakeResponsesApi(LoopbackModelApi):
                 return 200, _stream(number, _message(f"IdeA's {call[0]} tool was not found.")), EVENT_STREAM
             function = {"type": "function_call", "namespace": namespace, "name": call[0], "call_id": f"c{number}"}
             return 200, _stream(number, {**function, "arguments": json.dumps(call[1])}), EVENT_STREAM
-        if kind == "function_call_output":
+        if kind in ("function_call_output", "custom_tool_call_output"):
             self.tool_outputs.append(_output_text(last.get("output")))
             return 200, _stream(number, _message("Done through IdeA.")), EVENT_STREAM
         if not answer.acts_on(prompt) or last.get("role") != "user":
@@ -146,6 +146,10 @@ class FakeResponsesApi(LoopbackModelApi):
             return answer.status, json.dumps(answer.error).encode(), "application/json"
         if call is None:
             return 200, _stream(number, _message("Done.")), EVENT_STREAM
+        if not call[0].startswith("idea_"):  # one of Codex's own tools, from its JavaScript `exec` tool
+            script = f"text(JSON.stringify(await tools.{call[0]}({json.dumps(call[1])})));"
+            custom = {"type": "custom_tool_call", "name": "exec", "input": script, "call_id": f"c{number}"}
+            return 200, _stream(number, custom), EVENT_STREAM
         search = {"type": "tool_search_call", "execution": "client", "arguments": {"query": call[0], "limit": 8}}
         return 200, _stream(number, {**search, "call_id": f"search_{number}"}), EVENT_STREAM
 

@@ -204,26 +204,45 @@ def test_a_claude_turn_failed_by_the_model_api_tells_the_asker_which_error_at_on
     assert scenario.beacons("[hook] claude StopFailure")
 
 
-def test_claude_code_waiting_for_a_permission_in_the_background_tells_the_asker_why(
+# A command each CLI asks the person about (its own tool), the question it draws, where IdeA learns of it.
+PERMISSIONS = [
+    ("claude", ("Bash", {"command": "rm -rf build", "description": "x"}), "Do you want to proceed?", "hook"),
+    (
+        "codex",
+        ("exec_command", {"cmd": "rm -rf build", "sandbox_permissions": "require_escalated", "justification": "x"}),
+        "Would you like to run the following command?",
+        "screen",
+    ),
+]
+
+
+@pytest.mark.parametrize(("kind", "command", "question", "origin"), PERMISSIONS)
+def test_an_agent_waiting_for_a_permission_in_the_background_tells_the_asker_why(
+    kind: str,
+    command: tuple[str, dict[str, Any]],
+    question: str,
+    origin: str,
     require_cli: Callable[[str], str],
     world: ScenarioFactory,
     models: Callable[[Any], Any],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The task makes the model run a command Claude Code asks the person about: its `Notification` hook
-    raises attention on the background agent, and the asker learns why instead of waiting 600 s."""
-    require_cli("claude")
-    command = ("Bash", {"command": "rm -rf build", "description": "Remove the build folder"})
-    model = models(FakeMessagesApi(answer=ModelAnswer(tool=command)))
+    """The task makes the model run a command the CLI asks the person about: Claude Code's `Notification`
+    hook, or the question Codex draws, raises attention on the background agent, and the asker learns why
+    instead of waiting for its window to run out."""
+    require_cli(kind)
     scenario = world.open(warm=(), cold=(), timings={**TIMINGS, timing.ATTENTION_NOTICE_ENV: 1_000})
-    add_claude(scenario, "Reviewer", model, monkeypatch)
+    if kind == "codex":
+        add_codex(scenario, "Helper", models(FakeResponsesApi(answer=ModelAnswer(tool=command))))
+    else:
+        add_claude(scenario, "Helper", models(FakeMessagesApi(answer=ModelAnswer(tool=command))), monkeypatch)
 
-    result = ask(scenario, "Reviewer", "clean the build")
+    result = ask(scenario, "Helper", "clean the build")
 
     assert error_code(result) == "TARGET_NEEDS_ATTENTION", result_text(result)
     assert "permission" in result_text(result) and "background" in result_text(result)
-    assert "Do you want to proceed?" in scenario.screen("Reviewer")
-    assert scenario.beacons("[attention] raised agent=Reviewer reason=permission origin=hook visible=false")
+    assert question in scenario.screen("Helper")
+    assert scenario.beacons(f"[attention] raised agent=Helper reason=permission origin={origin} visible=false")
 
 
 # (kind of the asking agent, its name, kind of the asked one, its name, the task, the answer)
