@@ -325,3 +325,31 @@ def test_an_agent_stopped_then_asked_again_resumes_its_own_session(
     assert "noted: pineapple" in history, "the second launch did not resume the first session"
     launches = scenario.beacons("[launch] Helper argv=")
     assert len(launches) == 2, launches
+
+
+def test_esc_in_codex_waiting_on_its_ask_cancels_the_ask(
+    require_cli: Callable[[str], str],
+    world: ScenarioFactory,
+    models: Callable[[Any], Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Codex tells its MCP server when the person interrupts a tool call (`notifications/cancelled`): the ask
+    ends as cancelled at once, and the target's late work is not delivered into an abandoned call."""
+    require_cli("codex")
+    require_cli("claude")
+    directive = "Ask Reviewer to clean the build"
+    coder = models(FakeResponsesApi(answer=ModelAnswer(directive=directive, ask=("Reviewer", "clean the build"))))
+    waits = ("Bash", {"command": "rm -rf build", "description": "x"})  # Reviewer then waits for a permission
+    reviewer = models(FakeMessagesApi(answer=ModelAnswer(tool=waits)))
+    scenario = world.open(warm=(), cold=(), timings=TIMINGS)
+    add_codex(scenario, "Coder", coder)
+    add_claude(scenario, "Reviewer", reviewer, monkeypatch)
+    scenario.submit_human("Coder", directive)
+    eventually(lambda: scenario.beacons("[attention] raised agent=Reviewer"), "Reviewer to wait for a permission")
+    coder_cli = scenario.live("Coder")
+    assert coder_cli is not None
+
+    scenario.on_core(coder_cli.terminal.write_text("\x1b"))  # Esc in Coder's cell
+
+    ended = eventually(lambda: scenario.beacons("[rendezvous] ended ticket="), "the ask to end", timeout=15)
+    assert "outcome=cancelled cancel=requesterGone" in ended[0], ended
