@@ -101,6 +101,24 @@ def add_claude(scenario: Scenario, name: str, model: FakeMessagesApi, monkeypatc
     add_agent(scenario, name, "claude")
 
 
+def add_helper(
+    scenario: Scenario,
+    kind: str,
+    name: str,
+    answer: ModelAnswer,
+    models: Callable[[Any], Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> LoopbackModelApi:
+    """An agent of `kind` ("codex", "claude") whose model answers `answer`; returns its model's stand-in."""
+    if kind == "codex":
+        codex_model: FakeResponsesApi = models(FakeResponsesApi(answer=answer))
+        add_codex(scenario, name, codex_model)
+        return codex_model
+    claude_model: FakeMessagesApi = models(FakeMessagesApi(answer=answer))
+    add_claude(scenario, name, claude_model, monkeypatch)
+    return claude_model
+
+
 def ask(scenario: Scenario, target: str, task: str) -> Any:
     """`idea_ask_agent` from Main's SDK client, through its bridge."""
 
@@ -232,10 +250,7 @@ def test_an_agent_waiting_for_a_permission_in_the_background_tells_the_asker_why
     instead of waiting for its window to run out."""
     require_cli(kind)
     scenario = world.open(warm=(), cold=(), timings={**TIMINGS, timing.ATTENTION_NOTICE_ENV: 1_000})
-    if kind == "codex":
-        add_codex(scenario, "Helper", models(FakeResponsesApi(answer=ModelAnswer(tool=command))))
-    else:
-        add_claude(scenario, "Helper", models(FakeMessagesApi(answer=ModelAnswer(tool=command))), monkeypatch)
+    add_helper(scenario, kind, "Helper", ModelAnswer(tool=command), models, monkeypatch)
 
     result = ask(scenario, "Helper", "clean the build")
 
@@ -272,17 +287,9 @@ def test_an_agent_told_by_the_person_asks_another_and_gets_its_answer(
     require_cli(asked)
     directive = f"Ask {target} to {task}"
     scenario = world.open(warm=(), cold=(), timings=TIMINGS)
-    apis: dict[str, Any] = {}
-    for kind, name, model_answer in (
-        (asking, asker, ModelAnswer(directive=directive, ask=(target, task))),
-        (asked, target, ModelAnswer(reply=answer)),
-    ):
-        if kind == "codex":
-            add_codex(scenario, name, apis.setdefault(name, models(FakeResponsesApi(answer=model_answer))))
-        else:
-            apis[name] = models(FakeMessagesApi(answer=model_answer))
-            add_claude(scenario, name, apis[name], monkeypatch)
-    asker_model = apis[asker]
+    delegates = ModelAnswer(directive=directive, ask=(target, task))
+    asker_model = add_helper(scenario, asking, asker, delegates, models, monkeypatch)
+    add_helper(scenario, asked, target, ModelAnswer(reply=answer), models, monkeypatch)
 
     scenario.submit_human(asker, directive)
 
@@ -304,12 +311,7 @@ def test_an_agent_stopped_then_asked_again_resumes_its_own_session(
     it again on its conversation: the model sees the first task's turn in the second task's history."""
     require_cli(kind)
     scenario = world.open(warm=(), cold=(), timings=TIMINGS)
-    if kind == "codex":
-        model = models(FakeResponsesApi(answer=ModelAnswer(reply="noted: pineapple")))
-        add_codex(scenario, "Helper", model)
-    else:
-        model = models(FakeMessagesApi(answer=ModelAnswer(reply="noted: pineapple")))
-        add_claude(scenario, "Helper", model, monkeypatch)
+    model = add_helper(scenario, kind, "Helper", ModelAnswer(reply="noted: pineapple"), models, monkeypatch)
     assert "noted: pineapple" in result_text(ask(scenario, "Helper", "remember the word pineapple"))
     # The reply comes in the middle of the turn; stopped before its end, Claude Code loses the whole turn
     # from its transcript (it had not written it yet), so the test stops it once the turn is over.
@@ -327,29 +329,31 @@ def test_an_agent_stopped_then_asked_again_resumes_its_own_session(
     assert len(launches) == 2, launches
 
 
-def test_esc_in_codex_waiting_on_its_ask_cancels_the_ask(
+@pytest.mark.parametrize(("asking", "asked"), [("codex", "claude"), ("claude", "codex")])
+def test_esc_in_an_agent_waiting_on_its_ask_cancels_the_ask(
+    asking: str,
+    asked: str,
     require_cli: Callable[[str], str],
     world: ScenarioFactory,
     models: Callable[[Any], Any],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Codex tells its MCP server when the person interrupts a tool call (`notifications/cancelled`): the ask
-    ends as cancelled at once, and the target's late work is not delivered into an abandoned call."""
-    require_cli("codex")
-    require_cli("claude")
-    directive = "Ask Reviewer to clean the build"
-    coder = models(FakeResponsesApi(answer=ModelAnswer(directive=directive, ask=("Reviewer", "clean the build"))))
-    waits = ("Bash", {"command": "rm -rf build", "description": "x"})  # Reviewer then waits for a permission
-    reviewer = models(FakeMessagesApi(answer=ModelAnswer(tool=waits)))
+    """Both CLIs tell their MCP server when the person interrupts a tool call (`notifications/cancelled`): the
+    ask ends as cancelled at once, and the target's late work is not delivered into an abandoned call."""
+    require_cli(asking)
+    require_cli(asked)
+    directive = "Ask Target to clean the build"
     scenario = world.open(warm=(), cold=(), timings=TIMINGS)
-    add_codex(scenario, "Coder", coder)
-    add_claude(scenario, "Reviewer", reviewer, monkeypatch)
-    scenario.submit_human("Coder", directive)
-    eventually(lambda: scenario.beacons("[attention] raised agent=Reviewer"), "Reviewer to wait for a permission")
-    coder_cli = scenario.live("Coder")
-    assert coder_cli is not None
+    delegates = ModelAnswer(directive=directive, ask=("Target", "clean the build"))
+    add_helper(scenario, asking, "Asker", delegates, models, monkeypatch)
+    waits = next(command for kind, command, _, _ in PERMISSIONS if kind == asked)  # it waits for a permission
+    add_helper(scenario, asked, "Target", ModelAnswer(tool=waits), models, monkeypatch)
+    scenario.submit_human("Asker", directive)
+    eventually(lambda: scenario.beacons("[attention] raised agent=Target"), "Target to wait for a permission")
+    asker = scenario.live("Asker")
+    assert asker is not None
 
-    scenario.on_core(coder_cli.terminal.write_text("\x1b"))  # Esc in Coder's cell
+    scenario.on_core(asker.terminal.write_text("\x1b"))  # Esc in the asker's cell
 
     ended = eventually(lambda: scenario.beacons("[rendezvous] ended ticket="), "the ask to end", timeout=15)
     assert "outcome=cancelled cancel=requesterGone" in ended[0], ended
