@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from idea.application.orchestrator import timing
+from idea.domain.agent_states.session_limit import RESUME_PROMPT
 from idea.domain.orchestration.commands import StopAgent
 from idea.domain.profile import reference_profile_id
 from tests.integration.scenario_support import (
@@ -357,3 +358,32 @@ def test_esc_in_an_agent_waiting_on_its_ask_cancels_the_ask(
 
     ended = eventually(lambda: scenario.beacons("[rendezvous] ended ticket="), "the ask to end", timeout=15)
     assert "outcome=cancelled cancel=requesterGone" in ended[0], ended
+
+
+def test_a_codex_limit_resumed_now_types_the_resume_prompt_into_the_running_cli(
+    require_cli: Callable[[str], str], world: ScenarioFactory, models: Callable[[Any], Any]
+) -> None:
+    """After a usage limit, "Resume now" (the toast's and the Agents panel's) gives the CLI still running the
+    resume prompt as the person's input: Codex takes it as a new turn."""
+    require_cli("codex")
+    reset_s = int(time.time()) + 2 * 3600
+    limit = {"error": {"type": "usage_limit_reached", "message": "limit", "resets_at": reset_s}}
+    model = models(FakeResponsesApi(answer=ModelAnswer(status=429, error=limit)))
+    scenario = world.open(warm=(), cold=(), timings=TIMINGS)
+    add_codex(scenario, "Coder", model)
+    assert error_code(ask(scenario, "Coder", "review the parser")) == "TARGET_RATE_LIMITED"
+    limits = scenario.runtime.orchestrator.states.limits
+    assert limits is not None
+    model.answer = ModelAnswer(directive=RESUME_PROMPT)  # the limit lifted: a plain answer
+    before = len(model.requests)
+    turns_ended = len(beacons_until(scenario, "[turn] ended agent=Coder"))
+
+    assert scenario.on_core(limits.resume_now(scenario.id_of("Coder")))
+
+    def resumed() -> bool:
+        return any(RESUME_PROMPT in json.dumps(body.get("input", [])[-1:]) for body in model.requests[before:])
+
+    eventually(resumed, "Codex to send the resume prompt to its model", timeout=30)
+    eventually(
+        lambda: len(scenario.beacons("[turn] ended agent=Coder")) > turns_ended, "the resumed turn to end (notify)"
+    )
