@@ -387,3 +387,25 @@ def test_a_codex_limit_resumed_now_types_the_resume_prompt_into_the_running_cli(
     eventually(
         lambda: len(scenario.beacons("[turn] ended agent=Coder")) > turns_ended, "the resumed turn to end (notify)"
     )
+
+
+def test_claude_code_on_its_trust_dialog_in_the_background_tells_the_asker_and_is_never_typed_into(
+    require_cli: Callable[[str], str],
+    world: ScenarioFactory,
+    models: Callable[[Any], Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Run folders not trusted by the setting: Claude Code started by the ask opens on its trust question;
+    IdeA sees it on the screen, types nothing into it, and the asker learns why instead of waiting. (Codex
+    never asks: IdeA trusts the folders in the agent's own CODEX_HOME, which only IdeA's agents use.)"""
+    require_cli("claude")
+    scenario = world.open(warm=(), cold=(), timings={**TIMINGS, timing.ATTENTION_NOTICE_ENV: 1_000})
+    model = add_helper(scenario, "claude", "Helper", ModelAnswer(reply="never"), models, monkeypatch)
+    scenario.sync(lambda: scenario.app.preferences.update_settings(trust_run_dirs_automatically=False))
+
+    result = ask(scenario, "Helper", "review the parser")
+
+    assert error_code(result) == "TARGET_NEEDS_ATTENTION", result_text(result)
+    assert "trust its folder" in result_text(result) and "not delivered" in result_text(result)
+    assert "Quick safety check" in scenario.screen("Helper")
+    assert not [body for body in model.requests if "review the parser" in json.dumps(body)]
