@@ -120,6 +120,16 @@ def add_helper(
     return claude_model
 
 
+def written_down(scenario: Scenario, name: str, text: str) -> bool:
+    """Whether the agent's CLI has written `text` into its session files (Claude's transcripts under the
+    test's HOME, Codex's rollouts under the agent's CODEX_HOME)."""
+    files = [
+        *scenario.home.glob(".claude/projects/*/*.jsonl"),
+        *(scenario.run_dir(name) / ".codex" / "sessions").glob("**/*.jsonl"),
+    ]
+    return any(text in path.read_text(encoding="utf-8", errors="replace") for path in files)
+
+
 def ask(scenario: Scenario, target: str, task: str) -> Any:
     """`idea_ask_agent` from Main's SDK client, through its bridge."""
 
@@ -314,9 +324,10 @@ def test_an_agent_stopped_then_asked_again_resumes_its_own_session(
     scenario = world.open(warm=(), cold=(), timings=TIMINGS)
     model = add_helper(scenario, kind, "Helper", ModelAnswer(reply="noted: pineapple"), models, monkeypatch)
     assert "noted: pineapple" in result_text(ask(scenario, "Helper", "remember the word pineapple"))
-    # The reply comes in the middle of the turn; stopped before its end, Claude Code loses the whole turn
-    # from its transcript (it had not written it yet), so the test stops it once the turn is over.
+    # The reply comes in the middle of the turn, and Claude Code writes its transcript in batches: stopped
+    # at once, it would lose the turn (docs/agent-clis.md). The test stops it once the turn is written down.
     assert beacons_until(scenario, "[turn] ended agent=Helper"), "the turn did not end"
+    eventually(lambda: written_down(scenario, "Helper", "noted: pineapple"), "the CLI to write its turn down")
     scenario.dispatch(StopAgent("Helper"))
     eventually(lambda: scenario.live("Helper") is None, "Helper to stop")
     first_launch = len(model.requests)
