@@ -163,7 +163,7 @@ def test_codex_started_by_an_ask_replies_through_idea_and_its_turn_end_is_told_b
     assert any("reply pong" in json.dumps(item) for item in prompts)  # the task, as IdeA typed it into the TUI
     assert beacons_until(scenario, "[turn] ended agent=Coder"), "Codex's notify never ended the turn"
     # The title Codex asks for the new session ran `notify` in a thread of its own: not taken as the turn's end.
-    assert scenario.beacons("ignored: Codex thread")
+    assert beacons_until(scenario, "ignored: Codex thread")
 
 
 def test_a_codex_turn_failed_by_the_model_api_tells_the_asker_at_once(
