@@ -17,7 +17,7 @@ from typing import Any
 
 from idea.domain.ids import is_uuid
 from idea.infrastructure.inspect.activity import CODEX_HOME_DIR, agent_run_dir
-from idea.infrastructure.inspect.engine_sessions import codex_rollouts
+from idea.infrastructure.inspect.engine_sessions import codex_rollouts, rollout_of
 
 CODEX_SOURCE = "codex"
 THREAD_KEY = "thread-id"
@@ -33,6 +33,6 @@ class CodexSideThreads:
         if source != CODEX_SOURCE or not (isinstance(thread, str) and is_uuid(thread)):
             return None
         rollouts = codex_rollouts(os.path.join(agent_run_dir(self._root, agent_id), CODEX_HOME_DIR))
-        if not rollouts or any(thread in os.path.basename(path) for path in rollouts):
+        if not rollouts or rollout_of(rollouts, thread) is not None:
             return None
         return f"Codex thread {thread} has no rollout: one Codex started by itself (a session title)"

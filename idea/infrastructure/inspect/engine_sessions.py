@@ -56,6 +56,11 @@ def codex_rollouts(codex_home: str) -> list[str]:
     )
 
 
+def rollout_of(rollouts: list[str], session_id: str) -> str | None:
+    """The rollout of `rollouts` whose file name carries `session_id` (a thread's id), if any."""
+    return next((path for path in rollouts if session_id in os.path.basename(path)), None)
+
+
 def latest_codex_session(codex_home: str) -> EngineSession | None:
     """The newest rollout under `codex_home/sessions`, by modification time."""
     newest: tuple[float, str] | None = None
@@ -331,8 +336,7 @@ class LocalSessionInspector:
             path = os.path.join(home, ".claude", "projects", encode_cwd(run_dir), f"{engine_session_id}.jsonl")
             return last_subject("claude", path) if os.path.isfile(path) else None
         if kind == "codex":
-            rollouts = codex_rollouts(os.path.join(run_dir, CODEX_HOME_DIR))
-            path = next((p for p in rollouts if engine_session_id in os.path.basename(p)), None)
+            path = rollout_of(codex_rollouts(os.path.join(run_dir, CODEX_HOME_DIR)), engine_session_id)
             return last_subject("codex", path) if path is not None else None
         if kind == "gemini":
             session = latest_gemini_session(home, run_dir)
