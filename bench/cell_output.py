@@ -11,10 +11,16 @@ one window (offscreen Qt), with the same font, colour scheme, margin and scrollb
 
 Each run times one `cat` from the terminal's creation to the widget's `finished` signal (IdeA's start
 creates its view). Both get the same grid (the cell is started at the size the bare widget has at the same
-pixel size) and one warm-up run each (page cache, fonts, glyph caches, bindings created on first use). Runs
-alternate (bare, IdeA, bare, IdeA, …) so the machine's load falls on both alike; the figure is the ratio of the
-medians, and of each pair, with a bootstrap interval of the pairs' median (how far another run could land). The
+pixel size) and one warm-up run each (page cache, fonts, glyph caches, bindings created on first use). Before
+each run, untimed, the previous run's terminal is destroyed and the garbage collected, so no run pays for the
+one before it. Runs come in pairs whose order alternates (bare then IdeA, then IdeA then bare, …) so neither
+side always runs first and the machine's load falls on both alike; the figure is the ratio of the medians,
+and of each pair, with a bootstrap interval of the pairs' median (how far another run could land). The
 machine's load average is printed before and after.
+
+How fine the figure is shows in an A/A run (`--bare-twice`: the bare widget on both sides). On a quiet
+machine, 30 pairs of 24 MB (`--runs 30`, about two minutes) gave 0.999 with an interval of 0.992 to 1.003: a
+difference of one per cent shows. Under other load single pairs move by ±15 % and more pairs are needed.
 
     python bench/cell_output.py [--mb 24] [--runs 5] [--no-watch] [--bare-twice]
 """
@@ -23,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import platform
@@ -38,7 +45,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
+from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QWidget  # noqa: E402
 from pyside6_qtermwidget import QTermWidget  # noqa: E402
 
@@ -82,11 +89,21 @@ def wait(app: QApplication, done: list[bool], timeout_s: float = 900) -> None:
     timer.stop()
 
 
+def settle(app: QApplication) -> None:
+    """Untimed, before a run: what the last run left to do later (its terminal's destruction, posted calls)
+    is done now, and the garbage collected."""
+    for _ in range(3):
+        app.processEvents()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.collect()
+
+
 Timing = tuple[float, float]  # wall seconds, CPU seconds of this process (GUI and core threads)
 Grid = tuple[int, int]  # columns, lines
 
 
 def bare_run(app: QApplication, host: QWidget, appearance: TerminalAppearance, data: Path) -> tuple[Timing, Grid]:
+    settle(app)
     # Timed from the widget's creation, as IdeA's side is timed from the start that creates its view.
     started, cpu = time.perf_counter(), time.process_time()
     term = QTermWidget(0, host)
@@ -124,6 +141,7 @@ def idea_run(
     *,
     watched: bool = True,
 ) -> Timing:
+    settle(app)
     terminal = factory.create(f"bench-{n}", "bench")
     watch: list[AgentScreenWatch] = []
 
@@ -206,35 +224,50 @@ def main() -> None:
         _, grid = bare_run(app, host, appearance, data)  # warm-up: page cache, fonts, glyph caches
         # and for IdeA's side too: the first cell pays one-time costs of the process (bindings created lazily)
         idea_run(app, host, factory, core, claude, data, -1, grid, watched=not args.no_watch)
-        for n in range(args.runs):
-            bare.append(bare_run(app, host, appearance, data)[0])
+
+        def ours_run(n: int) -> Timing:
             if args.bare_twice:
-                ours.append(bare_run(app, host, appearance, data)[0])
+                return bare_run(app, host, appearance, data)[0]
+            return idea_run(app, host, factory, core, claude, data, n, grid, watched=not args.no_watch)
+
+        for n in range(args.runs):
+            if n % 2 == 0:
+                bare.append(bare_run(app, host, appearance, data)[0])
+                ours.append(ours_run(n))
             else:
-                ours.append(idea_run(app, host, factory, core, claude, data, n, grid, watched=not args.no_watch))
+                ours.append(ours_run(n))
+                bare.append(bare_run(app, host, appearance, data)[0])
     core.stop()
     load = os.getloadavg()
     print(
         f"Python {platform.python_version()}, {os.cpu_count()} CPUs, load average before "
         f"{' '.join(f'{x:.1f}' for x in load_before)}, after {' '.join(f'{x:.1f}' for x in load)}"
     )
-    print(f"`cat` of {size / 1e6:.1f} MB of coloured text, {args.runs} alternating runs each")
+    print(f"`cat` of {size / 1e6:.1f} MB of coloured text, {args.runs} pairs of runs, each pair's order alternating")
     print("| Terminal | wall, median (s) | wall runs (s) | CPU of IdeA's process, median (s) | CPU runs (s) |")
     print("|---|---:|---|---:|---|")
     second = "bare QTermWidget, again" if args.bare_twice else "IdeA cell"
     for name, runs in (("bare QTermWidget", bare), (second, ours)):
         walls, cpus = [r[0] for r in runs], [r[1] for r in runs]
         print(
-            f"| {name} | {statistics.median(walls):.2f} | {', '.join(f'{w:.2f}' for w in walls)} "
-            f"| {statistics.median(cpus):.2f} | {', '.join(f'{c:.2f}' for c in cpus)} |"
+            f"| {name} | {statistics.median(walls):.3f} | {spread(walls, 3)} "
+            f"| {statistics.median(cpus):.3f} | {spread(cpus, 3)} |"
         )
     for index, what in ((0, "wall"), (1, "CPU")):
         ratio = statistics.median(o[index] for o in ours) / statistics.median(b[index] for b in bare)
         pairs = [o[index] / b[index] for o, b in zip(ours, bare, strict=True)]
         figure = "bare again / bare" if args.bare_twice else "IdeA / bare"
-        print(f"\n{figure}, {what}: {ratio:.3f} (medians); per pair " + ", ".join(f"{p:.3f}" for p in pairs))
+        print(f"\n{figure}, {what}: {ratio:.3f} (medians); per pair {spread(pairs, 3)}")
         low, high = median_interval(pairs)
         print(f"  median of the pairs {statistics.median(pairs):.3f}, 95 % interval {low:.3f} to {high:.3f}")
+
+
+def spread(values: list[float], digits: int) -> str:
+    """Every value of a short series; the quartiles and the extremes of a long one."""
+    if len(values) <= 15:
+        return ", ".join(f"{v:.{digits}f}" for v in values)
+    low, q1, q2, q3, high = min(values), *statistics.quantiles(values, n=4), max(values)
+    return f"quartiles {q1:.{digits}f}, {q2:.{digits}f}, {q3:.{digits}f} (from {low:.{digits}f} to {high:.{digits}f})"
 
 
 def median_interval(values: list[float], resamples: int = 4000) -> tuple[float, float]:

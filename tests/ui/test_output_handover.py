@@ -157,6 +157,23 @@ def test_output_that_keeps_coming_runs_no_python_per_chunk_and_goes_in_windows_g
     assert rig.delivered[8] == b"$ " and rig.loop.pending_timers()[0].delay == first
 
 
+def test_catching_up_hands_over_what_waits_for_its_window_at_once(rig: Rig) -> None:
+    rig.signal.emit("a")
+    rig.loop.run_soon()
+    rig.signal.emit("b")
+    rig.signal.emit("\x1b[?2004h")  # the end of a flood, its window still open
+    rig.handover.catch_up()
+    assert rig.delivered == [b"a", b"b\x1b[?2004h"]
+    (window,) = rig.loop.pending_timers()  # one window stays open: output may still be coming
+    rig.handover.catch_up()  # nothing waits: nothing happens
+    assert len(rig.delivered) == 2 and rig.loop.pending_timers() == [window]
+    rig.loop.fire_timer()  # the window closes on nothing: the flow is over
+    rig.run_gui()
+    rig.signal.emit("$ ")
+    rig.loop.run_soon()
+    assert rig.delivered[-1] == b"$ "
+
+
 def test_output_between_the_end_of_a_flow_and_the_waker_connected_again_goes_at_once(rig: Rig) -> None:
     rig.signal.emit("a")
     rig.loop.run_soon()

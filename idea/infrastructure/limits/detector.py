@@ -23,7 +23,7 @@ from idea.infrastructure.limits.reset_time import parse_reset_time
 
 WINDOW_CHARS = 4096
 TAIL_BYTES = 64 * 1024  # raw output kept between two scans (colours take several bytes per character)
-STREAM_SCAN_EVERY_MS = 250  # while output flows
+STREAM_SCAN_EVERY_MS = 1000  # while output flows (a limit message usually ends it: the quiet's scan reads it)
 QUIET_BEFORE_READBACK_MS = 300
 READBACK_EVERY_MS = 2000
 
@@ -135,7 +135,7 @@ class RateLimitParser:
 class OutputLimitScanner:
     """The stream input. `feed` only keeps the raw bytes (a copy, whatever the output's rate); `scan` decodes
     what came since the last scan, strips it, and matches on the sliding window of the last 4096 characters.
-    The caller scans a few times a second while output flows and once more when it goes quiet, so a flood of
+    The caller scans once a second while output flows and once more when it goes quiet, so a flood of
     output costs a bounded amount of work: only its last `TAIL_BYTES` between two scans are read.
 
     A match is reported once, then dropped from the window. One that reaches the end of what arrived so far

@@ -2,7 +2,7 @@
 
 Per live agent, on the core loop:
 - output goes to the level-2 limit scanner (only when its profile has a `rateLimitPattern`), which reads
-  what arrived a few times a second while output flows, and its end once output goes quiet;
+  what arrived once a second while output flows, and its end once output goes quiet;
 - once output has been quiet for 300 ms (at most every 2 s), the screen is read back: a profile's
   blocking-prompt literal appearing or leaving (a trust dialog, a sign-in screen, a question), and a usage
   limit drawn by a full-screen TUI, are reported (spec 05 §6.2, 02 §9); then whoever reads the CLI's own

@@ -10,8 +10,6 @@ import codecs
 _CSI_PRIVATE = b"\x1b[?"
 _OSC = b"\x1b]"
 _MAX_SEQUENCE = 64
-# What output may end with in the middle of a marker: the scanners then carry it to the next chunk.
-_SEQUENCE_STARTS_TEXT = ("\x1b", "\x1b[")
 
 
 class BracketedPasteTracker:
@@ -152,29 +150,33 @@ def _partial_prefix(buffer: bytes, marker: bytes) -> bytes:
 
 class OutputScanners:
     """Both scanners over output as a terminal widget hands it over: batches of chunks, the PTY's bytes decoded
-    as Latin-1 (one character per byte). A batch is joined, encoded and read only when one of the scanners'
-    rare bytes is in it (two memchr per chunk tell) or a sequence is half-read; otherwise only its last two
-    characters can matter (the start of a sequence the next batch ends). What they conclude is what reading
-    every byte would conclude, and a flood of coloured text is never copied for them."""
+    as Latin-1 (one character per byte). Every sequence either scanner acts on holds a `?` (`ESC [ ? … h`, and
+    the colour queries `ESC ] 10;?`, `ESC ] 11;?`, `ESC ] 4;n;?`), a byte rare in a terminal's output, so a
+    batch is joined, encoded and read only when one memchr per chunk finds a `?` in it, or a sequence is
+    half-read. The end of a batch passed over is kept (`_MAX_SEQUENCE` characters) and read in front of the
+    next one that is read: a query begun there is still found. What they conclude is what reading every byte
+    would conclude, and a flood of coloured text is never copied for them."""
 
     def __init__(self, color_queries: ColorQueryResponder) -> None:
         self.bracketed_paste = BracketedPasteTracker()
         self.color_queries = color_queries
+        self._passed_end = ""  # the end of the output passed over since the last batch read
 
     def read(self, chunks: list[str]) -> bytes:
         """The replies to write back to the program for the queries in `chunks` (often b"")."""
-        if self.bracketed_paste.idle and self.color_queries.idle and not _any_rare_byte(chunks):
-            # Nothing to find; what may start a sequence is carried (two characters across the last chunks).
-            end = "".join(chunks[-2:])[-2:]
-            if end.endswith(_SEQUENCE_STARTS_TEXT):
-                return self._feed(end.encode("latin-1"))
+        if self.bracketed_paste.idle and self.color_queries.idle and not any("?" in chunk for chunk in chunks):
+            self._passed_end = (self._passed_end + _last_characters(chunks, _MAX_SEQUENCE))[-_MAX_SEQUENCE:]
             return b""
-        return self._feed("".join(chunks).encode("latin-1"))
-
-    def _feed(self, data: bytes) -> bytes:
+        data = (self._passed_end + "".join(chunks)).encode("latin-1")
+        self._passed_end = ""
         self.bracketed_paste.feed(data)
         return self.color_queries.feed(data)
 
 
-def _any_rare_byte(chunks: list[str]) -> bool:
-    return any("?" in chunk or "]" in chunk for chunk in chunks)
+def _last_characters(chunks: list[str], count: int) -> str:
+    """The last `count` characters of `chunks` joined (all of them when they hold fewer)."""
+    first, size = len(chunks), 0
+    while first > 0 and size < count:
+        first -= 1
+        size += len(chunks[first])
+    return "".join(chunks[first:])[-count:]

@@ -10,8 +10,9 @@ a delivery is seen without delay); the chunks that follow cost the GUI thread on
 Waking the core thread costs both threads CPU each time (a self-pipe write, an epoll turn, the interpreter
 lock taken from the GUI thread and given back), so the core takes what came in windows: short after a lone
 chunk (`HANDOVER_FIRST_MS`: the rest of a reply and the prompt drawn after it wait no longer than that),
-doubling while output keeps coming, up to `HANDOVER_EVERY_MS`: a flood wakes the core about 60 times a
-second. A window that closes on nothing ends the flow and re-arms the waker on the GUI thread, which hands
+doubling while output keeps coming, up to `HANDOVER_EVERY_MS`: a burst shorter than about 60 ms (an echo, a
+reply, a redrawn prompt) is handed over within windows of at most 32 ms, and a flood wakes the core about 16
+times a second. A window that closes on nothing ends the flow and re-arms the waker on the GUI thread, which hands
 over at once whatever came in between. The GUI thread is told when a flow starts and stops (the cell's "new
 output" mark comes from that, not from a timer restarted for every chunk).
 
@@ -27,7 +28,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 HANDOVER_FIRST_MS = 2
-HANDOVER_EVERY_MS = 16
+HANDOVER_EVERY_MS = 64
 
 
 class OutputSignal(Protocol):
@@ -99,6 +100,12 @@ class OutputHandover:
     def flush(self) -> None:
         """Any thread: hand over what is waiting now, ahead of anything queued to the loop after this call."""
         self._call_soon(self._take)
+
+    def catch_up(self) -> None:
+        """Core loop: what the widget gave so far is handed over now, not when its window closes (a caller is
+        about to act on what the output said: whether the program asked for bracketed paste)."""
+        if self._chunks:
+            self._take()
 
     # GUI thread
 

@@ -67,6 +67,7 @@ class QTermWidgetTerminal(ViewTerminalSession[TerminalView]):
         await self._gui.call(lambda: self._send_text(text))
 
     def bracketed_paste_enabled(self) -> bool:
+        self._handover.catch_up()  # the end of a flood may still wait for its window: `ESC [ ? 2004 h` in it
         return self._scanners.bracketed_paste.enabled
 
     def foreground_pid(self) -> int | None:

@@ -54,12 +54,21 @@ def test_bracketed_paste_turned_off_again() -> None:
 
 def test_coloured_text_leaves_the_scanners_idle_and_what_it_ends_with_or_holds_is_read() -> None:
     coloured = "\x1b[31mred\x1b[0m plain text, [brackets] and a question? \x1b[1;32mok\x1b[0m\r\n" * 100
+    plain = coloured.replace("?", ".")
     scanners = OutputScanners(ColorQueryResponder(WHITE, BLACK))
-    assert scanners.read([coloured, coloured.replace("?", ".").replace("]", ")")]) == b""
+    assert scanners.read([coloured, plain]) == b""
     assert scanners.bracketed_paste.idle and scanners.color_queries.idle and not scanners.bracketed_paste.enabled
-    assert scanners.read([coloured, "\x1b"]) == b"" and not scanners.bracketed_paste.idle  # a sequence may begin
+    assert scanners.read([plain, "\x1b"]) == b"" and scanners.bracketed_paste.idle  # passed over, its end kept
     assert scanners.read(["[?2004h", coloured]) == b"" and scanners.bracketed_paste.enabled
     assert scanners.read([coloured + "\x1b]11;?\x07"]) == b"\x1b]11;rgb:0000/0000/0000\x1b\\"
+
+
+def test_a_query_begun_over_several_batches_passed_over_is_answered_once() -> None:
+    scanners = OutputScanners(ColorQueryResponder(WHITE, BLACK))
+    for piece in ("plain \x1b", "]", "1", "1", ";"):
+        assert scanners.read([piece]) == b""
+    assert scanners.read(["?\x07 more"]) == b"\x1b]11;rgb:0000/0000/0000\x1b\\"
+    assert scanners.read(["what?"]) == b""  # what was read is not read again
 
 
 def scan_in_batches(batches: list[list[bytes]]) -> tuple[bool, bytes]:
