@@ -8,7 +8,9 @@ from idea.application.agents.convention_file import OrchestrationTexts
 from idea.application.agents.ports import Detection, PatternProblem, PatternReading, PreparedRunDir, RunDirRequest
 from idea.domain.agent import AgentManifest, validate_persona_path
 from idea.domain.errors import not_found
-from idea.domain.profile import Profile, ProfileBook, RateLimitPattern
+from idea.domain.profile import Profile
+from idea.domain.profile_book import ProfileBook
+from idea.domain.profile_parts import RateLimitPattern
 from idea.domain.providers import ProviderSessions, RunningAgents
 from idea.domain.template import TemplateIndex, TemplateRecord
 from idea.infrastructure.stores.profiles import reference_profiles_path

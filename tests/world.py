@@ -26,7 +26,8 @@ from idea.application.project_service import ProjectService
 from idea.application.projects import OrchestrationDeps, ProjectDeps
 from idea.domain.orchestration.live_state import LiveState
 from idea.domain.orchestration.commands import AgentCaller, Human, Outcome, Requester, Source
-from idea.domain.profile import Profile, ProfileBook
+from idea.domain.profile import Profile
+from idea.domain.profile_book import ProfileBook
 from idea.domain.workspace import NewCellContent, Settings
 from tests.fakes import (
     FakeClock,

@@ -10,7 +10,8 @@ import pytest
 
 from idea.domain.agent import AgentManifest
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode, PartlyReadFileError
-from idea.domain.profile import Profile, ProfileBook, reference_profile_id
+from idea.domain.profile import Profile, reference_profile_id
+from idea.domain.profile_book import ProfileBook
 from idea.domain.providers import ProviderSessions, RunningAgent, RunningAgents
 from idea.domain.template import TemplateRecord, content_hash
 from idea.infrastructure.fs import dump_json

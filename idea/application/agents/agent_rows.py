@@ -29,7 +29,7 @@ from idea.domain.agent import AgentEntry, AgentManifest, Worktree
 from idea.domain.agent_states.attention import AttentionReason, attention_title
 from idea.domain.agent_states.session_limit import format_countdown
 from idea.domain.ids import AgentId, NodeId, SessionId
-from idea.domain.profile import ProfileBook
+from idea.domain.profile_book import ProfileBook
 from idea.domain.session import SessionInfo, SessionState
 
 NO_PLACE = "—"

@@ -13,7 +13,8 @@ from enum import Enum
 
 from idea.application.agents.ports import LimitPatternReader, PatternReading
 from idea.domain.agent_states.session_limit import format_countdown, is_suspicious_reset
-from idea.domain.profile import Profile, RateLimitPattern
+from idea.domain.profile import Profile
+from idea.domain.profile_parts import RateLimitPattern
 
 TRIAL_MAX_CHARS = 4096  # the detector's window: what it ever matches on at once
 MATCH_SHOWN_CHARS = 80

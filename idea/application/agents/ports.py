@@ -22,7 +22,9 @@ from idea.domain.knowledge.memory import MemoryPointerLine
 from idea.domain.knowledge.skill import Skill
 from idea.domain.orchestration.commands import Command, Outcome, Requester, Source
 from idea.domain.orchestration.live_state import LiveStateRow
-from idea.domain.profile import Profile, ProfileBook, RateLimitPattern
+from idea.domain.profile import Profile
+from idea.domain.profile_book import ProfileBook
+from idea.domain.profile_parts import RateLimitPattern
 from idea.domain.providers import ProviderSessions, RunningAgents
 from idea.domain.template import TemplateIndex, TemplateRecord
 from idea.domain.workspace import Settings

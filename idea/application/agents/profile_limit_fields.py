@@ -18,7 +18,7 @@ from typing import Any
 from idea.domain.agent_states.liveness import DEFAULT_STALL_AFTER_MS, sees_work
 from idea.domain.agent_states.session_limit import format_countdown
 from idea.domain.orchestration.rules import DEFAULT_RENDEZVOUS_CEILING_MS, DEFAULT_RENDEZVOUS_WINDOW_MS
-from idea.domain.profile import RateLimitPattern
+from idea.domain.profile_parts import RateLimitPattern
 from idea.domain.wording import counted
 
 SECONDS, MINUTES = "s", "min"

@@ -11,7 +11,8 @@ from idea.application.agents.ports import CliDetector, Detection, LimitPatternRe
 from idea.application.ports import Host
 from idea.application.preferences import Preferences
 from idea.domain.errors import AppError, CorruptFileError, ErrorCode, PartlyReadFileError, invalid
-from idea.domain.profile import Profile, ProfileBook
+from idea.domain.profile import Profile
+from idea.domain.profile_book import ProfileBook
 
 
 class ProfileCatalogue:

@@ -25,7 +25,8 @@ from idea.domain.agent_states.resume_offer import ResumeCandidate
 from idea.domain.errors import AppError
 from idea.domain.ids import AgentId, ConversationId, NodeId, conversation_for_pair
 from idea.domain.orchestration.commands import Human, Source, SubmitHumanInput
-from idea.domain.profile import Assign, Profile, SessionPlan, plan_session, resolve_cwd, session_args
+from idea.domain.profile import Profile
+from idea.domain.profile_launch import Assign, SessionPlan, plan_session, resolve_cwd, session_args
 from idea.domain.providers import RunningAgent
 from idea.domain.session import SessionInfo, SessionKind
 

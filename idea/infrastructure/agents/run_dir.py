@@ -33,19 +33,17 @@ from idea.domain.mcp_wiring import (
     merge_codex_config,
     with_idea_tools_allowed,
 )
-from idea.domain.profile import (
+from idea.domain.profile import Profile
+from idea.domain.profile_launch import injection_args, mcp_flag_args, resolve_cwd
+from idea.domain.profile_parts import (
     ConfigFileMcp,
     ConventionFileInjection,
     EnvInjection,
     EnvMcp,
     FlagMcp,
     McpConfig,
-    Profile,
     StdinInjection,
     TomlConfigHomeMcp,
-    injection_args,
-    mcp_flag_args,
-    resolve_cwd,
 )
 from idea.domain.project import IDEAI_DIR
 from idea.infrastructure.agents.cli_homes import claude_state_file, gemini_dir

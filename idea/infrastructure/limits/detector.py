@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from datetime import tzinfo
 
-from idea.domain.profile import RateLimitPattern
+from idea.domain.profile_parts import RateLimitPattern
 from idea.infrastructure.limits.reset_time import parse_reset_time
 
 WINDOW_CHARS = 4096

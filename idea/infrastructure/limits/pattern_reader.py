@@ -7,7 +7,7 @@ from datetime import tzinfo
 
 from idea.application.agents.ports import PatternProblem, PatternReading
 from idea.application.ports import Clock
-from idea.domain.profile import RateLimitPattern
+from idea.domain.profile_parts import RateLimitPattern
 from idea.infrastructure.limits.reset_time import format_local_time
 from idea.infrastructure.limits.detector import RateLimitParser, visible_stream_text
 

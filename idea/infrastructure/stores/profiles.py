@@ -8,7 +8,8 @@ from pathlib import Path
 from pydantic import TypeAdapter, ValidationError
 
 from idea.domain.errors import AppError, ErrorCode
-from idea.domain.profile import Profile, ProfileBook
+from idea.domain.profile import Profile
+from idea.domain.profile_book import ProfileBook
 from idea.infrastructure.fs import read_json
 from idea.infrastructure.resources import resources_dir
 from idea.infrastructure.stores.document_file import DocumentFile, describe_validation_error

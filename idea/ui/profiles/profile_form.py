@@ -25,7 +25,8 @@ from PySide6.QtWidgets import (
 
 from idea.application.agents.limit_patterns import LimitPatternCheck
 from idea.application.agents.profile_editing import ProfileFields, fields_of, json_of
-from idea.domain.profile import DEFAULT_CONTEXT_TARGET, DEFAULT_CWD_TEMPLATE
+from idea.domain.profile import DEFAULT_CWD_TEMPLATE
+from idea.domain.profile_parts import DEFAULT_CONTEXT_TARGET
 from idea.ui.profiles.limits_section import LimitsSection
 from idea.ui.theme import monospace_font
 from idea.ui.widgets.labels import HintLabel, label_for

@@ -21,7 +21,7 @@ from idea.application.agents.profile_limit_fields import (
     turn_timeout_placeholder,
 )
 from idea.domain.agent_states.session_limit import DAY_MS, HOUR_MS, MINUTE_MS
-from idea.domain.profile import RateLimitPattern
+from idea.domain.profile_parts import RateLimitPattern
 from tests.fakes_agents import ScriptedLimitPatterns
 
 PROFILE = {

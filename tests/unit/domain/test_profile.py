@@ -7,21 +7,19 @@ import uuid
 import pytest
 from pydantic import ValidationError
 
-from idea.domain.profile import (
+from idea.domain.profile import Profile, reference_profile_id
+from idea.domain.profile_book import ProfileBook
+from idea.domain.profile_launch import (
     Assign,
-    ConventionFileInjection,
     NoSession,
-    Profile,
-    ProfileBook,
     Resume,
-    TomlConfigHomeMcp,
     injection_args,
     mcp_flag_args,
     plan_session,
-    reference_profile_id,
     resolve_cwd,
     session_args,
 )
+from idea.domain.profile_parts import ConventionFileInjection, TomlConfigHomeMcp
 from idea.domain.providers import ProviderSessions
 
 CLAUDE_ID = "664cc20c-47b8-53ad-9351-dce3c09c0de4"

@@ -8,7 +8,8 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from idea.infrastructure.resources import resources_dir
-from idea.domain.profile import Profile, RateLimitPattern
+from idea.domain.profile import Profile
+from idea.domain.profile_parts import RateLimitPattern
 from idea.domain.agent_states.session_limit import LimitEpisodes, LimitReport
 from idea.infrastructure.limits.detector import (
     TAIL_BYTES,

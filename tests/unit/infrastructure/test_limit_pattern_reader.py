@@ -7,7 +7,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from idea.application.agents.ports import PatternProblem, PatternReading
-from idea.domain.profile import RateLimitPattern
+from idea.domain.profile_parts import RateLimitPattern
 from idea.infrastructure.limits.pattern_reader import LocalLimitPatternReader
 from tests.fakes import FakeClock
 
