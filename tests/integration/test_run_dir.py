@@ -422,30 +422,6 @@ def test_gemini_settings_are_merged(root: Path) -> None:
     assert merged["mcpServers"]["idea"]["env"] == {"IDEA_MCP_TOKEN": "t0ken"}
 
 
-def test_gemini_cli_gets_the_project_in_its_workspace(root: Path, tmp_path: Path) -> None:
-    # Its file tools refuse any path outside its workspace, which would be the run dir alone.
-    assert prepare(root, shipped("Gemini CLI")).extra_args == ("--include-directories", str(root.resolve()))
-    worktree = tmp_path / "worktree"
-    worktree.mkdir()
-    requests = root.resolve() / ".ideai" / "requests" / AGENT
-    assert prepare(root, shipped("Gemini CLI"), work_root=str(worktree)).extra_args == (
-        "--include-directories", str(worktree.resolve()), "--include-directories", str(requests)
-    )
-    over_mcp = {"mcp": {"config": {"strategy": "configFile", "target": ".gemini/settings.json"}}}
-    prepared = prepare(root, shipped("Gemini CLI").with_changes(over_mcp), work_root=str(worktree))
-    assert prepared.extra_args == ("--include-directories", str(worktree.resolve()))  # no request folder
-
-
-def test_a_folder_gemini_cli_cannot_be_given_is_said(tmp_path: Path) -> None:
-    project = tmp_path / "a,b"
-    project.mkdir()
-    prepared = prepare(project, shipped("Gemini CLI"))
-    assert prepared.extra_args == ()
-    assert prepared.warnings == (
-        f"Gemini CLI cannot be given {project.resolve()} (its path holds a comma): its file tools will not reach it",
-    )
-
-
 def test_a_convention_file_is_never_written_outside_the_run_dir(root: Path) -> None:
     (root / "CLAUDE.md").write_text("the user's own", encoding="utf-8")
 

@@ -50,7 +50,6 @@ from idea.infrastructure.agents.cli_homes import claude_state_file, gemini_dir
 from idea.infrastructure.agents.cli_trust import trust_for_claude, trust_for_gemini
 from idea.infrastructure.agents.codex_auth import link_codex_auth, user_codex_home
 from idea.infrastructure.agents.executable import idea_command
-from idea.infrastructure.agents.gemini_workspace import gemini_workspace_args, is_gemini_cli
 from idea.infrastructure.agents.hook_command import HOOK_SUBCOMMAND, hook_relay_command
 from idea.infrastructure.agents.run_dir_retarget import retarget_run_dirs
 from idea.infrastructure.agents.sandbox_plan_file import write_sandbox_plan
@@ -118,10 +117,9 @@ class LocalRunDirWriter:
         launch = _LaunchAdditions()
 
         context_path = self._write_context(profile, request.convention_text, run_dir, cwd, launch)
-        request_dir = root / IDEAI_DIR / REQUESTS_DIR / request.agent_id
         if profile.mcp is None:
             for box in ("in", "out"):
-                (request_dir / box).mkdir(parents=True, exist_ok=True)
+                (root / IDEAI_DIR / REQUESTS_DIR / request.agent_id / box).mkdir(parents=True, exist_ok=True)
         else:
             self._write_mcp_declaration(request, profile.mcp.config, work_root, run_dir, launch)
         if profile.structured_adapter == "claude" or profile.hooks == "claude":
@@ -130,13 +128,6 @@ class LocalRunDirWriter:
             (run_dir / CLAUDE_SETTINGS).unlink(missing_ok=True)  # a swapped-away CLI's permissions must not linger
         write_sandbox_plan(run_dir, request.sandbox_plan)
         launch.args.extend(request.permission_args)
-        if is_gemini_cli(profile.command):
-            workspace = gemini_workspace_args(str(work_root), str(request_dir) if profile.mcp is None else None)
-            launch.args.extend(workspace.args)
-            launch.warnings.extend(
-                f"Gemini CLI cannot be given {folder} (its path holds a comma): its file tools will not reach it"
-                for folder in workspace.left_out
-            )
         if request.trust_run_dir:
             self._trust(profile, cwd, launch)
 
@@ -156,7 +147,7 @@ class LocalRunDirWriter:
         home = Path(os.path.expanduser("~"))
         if profile.structured_adapter == "claude":
             warning = trust_for_claude(str(cwd), claude_state_file(os.environ, home))
-        elif is_gemini_cli(profile.command):
+        elif Path(profile.command).name == "gemini":
             warning = trust_for_gemini(str(cwd), gemini_dir(os.environ, home))
         else:
             return
