@@ -173,10 +173,16 @@ class OutputScanners:
         return self.color_queries.feed(data)
 
 
-def _last_characters(chunks: list[str], count: int) -> str:
-    """The last `count` characters of `chunks` joined (all of them when they hold fewer)."""
+def last_chunks(chunks: list[str], more_than: int) -> list[str]:
+    """The last of `chunks` that together hold more than `more_than` characters (all of them when they hold
+    fewer), whole."""
     first, size = len(chunks), 0
-    while first > 0 and size < count:
+    while first > 0 and size <= more_than:
         first -= 1
         size += len(chunks[first])
-    return "".join(chunks[first:])[-count:]
+    return chunks[first:]
+
+
+def _last_characters(chunks: list[str], count: int) -> str:
+    """The last `count` characters of `chunks` joined (all of them when they hold fewer)."""
+    return "".join(last_chunks(chunks, count - 1))[-count:]

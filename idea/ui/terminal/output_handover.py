@@ -27,6 +27,8 @@ import asyncio
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from idea.infrastructure.terminal.stream import last_chunks
+
 HANDOVER_FIRST_MS = 2
 HANDOVER_EVERY_MS = 64
 
@@ -164,8 +166,4 @@ class OutputHandover:
 def output_tail(chunks: list[str], more_than: int) -> bytes:
     """The PTY's bytes of `chunks`: all of them, or, when they hold more than `more_than`, their last chunks
     that hold more than `more_than`."""
-    first, size = len(chunks), 0
-    while first > 0 and size <= more_than:
-        first -= 1
-        size += len(chunks[first])
-    return "".join(chunks[first:]).encode("latin-1")
+    return "".join(last_chunks(chunks, more_than)).encode("latin-1")
