@@ -14,6 +14,7 @@ import mmap
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,10 +31,14 @@ OLDER_VERSIONS = {
 }
 
 
-def blocking_prompts(slug: str) -> list[str]:
+def shipped_profile(slug: str) -> dict[str, Any]:
     shipped = json.loads((resources_dir() / "profiles" / "reference-profiles.json").read_text(encoding="utf-8"))
     [profile] = [p for p in shipped if p["id"] == reference_profile_id(slug)]
-    return list(profile.get("blockingPrompts", []))
+    return dict(profile)
+
+
+def blocking_prompts(slug: str) -> list[str]:
+    return list(shipped_profile(slug).get("blockingPrompts", []))
 
 
 def package_files(cli: str, package: str) -> Iterator[Path]:
@@ -69,6 +74,14 @@ def test_every_blocking_prompt_literal_is_in_the_installed_cli(slug: str, requir
         if literal not in OLDER_VERSIONS.get(slug, set()) and not found_in(files, literal)
     ]
     assert not missing, f"{slug} no longer draws {missing}: update the reference profile's blockingPrompts"
+
+
+@pytest.mark.parametrize("slug", ["claude", "gemini"])
+def test_the_prompt_ready_pattern_is_in_the_installed_cli(slug: str, require_cli: Callable[[str], str]) -> None:
+    """Without it, the first delivery to an agent just started waits for its profile's `coldStartMaxMs`."""
+    pattern = shipped_profile(slug)["promptReadyPattern"]
+    files = list(package_files(require_cli(slug), PACKAGES[slug]))
+    assert found_in(files, pattern), f"{slug} no longer draws {pattern!r}: update the reference promptReadyPattern"
 
 
 def test_claude_code_still_writes_the_limit_messages_idea_reads(require_cli: Callable[[str], str]) -> None:
