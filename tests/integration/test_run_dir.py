@@ -422,6 +422,62 @@ def test_gemini_settings_are_merged(root: Path) -> None:
     assert merged["mcpServers"]["idea"]["env"] == {"IDEA_MCP_TOKEN": "t0ken"}
 
 
+@pytest.fixture
+def gemini_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A HOME whose Gemini CLI has never been asked to trust a folder."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for variable in ("GEMINI_CLI_HOME", "GEMINI_CLI_TRUSTED_FOLDERS_PATH", "GEMINI_CLI_TRUST_WORKSPACE",
+                     "GEMINI_RESTRICTED_MODE"):
+        monkeypatch.delenv(variable, raising=False)
+    return home
+
+
+def test_gemini_cli_gets_the_project_in_its_workspace(root: Path, tmp_path: Path, gemini_home: Path) -> None:
+    # Its file tools refuse any path outside its workspace, which would be the run dir alone.
+    trusted = {"trust_run_dir": True}
+    assert prepare(root, shipped("Gemini CLI"), **trusted).extra_args == (
+        "--include-directories", str(root.resolve())
+    )
+    worktree = tmp_path / "worktree"
+    worktree.mkdir()
+    requests = root.resolve() / ".ideai" / "requests" / AGENT
+    assert prepare(root, shipped("Gemini CLI"), work_root=str(worktree), **trusted).extra_args == (
+        "--include-directories", str(worktree.resolve()), "--include-directories", str(requests)
+    )
+    over_mcp = {"mcp": {"config": {"strategy": "configFile", "target": ".gemini/settings.json"}}}
+    prepared = prepare(root, shipped("Gemini CLI").with_changes(over_mcp), work_root=str(worktree), **trusted)
+    assert prepared.extra_args == ("--include-directories", str(worktree.resolve()))  # no request folder
+
+
+def test_gemini_cli_gets_the_project_only_once_it_will_not_ask_to_trust_its_run_dir(
+    root: Path, gemini_home: Path
+) -> None:
+    # Asked, it restarts after adding the folders, which have started the session it was told to create.
+    prepared = prepare(root, shipped("Gemini CLI"))
+    assert prepared.extra_args == ()
+    assert prepared.warnings == (
+        f"Gemini CLI will ask whether to trust {prepared.cwd}; its file tools reach the project from its next start",
+    )
+    # The person answered its question (IdeA did not record anything): the next start has the project.
+    folders = gemini_home / ".gemini" / "trustedFolders.json"
+    folders.parent.mkdir()
+    folders.write_text(json.dumps({prepared.cwd: "TRUST_FOLDER"}), encoding="utf-8")
+    assert prepare(root, shipped("Gemini CLI")).extra_args == ("--include-directories", str(root.resolve()))
+    assert json.loads(folders.read_text(encoding="utf-8")) == {prepared.cwd: "TRUST_FOLDER"}
+
+
+def test_a_folder_gemini_cli_cannot_be_given_is_said(tmp_path: Path, gemini_home: Path) -> None:
+    project = tmp_path / "a,b"
+    project.mkdir()
+    prepared = prepare(project, shipped("Gemini CLI"), trust_run_dir=True)
+    assert prepared.extra_args == ()
+    assert prepared.warnings == (
+        f"Gemini CLI cannot be given {project.resolve()} (its path holds a comma): its file tools will not reach it",
+    )
+
+
 def test_a_convention_file_is_never_written_outside_the_run_dir(root: Path) -> None:
     (root / "CLAUDE.md").write_text("the user's own", encoding="utf-8")
 

@@ -10,6 +10,8 @@ check) gets a short text.
   (`model_providers.<id>.base_url`, a bearer token, no retries), kept there by IdeA's merge.
 - `FakeMessagesApi`: Anthropic's Messages API, streamed, for Claude Code (`ANTHROPIC_BASE_URL`), which
   names IdeA's tool `mcp__idea__idea_reply`.
+- `FakeGeminiApi`: Google's Gemini API (`GOOGLE_GEMINI_BASE_URL`, an API key), for Gemini CLI, which has no
+  IdeA tools (file protocol): "the model" calls one of the CLI's own tools.
 
 A server starts serving only when `serve()` is called, so a CLI can be started before this process has a
 second thread (connections wait in the listen queue until then).
@@ -74,7 +76,7 @@ class LoopbackModelApi:
                 with api._lock:
                     api.requests.append(body)
                     answer, number = api.answer, len(api.requests)
-                status, data, kind = api._respond(body, answer, number)
+                status, data, kind = api._respond(self.path, body, answer, number)
                 self.send_response(status)
                 for name, value in (answer.headers.items() if status >= 400 else ()):
                     self.send_header(name, value)
@@ -105,7 +107,7 @@ class LoopbackModelApi:
             self._server.shutdown()
         self._server.server_close()
 
-    def _respond(self, body: dict[str, Any], answer: ModelAnswer, number: int) -> Response:
+    def _respond(self, path: str, body: dict[str, Any], answer: ModelAnswer, number: int) -> Response:
         raise NotImplementedError
 
 
@@ -122,7 +124,7 @@ class FakeResponsesApi(LoopbackModelApi):
             "request_max_retries = 0\nstream_max_retries = 0\n"
         )
 
-    def _respond(self, body: dict[str, Any], answer: ModelAnswer, number: int) -> Response:
+    def _respond(self, path: str, body: dict[str, Any], answer: ModelAnswer, number: int) -> Response:
         """A prompt to act on: search Codex's deferred tools for the IdeA tool, then call it; anything else
         (a title Codex asks for): a message."""
         inputs = [item for item in body.get("input") or [] if isinstance(item, dict)]
@@ -157,7 +159,7 @@ class FakeResponsesApi(LoopbackModelApi):
 class FakeMessagesApi(LoopbackModelApi):
     """Claude Code's side: `ANTHROPIC_BASE_URL` = `origin`."""
 
-    def _respond(self, body: dict[str, Any], answer: ModelAnswer, number: int) -> Response:
+    def _respond(self, path: str, body: dict[str, Any], answer: ModelAnswer, number: int) -> Response:
         """A prompt to act on: call the IdeA tool (`mcp__idea__<tool>`); its result back: end the turn;
         anything else (a title, a quota check): a short text."""
         # Claude Code 2.1 may add a message of its own (role "system") after the person's.
@@ -200,6 +202,38 @@ class FakeMessagesApi(LoopbackModelApi):
             {"type": "message_stop"},
         ]
         return 200, _events(events), EVENT_STREAM
+
+
+class FakeGeminiApi(LoopbackModelApi):
+    """Gemini CLI's side: `GOOGLE_GEMINI_BASE_URL` = `origin`, `GEMINI_API_KEY` set, and the API key chosen in
+    the user's settings (`gemini_settings`)."""
+
+    gemini_settings = {"security": {"auth": {"selectedType": "gemini-api-key"}}}
+
+    def _respond(self, path: str, body: dict[str, Any], answer: ModelAnswer, number: int) -> Response:
+        """A prompt to act on: call the CLI's tool of the answer; the tool's result back: end the turn; what
+        the CLI asks on its own (token counts, whether the model should speak next): a short answer."""
+        if ":countTokens" in path:
+            return 200, json.dumps({"totalTokens": 1}).encode(), "application/json"
+        users = [c for c in body.get("contents") or [] if isinstance(c, dict) and c.get("role") == "user"]
+        parts = [p for p in (users[-1].get("parts") or [] if users else []) if isinstance(p, dict)]
+        results = [p["functionResponse"] for p in parts if isinstance(p.get("functionResponse"), dict)]
+        prompt = next((text for p in parts if answer.acts_on(text := str(p.get("text", "")))), "")
+        if results:
+            self.tool_outputs.extend(json.dumps(result.get("response")) for result in results)
+            part: dict[str, Any] = {"text": "Done."}
+        elif answer.acts_on(prompt) and answer.tool is not None and body.get("tools"):
+            part = {"functionCall": {"name": answer.tool[0], "args": answer.tool[1]}}
+        else:
+            part = {"text": "{}" if ":generateContent" in path else "Review the parser"}
+        usage = {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2}
+        reply = {
+            "candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}],
+            "usageMetadata": usage,
+        }
+        if "alt=sse" in path:
+            return 200, f"data: {json.dumps(reply)}\r\n\r\n".encode(), EVENT_STREAM
+        return 200, json.dumps(reply).encode(), "application/json"
 
 
 def _text_of(block: object) -> str:

@@ -8,15 +8,29 @@ atomically, after a backup copy; a file that cannot be parsed is left alone.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from idea.domain.profile import Profile
+from idea.infrastructure.agents.cli_homes import claude_state_file, gemini_trusted_folders
+from idea.infrastructure.agents.gemini_workspace import is_gemini_cli
 from idea.infrastructure.fs import atomic_write_json
 
-GEMINI_TRUSTED_FOLDERS = "trustedFolders.json"
 BACKUP_SUFFIX = ".idea-backup"
+
+
+def trust_run_dir(profile: Profile, run_dir: str) -> str | None:
+    """The folder the agent starts in, trusted for the CLI of `profile` when it asks (Claude Code, Gemini
+    CLI); returns a warning or None."""
+    home = Path(os.path.expanduser("~"))
+    if profile.structured_adapter == "claude":
+        return trust_for_claude(run_dir, claude_state_file(os.environ, home))
+    if is_gemini_cli(profile.command):
+        return trust_for_gemini(run_dir, gemini_trusted_folders(os.environ, home))
+    return None
 
 
 def trust_for_claude(run_dir: str, state_file: Path) -> str | None:
@@ -34,9 +48,9 @@ def trust_for_claude(run_dir: str, state_file: Path) -> str | None:
     return _update(state_file, accept)
 
 
-def trust_for_gemini(run_dir: str, gemini_dir: Path) -> str | None:
-    """`{run_dir: "TRUST_FOLDER"}` in `trustedFolders.json` of Gemini CLI's folder (`cli_homes`); returns a
-    warning or None."""
+def trust_for_gemini(run_dir: str, trusted_folders: Path) -> str | None:
+    """`{run_dir: "TRUST_FOLDER"}` in Gemini CLI's trusted folders (`cli_homes.gemini_trusted_folders`);
+    returns a warning or None."""
 
     def accept(folders: dict[str, Any]) -> bool:
         if folders.get(run_dir) == "TRUST_FOLDER":
@@ -44,7 +58,7 @@ def trust_for_gemini(run_dir: str, gemini_dir: Path) -> str | None:
         folders[run_dir] = "TRUST_FOLDER"
         return True
 
-    return _update(gemini_dir / GEMINI_TRUSTED_FOLDERS, accept)
+    return _update(trusted_folders, accept)
 
 
 def _update(path: Path, change: Callable[[dict[str, Any]], bool]) -> str | None:

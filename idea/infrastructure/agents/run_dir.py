@@ -46,10 +46,10 @@ from idea.domain.profile_parts import (
     TomlConfigHomeMcp,
 )
 from idea.domain.project import IDEAI_DIR
-from idea.infrastructure.agents.cli_homes import claude_state_file, gemini_dir
-from idea.infrastructure.agents.cli_trust import trust_for_claude, trust_for_gemini
+from idea.infrastructure.agents.cli_trust import trust_run_dir
 from idea.infrastructure.agents.codex_auth import link_codex_auth, user_codex_home
 from idea.infrastructure.agents.executable import idea_command
+from idea.infrastructure.agents.gemini_workspace import gemini_workspace, is_gemini_cli
 from idea.infrastructure.agents.hook_command import HOOK_SUBCOMMAND, hook_relay_command
 from idea.infrastructure.agents.run_dir_retarget import retarget_run_dirs
 from idea.infrastructure.agents.sandbox_plan_file import write_sandbox_plan
@@ -117,9 +117,10 @@ class LocalRunDirWriter:
         launch = _LaunchAdditions()
 
         context_path = self._write_context(profile, request.convention_text, run_dir, cwd, launch)
+        request_dir = root / IDEAI_DIR / REQUESTS_DIR / request.agent_id
         if profile.mcp is None:
             for box in ("in", "out"):
-                (root / IDEAI_DIR / REQUESTS_DIR / request.agent_id / box).mkdir(parents=True, exist_ok=True)
+                (request_dir / box).mkdir(parents=True, exist_ok=True)
         else:
             self._write_mcp_declaration(request, profile.mcp.config, work_root, run_dir, launch)
         if profile.structured_adapter == "claude" or profile.hooks == "claude":
@@ -128,8 +129,12 @@ class LocalRunDirWriter:
             (run_dir / CLAUDE_SETTINGS).unlink(missing_ok=True)  # a swapped-away CLI's permissions must not linger
         write_sandbox_plan(run_dir, request.sandbox_plan)
         launch.args.extend(request.permission_args)
-        if request.trust_run_dir:
-            self._trust(profile, cwd, launch)
+        if request.trust_run_dir and (warning := trust_run_dir(profile, str(cwd))):
+            launch.warnings.append(warning)
+        if is_gemini_cli(profile.command):
+            workspace = gemini_workspace(str(cwd), str(work_root), str(request_dir) if profile.mcp is None else None)
+            launch.args.extend(workspace.args)
+            launch.warnings.extend(workspace.warnings)
 
         return PreparedRunDir(
             run_dir=str(run_dir),
@@ -140,19 +145,6 @@ class LocalRunDirWriter:
             first_turn=launch.first_turn,
             warnings=tuple(launch.warnings),
         )
-
-    @staticmethod
-    def _trust(profile: Profile, cwd: Path, launch: _LaunchAdditions) -> None:
-        """Claude and Gemini ask whether to trust each new folder; the agent starts in its run dir."""
-        home = Path(os.path.expanduser("~"))
-        if profile.structured_adapter == "claude":
-            warning = trust_for_claude(str(cwd), claude_state_file(os.environ, home))
-        elif Path(profile.command).name == "gemini":
-            warning = trust_for_gemini(str(cwd), gemini_dir(os.environ, home))
-        else:
-            return
-        if warning:
-            launch.warnings.append(warning)
 
     # --- context injection ---
 

@@ -1,0 +1,153 @@
+"""Gemini CLI started as IdeA starts an agent reaches the project with its own file tools.
+
+Its file tools refuse any path outside its workspace, which is its working directory, the agent's run dir:
+without the project added (`--include-directories`) a Gemini agent could edit nothing of the project and
+could not write its file-protocol requests (`.ideai/requests/<agentId>/in/`). A stand-in for the Gemini API
+has "the model" call the CLI's `write_file` there: once as `gemini -p` in a prepared run dir, once in a cell
+of the real GUI, where Gemini asks the person about the added folder and about the edit, and where the agent
+started again resumes its session with the project still in reach.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
+
+from idea.application.agents.placement_rules import InCell
+from idea.domain.agent_states.attention import AttentionReason
+from idea.domain.orchestration.commands import Human, Source, SubmitHumanInput
+from idea.infrastructure.fs import atomic_write_json
+from tests.fakes_gateway import MAIN
+from tests.realcli.fake_model import FakeGeminiApi, ModelAnswer
+from tests.realcli.run_dirs import prepared_run_dir, reference_profile
+from tests.realcli.support import LaunchedAgent, launch_agent, through_client
+from tests.ui.gui_support import Gui, new_project
+
+pytestmark = pytest.mark.realcli
+
+DIRECTIVE = "Ask IdeA for the list of agents."
+FOLDERS_QUESTION = "Do you trust the following folders being added to this workspace?"
+EDIT_QUESTION = "Apply this change?"
+READY = "Type your message"
+SESSION_EXISTS = "already exists"
+
+
+@pytest.fixture
+def gemini_api() -> Iterator[FakeGeminiApi]:
+    api = FakeGeminiApi()
+    api.serve()
+    yield api
+    api.close()
+
+
+def test_gemini_writes_a_file_protocol_request_into_the_project_with_its_own_file_tool(
+    tmp_path: Path, cli_home: Path, require_cli: Callable[[str], str], gemini_api: FakeGeminiApi
+) -> None:
+    gemini = require_cli("gemini")
+    prepared = prepared_run_dir(tmp_path, reference_profile("Gemini CLI"))
+    request = tmp_path / "shop" / ".ideai" / "requests" / MAIN / "in" / f"{uuid.uuid4()}.json"
+    content = json.dumps({"type": "agent.list"})
+    write = ("write_file", {"file_path": str(request), "content": content})
+    gemini_api.answer = ModelAnswer(directive=DIRECTIVE, tool=write)
+    atomic_write_json(cli_home / ".gemini" / "settings.json", FakeGeminiApi.gemini_settings)
+    env = {**os.environ, "GEMINI_API_KEY": "not-a-key", "GOOGLE_GEMINI_BASE_URL": gemini_api.origin}
+    # Non-interactive, with edits approved: what is checked is where its tools may write, not who approves.
+    command = [gemini, *prepared.extra_args, "--approval-mode", "auto_edit", "-p", DIRECTIVE]
+    finished = subprocess.run(
+        command, cwd=prepared.cwd, env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert gemini_api.tool_outputs, (finished.returncode, finished.stdout[-2000:], finished.stderr[-2000:])
+    assert "workspace" not in " ".join(gemini_api.tool_outputs), gemini_api.tool_outputs
+    assert request.read_text(encoding="utf-8") == content
+
+
+def test_a_gemini_agent_in_a_cell_edits_the_project_and_keeps_it_when_started_again(
+    require_cli: Callable[[str], str],
+    agent_gui: Gui,
+    cli_home: Path,
+    tmp_path: Path,
+    screenshots: Path,
+    gemini_api: FakeGeminiApi,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    require_cli("gemini")
+    monkeypatch.setenv("GEMINI_API_KEY", "not-a-key")
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", gemini_api.origin)
+    atomic_write_json(cli_home / ".gemini" / "settings.json", FakeGeminiApi.gemini_settings)
+    agent_gui.session.app.preferences.update_settings(trust_run_dirs_automatically=True)
+    project = new_project(tmp_path)
+    target = project / "notes" / "plan.md"  # in the project, outside the agent's run dir
+    gemini_api.answer = ModelAnswer(
+        directive=DIRECTIVE, tool=("write_file", {"file_path": str(target), "content": "1. parser\n"})
+    )
+
+    agent = launch_agent(agent_gui, project, "gemini", "Scout")
+    # The run dir trusted beforehand, Gemini asks about the project alone; IdeA tells the person.
+    agent.wait_for_screen(FOLDERS_QUESTION)
+    agent.wait_for_attention(AttentionReason.TRUST)
+    agent.screenshot(screenshots / "gemini-added-folders.png")
+    agent.press(Qt.Key.Key_Down)
+    agent.press(Qt.Key.Key_Return)  # "Yes, and remember the directories as trusted"
+    agent.wait_for_screen(READY)
+    submit(agent_gui, agent, DIRECTIVE)
+    # Delivered once its prompt was drawn, not after the profile's cold-start limit.
+    log = (agent_gui.session.app.data_dir / "logs" / "idea.log").read_text(encoding="utf-8")
+    assert "[cold-start] released agent=Scout by=prompt" in log, log[-3000:]
+    agent.wait_for_screen(EDIT_QUESTION)
+    answer(agent_gui, agent, Qt.Key.Key_Return)  # allow once
+    agent_gui.wait(lambda: written(target) == "1. parser\n", timeout=30_000)
+    assert "workspace" not in " ".join(gemini_api.tool_outputs), gemini_api.tool_outputs
+    folders = json.loads((cli_home / ".gemini" / "trustedFolders.json").read_text(encoding="utf-8"))
+    assert folders == {str(agent.run_dir): "TRUST_FOLDER", str(project.resolve()): "TRUST_FOLDER"}
+
+    # Started again, it resumes the session IdeA gave it, with the project in reach and nothing to ask.
+    agent.stop()
+    requests = len(gemini_api.requests)
+    again = relaunch(agent_gui, agent)
+    again.wait_for_screen(READY)
+    target.unlink()
+    submit(agent_gui, again, DIRECTIVE)
+    again.wait_for_screen(EDIT_QUESTION)
+    answer(agent_gui, again, Qt.Key.Key_Return)
+    agent_gui.wait(lambda: written(target) == "1. parser\n", timeout=30_000)
+    assert SESSION_EXISTS not in again.screen() and FOLDERS_QUESTION not in again.screen()
+    resumed = gemini_api.requests[requests:]
+    assert any("1. parser" in json.dumps(request) for request in resumed), "the first session was not resumed"
+    again.stop()
+
+
+def submit(gui: Gui, agent: LaunchedAgent, text: str) -> None:
+    """`text` given to the agent as the person's prompt, as IdeA delivers it (its profile's submit delay)."""
+    command = SubmitHumanInput(agent.entry.name, text)
+    through_client(gui, agent.runtime.orchestrator.dispatch(Human(), command, Source.UI), timeout=60_000)
+
+
+def written(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+
+
+def answer(gui: Gui, agent: LaunchedAgent, key: Qt.Key) -> None:
+    """`key` pressed once IdeA has given the keyboard back after its delivery (its overlay gone), as the
+    person does."""
+    view = agent.cell.view
+    assert view is not None
+    overlay = view.findChild(QLabel, "AgentTypingOverlay")
+    gui.wait(lambda: overlay is None or overlay.isHidden())
+    agent.press(key)
+
+
+def relaunch(gui: Gui, agent: LaunchedAgent) -> LaunchedAgent:
+    """The stopped agent launched again in its cell, as the Agents panel's Launch does."""
+    through_client(gui, agent.runtime.placement.launch(agent.entry.agent_id, InCell(agent.leaf_id)))
+    return LaunchedAgent(gui, agent.tab, agent.leaf_id, entry=agent.entry).follow()
