@@ -166,7 +166,7 @@ def bootstrap(
             profiles=profiles,
             providers=JsonProviderSessionStore(),
             running=JsonRunningAgentsStore(),
-            run_dirs=LocalRunDirWriter(shell=platform.shell, hook_urls=hook_urls),
+            run_dirs=LocalRunDirWriter(shell=platform.shell, hook_urls=hook_urls, gemini_shell=platform.gemini_shell),
             prompts=ResourcePromptLibrary(),
             endpoint_for=platform.endpoint_for,
             new_token=lambda: secrets.token_hex(32),

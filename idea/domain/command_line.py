@@ -8,6 +8,9 @@ read differently inside double quotes refused with a clear error (`%` expands in
 in bash, a doubled backslash collapses in bash, a backslash before the closing quote escapes it for the
 program's own argument parser).
 
+Gemini CLI runs its hook commands through `bash -c` on Linux and macOS (`posix_shell_line` again) and through
+PowerShell on Windows: `powershell_line`, the call operator and every word in single quotes.
+
 `windows_argument` / `windows_command_line` are the Microsoft C runtime's quoting, what a program started
 with CreateProcess parses back (subprocess.list2cmdline's rules, written out so the domain stays pure).
 `cmd_c_line` quotes a command for `cmd.exe /d /s /c "…"`, which a batch file (`.cmd`) needs: each argument
@@ -74,8 +77,62 @@ class ShellDialect:
     split: Callable[[str], list[str]]
 
 
+def powershell_line(argv: Sequence[str]) -> str:
+    """`& 'program' 'arg' …`: inside single quotes PowerShell expands nothing and reads `''` as one quote.
+    Refused: what Windows PowerShell passes on to a program other than as written (an empty argument is
+    dropped, a double quote mangled, a trailing backslash escapes the quotes it adds around a word with a
+    space) and control characters."""
+    return "& " + " ".join(_powershell_word(argument) for argument in argv)
+
+
+def powershell_split(line: str) -> list[str]:
+    """The words of a line `powershell_line` wrote, with bare words after it (`--event Stop`). ValueError for
+    another line or an unbalanced quote."""
+    if not line.startswith("& "):
+        raise ValueError("not a call-operator line")
+    words: list[str] = []
+    index, length = 2, len(line)
+    while index < length:
+        if line[index] == " ":
+            index += 1
+        elif line[index] == "'":
+            word: list[str] = []
+            index += 1
+            while True:
+                end = line.find("'", index)
+                if end < 0:
+                    raise ValueError("unbalanced single quote")
+                word.append(line[index:end])
+                if line.startswith("''", end):
+                    word.append("'")
+                    index = end + 2
+                    continue
+                index = end + 1
+                break
+            words.append("".join(word))
+        else:
+            end = line.find(" ", index)
+            end = length if end < 0 else end
+            words.append(line[index:end])
+            index = end
+    return words
+
+
 POSIX_SHELL = ShellDialect(join=posix_shell_line, split=shlex.split)
 WINDOWS_SHELL = ShellDialect(join=windows_shell_line, split=windows_shell_split)
+POWERSHELL = ShellDialect(join=powershell_line, split=powershell_split)
+
+
+def _powershell_word(argument: str) -> str:
+    if not argument:
+        raise UnquotableArgument("an empty argument (Windows PowerShell drops it)")
+    if '"' in argument:
+        raise UnquotableArgument(f"{argument!r} contains a double quote (Windows PowerShell passes it on mangled)")
+    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in argument):
+        raise UnquotableArgument(f"{argument!r} contains a control character")
+    if argument.endswith("\\"):
+        raise UnquotableArgument(f"{argument!r} ends with a backslash (it would escape the closing quote)")
+    return "'" + argument.replace("'", "''") + "'"
 
 
 def _shell_word(argument: str) -> str:

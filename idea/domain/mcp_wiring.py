@@ -29,6 +29,19 @@ CLAUDE_HOOK_EVENTS: tuple[str, ...] = (
     "SessionEnd",
 )
 CLAUDE_HOOK_TIMEOUT_SECONDS = 5
+# Gemini CLI's hooks (0.61: `hooks` in the `.gemini/settings.json` of a trusted folder, command hooks run with
+# the event's JSON on stdin) that IdeA installs, each relayed under the name of the Claude Code event that
+# means the same, which the core follows: a turn starts (`BeforeAgent`) and ends (`AfterAgent`), a tool waits
+# for the person's approval (`Notification` of type `ToolPermission`).
+GEMINI_HOOK_EVENTS: Mapping[str, str] = {
+    "SessionStart": "SessionStart",
+    "BeforeAgent": "UserPromptSubmit",
+    "AfterAgent": "Stop",
+    "Notification": "Notification",
+    "SessionEnd": "SessionEnd",
+}
+GEMINI_HOOK_TIMEOUT_MS = 5_000
+GEMINI_HOOK_NAME = "IdeA lifecycle relay"  # what Gemini names when it tells the person about project hooks
 
 CODEX_STARTUP_TIMEOUT_SEC = 20
 # Claude Code 2.1 asks before each call of an MCP tool ("Do you want to proceed? … Yes, and don't ask again for
@@ -249,6 +262,46 @@ def merge_codex_config(existing: Mapping[str, Any], managed: Mapping[str, Any]) 
 def _table(document: Mapping[str, Any], key: str) -> dict[str, Any]:
     value = document.get(key)
     return dict(value) if isinstance(value, Mapping) else {}
+
+
+def gemini_hooks(hook_command_prefix: Sequence[str], token: str, shell: ShellDialect = POSIX_SHELL) -> dict[str, Any]:
+    """The `hooks` IdeA owns in `<runDir>/.gemini/settings.json`: the relay for each of `GEMINI_HOOK_EVENTS`,
+    quoted for the shell Gemini runs hooks through (`bash -c`, PowerShell on Windows; UnquotableArgument when
+    it cannot be), with the launch secret in the hook's own environment (Gemini may leave variables that look
+    secret out of the one it passes on)."""
+    prefix = shell.join(hook_command_prefix)
+    return {
+        event: [
+            {
+                "hooks": [
+                    {
+                        "type": "command",
+                        "name": GEMINI_HOOK_NAME,
+                        "command": f"{prefix} --event {idea_event}",
+                        "timeout": GEMINI_HOOK_TIMEOUT_MS,
+                        "env": {TOKEN_ENV_VAR: token},
+                    }
+                ]
+            }
+        ]
+        for event, idea_event in GEMINI_HOOK_EVENTS.items()
+    }
+
+
+def merge_gemini_hooks(existing: Any, ours: Mapping[str, Any]) -> dict[str, Any]:
+    """`existing` hooks of a co-owned settings file with IdeA's: for each event IdeA hooks, its definition
+    first and the others' kept; IdeA's definitions of an earlier launch (by name) replaced."""
+    merged: dict[str, Any] = dict(existing) if isinstance(existing, dict) else {}
+    for event, definitions in ours.items():
+        others = merged.get(event)
+        kept = [d for d in others if not _is_idea_hook_definition(d)] if isinstance(others, list) else []
+        merged[event] = [*definitions, *kept]
+    return merged
+
+
+def _is_idea_hook_definition(definition: Any) -> bool:
+    hooks = definition.get("hooks") if isinstance(definition, dict) else None
+    return isinstance(hooks, list) and any(isinstance(h, dict) and h.get("name") == GEMINI_HOOK_NAME for h in hooks)
 
 
 def gemini_mcp_servers(wiring: McpServerWiring, tool_timeout_ms: int) -> dict[str, Any]:

@@ -54,7 +54,7 @@ SESSION_ID_PLACEHOLDER = "{sessionId}"
 
 StructuredAdapter = Literal["claude", "codex"]
 ProjectorKey = Literal["claude", "codex"]
-HookWiring = Literal["claude", "codexNotify"]
+HookWiring = Literal["claude", "codexNotify", "gemini"]
 
 
 def reference_profile_id(slug: str) -> str:

@@ -2,7 +2,8 @@
 
 POSIX (Linux, macOS): the project's MCP endpoint is a Unix socket, hook command lines are quoted for
 `sh`, the host reads the login shell from the user database. Windows: loopback TCP with an endpoint file
-(`mcp/transport.py` says why not a named pipe), hook command lines that cmd.exe and Git Bash read alike,
+(`mcp/transport.py` says why not a named pipe), hook command lines that cmd.exe and Git Bash read alike
+(PowerShell's for Gemini CLI),
 a host that looks CLIs up with PATHEXT and starts npm's `.cmd` shims through node. Imports are lazy: a
 POSIX adapter module may import what Windows lacks (`pwd`, `fcntl`) and the other way round.
 """
@@ -14,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from idea.application.ports import Host
-from idea.domain.command_line import POSIX_SHELL, WINDOWS_SHELL, ShellDialect
+from idea.domain.command_line import POSIX_SHELL, POWERSHELL, WINDOWS_SHELL, ShellDialect
 
 
 @dataclass(frozen=True)
@@ -23,11 +24,12 @@ class PlatformAdapters:
     endpoint_for: Callable[[str], str]  # project id -> the endpoint the bridge and the relay are given
     shell: ShellDialect  # how hook command lines are written for the CLIs' shell
     make_host: Callable[[], Host]
+    gemini_shell: ShellDialect = POSIX_SHELL  # Gemini CLI runs hooks through bash, PowerShell on Windows
 
 
 def platform_adapters(platform: str = sys.platform) -> PlatformAdapters:
     if platform == "win32":
-        return PlatformAdapters("windows", _loopback_endpoint, WINDOWS_SHELL, _windows_host)
+        return PlatformAdapters("windows", _loopback_endpoint, WINDOWS_SHELL, _windows_host, POWERSHELL)
     return PlatformAdapters("posix", _unix_endpoint, POSIX_SHELL, _posix_host)
 
 

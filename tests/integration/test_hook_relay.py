@@ -22,6 +22,16 @@ CLAUDE_STOP = {
     "hook_event_name": "Stop",
     "stop_hook_active": False,
 }
+GEMINI_AFTER_AGENT = {
+    "session_id": "4c1d8e2a-7b3f-4a9e-8d2c-1f0e9a8b7c6d",
+    "transcript_path": "/home/ada/.gemini/tmp/shop/chats/session-2026-12-05T01-10-4c1d8e2a.jsonl",
+    "cwd": "/home/ada/shop/.ideai/run/x",
+    "hook_event_name": "AfterAgent",
+    "timestamp": "2026-12-05T01:10:00.000Z",
+    "prompt": "[IdeA · task from Main · ticket 3f2a9c1e] review the ports",
+    "prompt_response": "Done.",
+    "stop_hook_active": False,
+}
 CODEX_TURN = {
     "type": "agent-turn-complete",
     "thread-id": "01a228ba-8e6d-78e3-9bc1-15ddaff71950",
@@ -64,6 +74,19 @@ async def test_a_claude_event_on_stdin_reaches_the_gateway(served: Served) -> No
     [event] = served.gateway.hook_events
     assert (event.agent_id, event.source, event.event, event.payload) == (MAIN, "claude", "Stop", CLAUDE_STOP)
     assert served.beacons("[hook]") == [f"[hook] claude Stop agent={MAIN}"]
+
+
+async def test_a_gemini_event_on_stdin_reaches_the_gateway_under_the_name_its_hook_line_gives(
+    served: Served,
+) -> None:
+    status, stdout, stderr, _ = await run_relay(
+        [*hook_command("gemini", served.endpoint), "--event", "Stop"], stdin=json.dumps(GEMINI_AFTER_AGENT).encode()
+    )
+
+    assert (status, stdout, stderr) == (0, b"", b"")
+    await served.gateway.until(lambda: len(served.gateway.hook_events) == 1)
+    [event] = served.gateway.hook_events
+    assert (event.source, event.event, event.payload) == ("gemini", "Stop", GEMINI_AFTER_AGENT)
 
 
 async def test_a_codex_notification_as_last_argument_reaches_the_gateway(served: Served) -> None:
@@ -130,6 +153,27 @@ async def test_an_unreachable_idea_is_silent_on_stdout_and_exits_0(endpoint: str
     assert elapsed < 2.0  # spawn included; the relay itself waits at most a few hundred ms
 
 
+async def test_for_gemini_an_unreachable_idea_is_silent_on_both_outputs(endpoint: str) -> None:
+    """Gemini CLI shows a hook's stderr to the person, as a message of the conversation."""
+    down = await run_relay(
+        [*hook_command("gemini", endpoint), "--event", "Stop"], stdin=json.dumps(GEMINI_AFTER_AGENT).encode()
+    )
+
+    assert down[:3] == (0, b"", b"")
+
+
+async def test_for_gemini_a_refusing_idea_is_silent_on_both_outputs(served: Served) -> None:
+    refused = await run_relay(
+        [*hook_command("gemini", served.endpoint, ARCHITECT), "--event", "Stop"],
+        stdin=json.dumps(GEMINI_AFTER_AGENT).encode(),
+        token=TOKENS[MAIN],
+    )
+
+    assert refused[:3] == (0, b"", b"")
+    assert served.gateway.hook_events == []
+    assert served.beacons("[hook] refused") == [f"[hook] refused handshake agent={ARCHITECT}"]
+
+
 async def test_a_wrong_token_is_refused_and_the_event_dropped(served: Served) -> None:
     status, stdout, stderr, _ = await run_relay(
         [*hook_command("claude", served.endpoint, ARCHITECT), "--event", "Stop"],
@@ -145,7 +189,7 @@ async def test_a_wrong_token_is_refused_and_the_event_dropped(served: Served) ->
 
 async def test_bad_usage_still_exits_0_without_output(endpoint: str) -> None:
     status, stdout, stderr, _ = await run_relay(
-        [*idea_command(), "hook", "--source", "gemini", "--endpoint", endpoint]
+        [*idea_command(), "hook", "--source", "aider", "--endpoint", endpoint]
     )
 
     assert (status, stdout) == (0, b"")

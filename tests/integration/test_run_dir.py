@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import sys
 import stat
 import tomllib
@@ -420,6 +421,37 @@ def test_gemini_settings_are_merged(root: Path) -> None:
     assert merged["mcpServers"]["other"] == {"command": "x"}
     assert merged["mcpServers"]["idea"]["timeout"] == TIMEOUT_MS
     assert merged["mcpServers"]["idea"]["env"] == {"IDEA_MCP_TOKEN": "t0ken"}
+
+
+def test_gemini_cli_gets_its_lifecycle_hooks_in_its_run_dir_settings(root: Path) -> None:
+    settings = root / ".ideai" / "run" / AGENT / ".gemini" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    mine = {"matcher": "*", "hooks": [{"type": "command", "command": "notify-send done"}]}
+    settings.write_text(json.dumps({"theme": "dark", "hooks": {"AfterAgent": [mine]}}), encoding="utf-8")
+
+    prepare(root, shipped("Gemini CLI"))
+    prepare(root, shipped("Gemini CLI"))  # a second launch replaces its own hooks
+
+    written = json.loads(settings.read_text(encoding="utf-8"))
+    assert written["theme"] == "dark" and "mcpServers" not in written
+    assert [entry["hooks"][0]["command"] for entry in written["hooks"]["AfterAgent"]][1:] == ["notify-send done"]
+    [stop] = written["hooks"]["AfterAgent"][0]["hooks"]
+    argv = shlex.split(stop["command"])
+    assert argv[:2] == [*IDEA, "hook"] and argv[argv.index("--source") + 1] == "gemini"
+    assert argv[argv.index("--endpoint") + 1] == SOCKET and argv[-2:] == ["--event", "Stop"]
+    assert stop["env"] == {"IDEA_MCP_TOKEN": "t0ken"}
+    assert mode(settings) == 0o600  # it carries the launch secret
+
+
+def test_gemini_hooks_are_never_written_outside_the_run_dir(root: Path) -> None:
+    profile = custom(name="Gem", command="gemini", hooks="gemini", cwdTemplate="{projectRoot}",
+                     contextInjection={"strategy": "env", "var": "GEMINI_CONTEXT", "target": "CONTEXT.md"})
+
+    prepared = prepare(root, profile)
+
+    assert not (root / ".gemini").exists()
+    assert not (root / ".ideai" / "run" / AGENT / ".gemini").exists()
+    assert any("lifecycle hooks were not installed" in warning for warning in prepared.warnings)
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from idea.application.agents.ports import BridgeEndpoint, RunDirRequest
+from idea.domain.command_line import POSIX_SHELL, POWERSHELL, ShellDialect, powershell_split
 from idea.domain.profile import Profile
 from idea.infrastructure.agents.run_dir import LocalRunDirWriter
 from tests.integration.test_run_dir import PROJECT_ID, TIMEOUT_MS, custom, shipped
@@ -28,8 +29,11 @@ GEMINI_SETTINGS = {"config": {"strategy": "configFile", "target": ".gemini/setti
 FLAG_MCP = {"config": {"strategy": "flag", "flag": "--mcp-config {path}"}, "transport": "stdio"}
 
 
-def write(root: Path, command: list[str], socket: str, agent: str, profile: Profile, codex: Path) -> Path:
-    LocalRunDirWriter(command, codex_home=codex).prepare(
+def write(
+    root: Path, command: list[str], socket: str, agent: str, profile: Profile, codex: Path,
+    gemini_shell: ShellDialect = POSIX_SHELL,
+) -> Path:
+    LocalRunDirWriter(command, codex_home=codex, gemini_shell=gemini_shell).prepare(
         RunDirRequest(
             project_root=str(root),
             project_id=PROJECT_ID,
@@ -131,6 +135,24 @@ def test_hook_commands_keep_their_event_and_quote_a_path_with_spaces(project: tu
     stop = shlex.split(hooks["Stop"][0]["hooks"][0]["command"])
     assert stop[0] == moved[0] and stop[1:3] == ["hook", "--source"] and stop[-2:] == ["--event", "Stop"]
     assert stop[stop.index("--endpoint") + 1] == NEW_SOCKET
+
+
+@pytest.mark.parametrize("dialect", [POSIX_SHELL, POWERSHELL], ids=["bash", "powershell"])
+def test_gemini_hook_commands_are_read_and_rewritten_in_the_shell_gemini_runs_them_through(
+    project: tuple[Path, Path], dialect: ShellDialect
+) -> None:
+    root, codex = project
+    run_dir = write(root, OLD, OLD_SOCKET, GEMINI_AGENT, shipped("Gemini CLI"), codex, dialect)
+    moved = ["/home/ada/My Apps/IdeA.AppImage"]
+
+    rewritten = LocalRunDirWriter(moved, gemini_shell=dialect).retarget(str(root), NEW_SOCKET)
+
+    settings = run_dir / ".gemini" / "settings.json"
+    assert rewritten == [str(settings)]
+    stop = json.loads(settings.read_text(encoding="utf-8"))["hooks"]["AfterAgent"][0]["hooks"][0]["command"]
+    words = powershell_split(stop) if dialect is POWERSHELL else shlex.split(stop)
+    assert words[0] == moved[0] and words[1:3] == ["hook", "--source"] and words[-2:] == ["--event", "Stop"]
+    assert words[words.index("--endpoint") + 1] == NEW_SOCKET
 
 
 def test_current_run_dirs_are_left_untouched(project: tuple[Path, Path]) -> None:

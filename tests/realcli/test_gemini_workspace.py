@@ -4,8 +4,9 @@ Its file tools refuse any path outside its workspace, which is its working direc
 without the project added (`--include-directories`) a Gemini agent could edit nothing of the project and
 could not write its file-protocol requests (`.ideai/requests/<agentId>/in/`). A stand-in for the Gemini API
 has "the model" call the CLI's `write_file` there: once as `gemini -p` in a prepared run dir, once in a cell
-of the real GUI, where Gemini asks the person about the added folder and about the edit, and where the agent
-started again resumes its session with the project still in reach.
+of the real GUI, where Gemini asks the person about the added folder and about the edit, its lifecycle hooks
+tell IdeA the turn and the edit waiting, and the agent started again resumes its session with the project
+still in reach.
 """
 
 from __future__ import annotations
@@ -99,11 +100,16 @@ def test_a_gemini_agent_in_a_cell_edits_the_project_and_keeps_it_when_started_ag
     agent.wait_for_screen(READY)
     submit(agent_gui, agent, DIRECTIVE)
     # Delivered once its prompt was drawn, not after the profile's cold-start limit.
-    log = (agent_gui.session.app.data_dir / "logs" / "idea.log").read_text(encoding="utf-8")
-    assert "[cold-start] released agent=Scout by=prompt" in log, log[-3000:]
+    assert "[cold-start] released agent=Scout by=prompt" in log(agent_gui), log(agent_gui)[-3000:]
     agent.wait_for_screen(EDIT_QUESTION)
+    agent.wait_for_attention(AttentionReason.PERMISSION)
     answer(agent_gui, agent, Qt.Key.Key_Return)  # allow once
     agent_gui.wait(lambda: written(target) == "1. parser\n", timeout=30_000)
+    # Its lifecycle hooks told IdeA the turn's start, the edit waiting for the person, and the turn's end.
+    agent_gui.wait(lambda: "[turn] ended agent=Scout" in log(agent_gui), timeout=30_000)
+    hooks = [line.split()[3] for line in log(agent_gui).splitlines() if " [hook] gemini " in line]
+    assert hooks[:4] == ["SessionStart", "UserPromptSubmit", "Notification", "Stop"], hooks
+    assert "[attention] raised agent=Scout reason=permission origin=hook" in log(agent_gui)
     assert "workspace" not in " ".join(gemini_api.tool_outputs), gemini_api.tool_outputs
     folders = json.loads((cli_home / ".gemini" / "trustedFolders.json").read_text(encoding="utf-8"))
     assert folders == {str(agent.run_dir): "TRUST_FOLDER", str(project.resolve()): "TRUST_FOLDER"}
@@ -128,6 +134,11 @@ def submit(gui: Gui, agent: LaunchedAgent, text: str) -> None:
     """`text` given to the agent as the person's prompt, as IdeA delivers it (its profile's submit delay)."""
     command = SubmitHumanInput(agent.entry.name, text)
     through_client(gui, agent.runtime.orchestrator.dispatch(Human(), command, Source.UI), timeout=60_000)
+
+
+def log(gui: Gui) -> str:
+    """IdeA's diagnostics log."""
+    return (gui.session.app.data_dir / "logs" / "idea.log").read_text(encoding="utf-8")
 
 
 def written(path: Path) -> str | None:

@@ -62,13 +62,14 @@ _PERMISSION_WORDS = (
 _NOTIFICATIONS_OF_NOTHING_PENDING = frozenset({"auth_success", "elicitation_complete", "elicitation_response"})
 _NOTIFICATION_REASONS = {
     "permission_prompt": AttentionReason.PERMISSION,
+    "ToolPermission": AttentionReason.PERMISSION,  # Gemini CLI's, before a tool it must confirm
     "idle_prompt": AttentionReason.INPUT,
     "elicitation_dialog": AttentionReason.QUESTION,  # an MCP server asks the person through the CLI
 }
 
 
 def reason_of_notification(message: str | None, notification_type: str | None = None) -> AttentionReason | None:
-    """Claude's `Notification` hook (§2.3), by its `notification_type` when it has one (2.1), else by its
+    """Claude's `Notification` hook (§2.3) and Gemini's, by its `notification_type` when it has one, else by its
     message: a permission prompt when it mentions permission, else an input wait. None: nothing waits for the
     person."""
     if notification_type in _NOTIFICATIONS_OF_NOTHING_PENDING:

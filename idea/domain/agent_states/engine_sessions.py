@@ -19,9 +19,9 @@ class HookSession:
 
 
 def session_from_hook(source: str, payload: dict[str, Any]) -> HookSession | None:
-    """Claude: `session_id` and `transcript_path` of every hook event; Codex: the `notify` payload's thread id
-    (verify per version)."""
-    if source == "claude":
+    """Claude and Gemini: `session_id` and `transcript_path` of every hook event; Codex: the `notify` payload's
+    thread id (verify per version)."""
+    if source in ("claude", "gemini"):
         session_id = payload.get("session_id")
         if not isinstance(session_id, str) or not is_uuid(session_id):
             return None

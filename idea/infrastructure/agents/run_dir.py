@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import tomllib
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,9 +28,11 @@ from idea.domain.mcp_wiring import (
     bridge_wiring,
     claude_settings,
     codex_managed_config,
+    gemini_hooks,
     gemini_mcp_servers,
     hook_relay_args,
     merge_codex_config,
+    merge_gemini_hooks,
     with_idea_tools_allowed,
 )
 from idea.domain.profile import Profile
@@ -74,6 +76,7 @@ class LocalRunDirWriter:
         shell: ShellDialect = POSIX_SHELL,
         hook_command_prefix: Sequence[str] | None = None,
         hook_urls: HookUrls | None = None,
+        gemini_shell: ShellDialect = POSIX_SHELL,
     ) -> None:
         """`hook_command_prefix`: how CLIs start the hook relay; by default the cheapest form this installation
         has (`hook_relay_command`), or `<idea_command_prefix> hook` when that prefix is given.
@@ -88,6 +91,7 @@ class LocalRunDirWriter:
             self._hook_command = hook_relay_command()
         self._codex_home = codex_home
         self._shell = shell  # how the CLIs' shell reads hook command lines (cmd.exe and Git Bash on Windows)
+        self._gemini_shell = gemini_shell  # Gemini CLI's: bash, PowerShell on Windows
 
     def prepare(self, request: RunDirRequest) -> PreparedRunDir:
         try:
@@ -103,7 +107,7 @@ class LocalRunDirWriter:
         return [
             str(path)
             for path in retarget_run_dirs(
-                Path(project_root) / IDEAI_DIR / RUN_DIR, self._idea_command, endpoint, self._shell
+                Path(project_root) / IDEAI_DIR / RUN_DIR, self._idea_command, endpoint, self._shell, self._gemini_shell
             )
         ]
 
@@ -123,6 +127,8 @@ class LocalRunDirWriter:
                 (request_dir / box).mkdir(parents=True, exist_ok=True)
         else:
             self._write_mcp_declaration(request, profile.mcp.config, work_root, run_dir, launch)
+        if profile.hooks == "gemini":
+            self._write_gemini_hooks(request, run_dir, cwd, launch)
         if profile.structured_adapter == "claude" or profile.hooks == "claude":
             self._write_claude_settings(request, run_dir, launch)
         else:
@@ -185,7 +191,8 @@ class LocalRunDirWriter:
         if isinstance(config, ConfigFileMcp):
             path = run_dir / config.target
             if Path(config.target) == GEMINI_SETTINGS:
-                self._merge_gemini_settings(path, wiring, request.tool_timeout_ms, launch)
+                servers = gemini_mcp_servers(wiring, request.tool_timeout_ms)
+                self._update_gemini_settings(path, launch, lambda settings: _merge_key(settings, "mcpServers", servers))
             else:
                 atomic_write_text(path, wiring.to_mcp_json(), SECRET_FILE_MODE)
             return
@@ -260,21 +267,44 @@ class LocalRunDirWriter:
             launch.warnings.append(quarantine(path, f"invalid TOML: {exc}").message + "; a fresh one was written")
             return {}
 
+    # --- Gemini settings ---
+
+    def _write_gemini_hooks(self, request: RunDirRequest, run_dir: Path, cwd: Path, launch: _LaunchAdditions) -> None:
+        relay = self._hook_relay(request, "gemini")
+        if relay is None or request.bridge is None:
+            return
+        if cwd != run_dir:
+            launch.warnings.append(
+                "Gemini CLI's lifecycle hooks were not installed: it reads them in the folder it starts in, which "
+                "is not the agent's run dir"
+            )
+            return
+        try:
+            hooks = gemini_hooks(relay, request.bridge.token, self._gemini_shell)
+        except UnquotableArgument as exc:
+            launch.warnings.append(
+                f"Gemini CLI's lifecycle hooks were not installed: the command that relays them cannot be written "
+                f"for the shell it runs hooks through ({exc}); the agent runs without them"
+            )
+            return
+        self._update_gemini_settings(
+            run_dir / GEMINI_SETTINGS,
+            launch,
+            lambda settings: settings.__setitem__("hooks", merge_gemini_hooks(settings.get("hooks"), hooks)),
+        )
+
     @staticmethod
-    def _merge_gemini_settings(
-        path: Path, wiring: McpServerWiring, tool_timeout_ms: int, launch: _LaunchAdditions
+    def _update_gemini_settings(
+        path: Path, launch: _LaunchAdditions, update: Callable[[dict[str, Any]], None]
     ) -> None:
+        """A co-owned file: what IdeA does not manage in it stays."""
         try:
             existing = read_json(path)
         except CorruptFileError as exc:
             launch.warnings.append(f"{exc.message}; a fresh one was written")
             existing = None
         settings: dict[str, Any] = existing if isinstance(existing, dict) else {}
-        servers = settings.get("mcpServers")
-        settings["mcpServers"] = {
-            **(servers if isinstance(servers, dict) else {}),
-            **gemini_mcp_servers(wiring, tool_timeout_ms),
-        }
+        update(settings)
         atomic_write_json(path, settings, SECRET_FILE_MODE)
 
     # --- Claude settings ---
@@ -314,6 +344,12 @@ class _LaunchAdditions:
     env: dict[str, str] = field(default_factory=dict)
     first_turn: str | None = None
     warnings: list[str] = field(default_factory=list)
+
+
+def _merge_key(settings: dict[str, Any], key: str, ours: Mapping[str, Any]) -> None:
+    """`settings[key]`, a mapping of entries, with IdeA's entries set and the others kept."""
+    current = settings.get(key)
+    settings[key] = {**(current if isinstance(current, dict) else {}), **ours}
 
 
 def _checked_agent_id(agent_id: str) -> str:

@@ -28,16 +28,22 @@ from idea.domain.mcp_wiring import (
 )
 from idea.infrastructure.fs import atomic_write_json, atomic_write_text
 
-_SETTINGS_FILES = (Path(".claude") / "settings.local.json", Path(".gemini") / "settings.json")
+_GEMINI_SETTINGS = Path(".gemini") / "settings.json"
+_SETTINGS_FILES = (Path(".claude") / "settings.local.json", _GEMINI_SETTINGS)
 _CODEX_CONFIG = "config.toml"
 _MCP_JSON_KEYS = {"command", "args", "env", "transport"}
 
 
 def retarget_run_dirs(
-    runs: Path, idea_command: Sequence[str], endpoint: str, shell: ShellDialect = POSIX_SHELL
+    runs: Path,
+    idea_command: Sequence[str],
+    endpoint: str,
+    shell: ShellDialect = POSIX_SHELL,
+    gemini_shell: ShellDialect = POSIX_SHELL,
 ) -> list[Path]:
     """Rewrite the drifted IdeA entries of every run dir under `runs` (`.ideai/run/`); returns the files
-    rewritten.
+    rewritten. Hook lines are read and written as the shell that runs them does: Gemini CLI's (`gemini_shell`)
+    for its settings, `shell` for the others.
 
     Never raises: a file that cannot be read or parsed is left alone (the next launch of that agent sets it
     aside and writes a fresh one).
@@ -48,7 +54,8 @@ def retarget_run_dirs(
             if path.suffix == ".toml":
                 changed = _retarget_toml(path, idea_command, endpoint)
             else:
-                changed = _retarget_json(path, idea_command, endpoint, shell)
+                dialect = gemini_shell if path.parent.parent.joinpath(_GEMINI_SETTINGS) == path else shell
+                changed = _retarget_json(path, idea_command, endpoint, dialect)
         except (OSError, UnicodeDecodeError, ValueError, tomllib.TOMLDecodeError):
             continue
         if changed:
@@ -93,7 +100,7 @@ def _retarget_json(path: Path, idea_command: Sequence[str], endpoint: str, shell
     if not isinstance(document, dict):
         return False
     changed = _retarget_server(document.get("mcpServers"), idea_command, endpoint)
-    changed = _retarget_claude_hooks(document.get("hooks"), idea_command, endpoint, shell) or changed
+    changed = _retarget_hooks(document.get("hooks"), idea_command, endpoint, shell) or changed
     if not changed:
         return False
     mode = path.stat().st_mode & 0o777
@@ -139,7 +146,7 @@ def _retarget_server(servers: Any, idea_command: Sequence[str], endpoint: str) -
     return True
 
 
-def _retarget_claude_hooks(hooks: Any, idea_command: Sequence[str], endpoint: str, shell: ShellDialect) -> bool:
+def _retarget_hooks(hooks: Any, idea_command: Sequence[str], endpoint: str, shell: ShellDialect) -> bool:
     changed = False
     for matchers in hooks.values() if isinstance(hooks, dict) else ():
         for matcher in matchers if isinstance(matchers, list) else ():

@@ -1,9 +1,9 @@
 """`idea hook`: relays one lifecycle event of an agent's CLI to its project's endpoint (spec 05 §3).
 
-Claude Code runs it for each installed hook with the event's JSON on stdin; Codex runs it as its `notify`
-program with the JSON as last argument. It must never disturb the CLI that runs it: nothing on stdout (a
-Claude hook's stdout can change what the CLI does), exit status 0 whatever happens, and only a line on
-stderr when IdeA is not there to listen.
+Claude Code and Gemini CLI run it for each installed hook with the event's JSON on stdin; Codex runs it as
+its `notify` program with the JSON as last argument. It must never disturb the CLI that runs it: nothing on
+stdout (a hook's stdout can change what the CLI does), exit status 0 whatever happens, and only a line on
+stderr when IdeA is not there to listen — none for Gemini, which shows a hook's stderr to the person.
 
 It runs on every turn of every agent, and the CLI waits for it, so it must start about as fast as Python
 itself: the run dir declares it as `python -I -S -c "import relay…"` (no site, no `idea` package, see
@@ -42,7 +42,9 @@ GREETING_WAIT_S = 1.0  # loopback: IdeA greets from its event loop, which may be
 STDIN_WAIT_S = 0.25
 ANSWER_WAIT_S = 0.2  # time for IdeA to take the event, or to say why it refuses it
 STDIN_LIMIT = 16 * 1024 * 1024
-SOURCES = ("claude", "codex")
+SOURCES = ("claude", "codex", "gemini")
+STDIN_SOURCES = ("claude", "gemini")  # the event's JSON on stdin; Codex gives it as last argument
+QUIET_SOURCES = ("gemini",)
 TRUNCATION_MARK = "…[truncated]"
 TOKEN_ENV_VAR = "IDEA_MCP_TOKEN"  # idea.domain.launch_secret.TOKEN_ENV_VAR (not imported: start time)
 LOOPBACK_SUFFIX = ".endpoint"  # idea.infrastructure.mcp.connect's, as are the two below
@@ -50,7 +52,7 @@ LOOPBACK_HOST = "127.0.0.1"
 GREETING_LIMIT = 4096
 _OPTIONS = ("--source", "--endpoint", "--project", "--agent", "--event")
 USAGE = (
-    "usage: idea hook --source claude|codex --endpoint <endpoint> --project <32hex> --agent <agentId> "
+    "usage: idea hook --source claude|codex|gemini --endpoint <endpoint> --project <32hex> --agent <agentId> "
     "[--event <name>] [<json payload>]"
 )
 
@@ -60,7 +62,8 @@ def run_hook(argv: list[str]) -> int:
     try:
         _relay(argv)
     except Exception as exc:  # whatever went wrong, the CLI carries on
-        _say(str(exc))
+        if _parse(argv)[0].get("--source") not in QUIET_SOURCES:
+            _say(str(exc))
     return 0
 
 
@@ -69,7 +72,7 @@ def _relay(argv: list[str]) -> None:
     source = options.get("--source", "")
     if source not in SOURCES or not options.get("--endpoint"):
         raise ValueError(USAGE)
-    if source == "claude":
+    if source in STDIN_SOURCES:
         raw = _read_stdin()
     else:
         raw = positional[-1].encode("utf-8", "replace") if positional else b"{}"
@@ -229,7 +232,7 @@ def _send(endpoint: str, data: bytes) -> None:
         except OSError:  # socket.timeout is an OSError
             pass
         if answer.startswith(b'{"error"'):
-            _say(f"IdeA refused the event: {answer.decode('utf-8', 'replace').strip()}")
+            raise ConnectionRefusedError(f"IdeA refused the event: {answer.decode('utf-8', 'replace').strip()}")
     finally:
         sock.close()
 

@@ -27,6 +27,7 @@ def test_claude_notification_reason() -> None:
     assert reason_of_notification(None) is AttentionReason.INPUT
     # Claude Code 2.1's notification_type, when the payload has one
     assert reason_of_notification("Claude is waiting", "permission_prompt") is AttentionReason.PERMISSION
+    assert reason_of_notification("Tool WriteFile requires editing", "ToolPermission") is AttentionReason.PERMISSION
     assert reason_of_notification("needs permission to idle", "idle_prompt") is AttentionReason.INPUT
     assert reason_of_notification("server asks", "elicitation_dialog") is AttentionReason.QUESTION
     for over in ("auth_success", "elicitation_complete", "elicitation_response"):

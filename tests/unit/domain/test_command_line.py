@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from idea.domain.command_line import (
     UnquotableArgument,
     cmd_c_line,
+    powershell_line,
+    powershell_split,
     windows_argument,
     windows_command_line,
     windows_shell_line,
@@ -90,3 +92,28 @@ def test_a_batch_file_command_escapes_every_cmd_metacharacter() -> None:
     for index, ch in enumerate(inner):
         if ch in '&|<>()%!^"' and ch != "^":
             assert inner[index - 1] == "^", (index, inner)
+
+
+def test_a_powershell_hook_line_calls_the_program_with_every_word_single_quoted() -> None:
+    """Gemini CLI runs hook lines through PowerShell on Windows; only `'` is special in single quotes."""
+    words = [PYTHON, "-I", "-c", "import sys;sys.path[:0]=[sys.argv.pop(1)]", r"C:\Program Files\IdeA's\hooks"]
+    line = powershell_line(words) + " --event Stop"
+
+    assert line.startswith(f"& '{PYTHON}' '-I' '-c' 'import sys;sys.path[:0]=[sys.argv.pop(1)]' ")
+    assert r"'C:\Program Files\IdeA''s\hooks'" in line
+    assert powershell_split(line) == [*words, "--event", "Stop"]
+
+
+@pytest.mark.parametrize(
+    ("argument", "reason"),
+    [("", "empty argument"), ('say "hi"', "double quote"), ("C:\\dir\\", "ends with a backslash"), ("a\nb", "control")],
+)
+def test_what_windows_powershell_passes_on_mangled_is_refused(argument: str, reason: str) -> None:
+    with pytest.raises(UnquotableArgument, match=reason):
+        powershell_line(["idea", argument])
+
+
+@pytest.mark.parametrize("line", ["idea hook", "& 'unbalanced"])
+def test_a_line_powershell_line_did_not_write_is_not_read(line: str) -> None:
+    with pytest.raises(ValueError):
+        powershell_split(line)

@@ -10,10 +10,12 @@ from idea.domain.mcp_wiring import (
     bridge_wiring,
     claude_settings,
     codex_managed_config,
+    gemini_hooks,
     gemini_mcp_servers,
     hook_relay_args,
     json_string,
     merge_codex_config,
+    merge_gemini_hooks,
     rendezvous_tool_timeout_ms,
     with_idea_tools_allowed,
 )
@@ -121,6 +123,35 @@ def test_claude_settings_install_the_lifecycle_hooks_shell_quoted() -> None:
         },
         "env": {"MCP_TOOL_TIMEOUT": "15060000"},
     }
+
+
+def test_gemini_hooks_relay_its_turn_events_under_claude_names_with_the_launch_secret() -> None:
+    hooks = gemini_hooks([AWKWARD_EXE, "hook", "--source", "gemini"], "t0ken")
+    relay = "'/opt/My Apps/Id\"eA\\bin/idea' hook --source gemini"
+    assert {event: entries[0]["hooks"][0]["command"] for event, entries in hooks.items()} == {
+        "SessionStart": f"{relay} --event SessionStart",
+        "BeforeAgent": f"{relay} --event UserPromptSubmit",
+        "AfterAgent": f"{relay} --event Stop",
+        "Notification": f"{relay} --event Notification",
+        "SessionEnd": f"{relay} --event SessionEnd",
+    }
+    [hook] = hooks["AfterAgent"][0]["hooks"]
+    assert (hook["type"], hook["name"], hook["timeout"], hook["env"]) == (
+        "command", "IdeA lifecycle relay", 5000, {"IDEA_MCP_TOKEN": "t0ken"}
+    )
+
+
+def test_gemini_hooks_merge_keeps_the_persons_own_and_replaces_an_earlier_launchs() -> None:
+    earlier = gemini_hooks(["idea", "hook"], "old")
+    mine = {"matcher": "*", "hooks": [{"type": "command", "command": "notify-send done"}]}
+    existing = {"AfterAgent": [*earlier["AfterAgent"], mine], "BeforeTool": [mine]}
+
+    merged = merge_gemini_hooks(existing, gemini_hooks(["idea", "hook"], "new"))
+
+    assert merged["BeforeTool"] == [mine]
+    assert [entry["hooks"][0].get("env") for entry in merged["AfterAgent"]] == [{"IDEA_MCP_TOKEN": "new"}, None]
+    assert merged.keys() == {"BeforeTool", "SessionStart", "BeforeAgent", "AfterAgent", "Notification", "SessionEnd"}
+    assert merge_gemini_hooks("not a mapping", {"AfterAgent": []}) == {"AfterAgent": []}
 
 
 def test_claude_settings_without_hooks_still_enable_the_server() -> None:

@@ -34,6 +34,13 @@ def test_claude_hook_session() -> None:
     assert session_from_hook("claude", {}) is None
 
 
+def test_gemini_hook_session() -> None:
+    transcript = "/h/.gemini/tmp/4f1e/chats/session-2026-12-05T01-10-4c1d8e2a.jsonl"
+    payload = {"session_id": SESSION, "transcript_path": transcript, "hook_event_name": "BeforeAgent"}
+    assert session_from_hook("gemini", payload) == HookSession(SESSION, transcript)
+    assert session_from_hook("gemini", {"session_id": SESSION, "transcript_path": ""}) == HookSession(SESSION)
+
+
 def test_codex_notify_thread_id() -> None:
     assert session_from_hook("codex", {"type": "agent-turn-complete", "thread-id": OTHER}) == HookSession(OTHER)
     assert session_from_hook("codex", {"type": "agent-turn-complete"}) is None
