@@ -11,7 +11,8 @@ check) gets a short text.
 - `FakeMessagesApi`: Anthropic's Messages API, streamed, for Claude Code (`ANTHROPIC_BASE_URL`), which
   names IdeA's tool `mcp__idea__idea_reply`.
 - `FakeGeminiApi`: Google's Gemini API (`GOOGLE_GEMINI_BASE_URL`, an API key), for Gemini CLI, which has no
-  IdeA tools (file protocol): "the model" calls one of the CLI's own tools.
+  IdeA tools (file protocol): "the model" calls one of the CLI's own tools, and replies to a task by writing
+  the request file its instruction describes with `write_file`.
 
 A server starts serving only when `serve()` is called, so a CLI can be started before this process has a
 second thread (connections wait in the listen queue until then).
@@ -20,7 +21,9 @@ second thread (connections wait in the listen queue until then).
 from __future__ import annotations
 
 import json
+import re
 import threading
+import uuid
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -222,8 +225,8 @@ class FakeGeminiApi(LoopbackModelApi):
         if results:
             self.tool_outputs.extend(json.dumps(result.get("response")) for result in results)
             part: dict[str, Any] = {"text": "Done."}
-        elif answer.acts_on(prompt) and answer.tool is not None and body.get("tools"):
-            part = {"functionCall": {"name": answer.tool[0], "args": answer.tool[1]}}
+        elif answer.acts_on(prompt) and body.get("tools") and (call := self._call_for(prompt, answer)) is not None:
+            part = {"functionCall": {"name": call[0], "args": call[1]}}
         else:
             part = {"text": "{}" if ":generateContent" in path else "Review the parser"}
         usage = {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2}
@@ -234,6 +237,19 @@ class FakeGeminiApi(LoopbackModelApi):
         if "alt=sse" in path:
             return 200, f"data: {json.dumps(reply)}\r\n\r\n".encode(), EVENT_STREAM
         return 200, json.dumps(reply).encode(), "application/json"
+
+    @staticmethod
+    def _call_for(prompt: str, answer: ModelAnswer) -> tuple[str, dict[str, Any]] | None:
+        """The answer's tool; to a task IdeA delivered, the reply its instruction asks for: a request file
+        written with the CLI's `write_file` into the folder it names (the file protocol)."""
+        if answer.tool is not None:
+            return answer.tool
+        folder = re.search(r'into the folder "([^"]+)"', prompt)
+        ticket = re.search(r'"ticket": "([^"]+)"', prompt)
+        if not prompt.startswith(TASK_HEADER) or folder is None or ticket is None:
+            return None
+        request = {"type": "agent.reply", "ticket": ticket.group(1), "result": answer.reply or ""}
+        return "write_file", {"file_path": f"{folder.group(1)}/{uuid.uuid4()}.json", "content": json.dumps(request)}
 
 
 def _text_of(block: object) -> str:

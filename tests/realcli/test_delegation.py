@@ -2,11 +2,13 @@
 reference profiles started by the first ask, in the background, as delegation does, and a requester that is
 either the official SDK client started as an agent's `.mcp.json` says, or a real CLI told by the person to
 ask. "The model" of each CLI is a local stand-in (`fake_model.py`): Codex reaches it through a model
-provider kept in the agent's `config.toml`, Claude Code through `ANTHROPIC_BASE_URL`.
+provider kept in the agent's `config.toml`, Claude Code through `ANTHROPIC_BASE_URL`, Gemini CLI through
+`GOOGLE_GEMINI_BASE_URL`.
 
 What this proves with the real CLIs: what IdeA writes in the run dir (the MCP server, the hooks or `notify`,
 the permission to run IdeA's own tools), the delivery typed into the TUI, the bridge the CLI starts,
-`idea_reply` and `idea_ask_agent` called by the CLI without anyone at its cell, the end of the turn — and,
+`idea_reply` and `idea_ask_agent` called by the CLI without anyone at its cell (for Gemini CLI, its reply
+written as a request file with its own file tool), the end of the turn — and,
 when the model API fails a Codex turn (where Codex runs no hook and no `notify`), the asker told why from
 the rollout instead of waiting for its window to run out.
 """
@@ -34,7 +36,13 @@ from tests.integration.scenario_support import (
     result_text,
 )
 from tests.realcli.conftest import CI_VARIABLES, CREDENTIAL_VARIABLES
-from tests.realcli.fake_model import FakeMessagesApi, FakeResponsesApi, LoopbackModelApi, ModelAnswer
+from tests.realcli.fake_model import (
+    FakeGeminiApi,
+    FakeMessagesApi,
+    FakeResponsesApi,
+    LoopbackModelApi,
+    ModelAnswer,
+)
 
 ASK_WINDOW_MS = 90_000  # a cold CLI takes seconds to start; a passing test never waits this long
 TIMINGS = {timing.WINDOW_ENV: ASK_WINDOW_MS, timing.CEILING_ENV: 120_000}
@@ -102,6 +110,20 @@ def add_claude(scenario: Scenario, name: str, model: FakeMessagesApi, monkeypatc
     add_agent(scenario, name, "claude")
 
 
+def add_gemini(scenario: Scenario, name: str, model: FakeGeminiApi, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A person who uses Gemini CLI with an API key, has trusted the project (Gemini's question about the
+    folders IdeA adds, answered "Yes, and remember") and lets it apply edits without asking."""
+    monkeypatch.setenv("GEMINI_API_KEY", "not-a-key")
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", model.origin)
+    folder = scenario.home / ".gemini"
+    folder.mkdir(exist_ok=True)
+    settings = {**FakeGeminiApi.gemini_settings, "general": {"defaultApprovalMode": "auto_edit"}}
+    (folder / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    trusted = {str(scenario.project_dir.resolve()): "TRUST_FOLDER"}
+    (folder / "trustedFolders.json").write_text(json.dumps(trusted), encoding="utf-8")
+    add_agent(scenario, name, "gemini")
+
+
 def add_helper(
     scenario: Scenario,
     kind: str,
@@ -164,6 +186,28 @@ def test_codex_started_by_an_ask_replies_through_idea_and_its_turn_end_is_told_b
     assert beacons_until(scenario, "[turn] ended agent=Coder"), "Codex's notify never ended the turn"
     # The title Codex asks for the new session ran `notify` in a thread of its own: not taken as the turn's end.
     assert beacons_until(scenario, "ignored: Codex thread")
+
+
+def test_gemini_started_by_an_ask_replies_through_its_request_folder_and_its_hooks_tell_the_turn(
+    require_cli: Callable[[str], str],
+    world: ScenarioFactory,
+    models: Callable[[Any], Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Gemini CLI has no IdeA tools: its reply is a request file, written with its own `write_file` into the
+    project's request folder, which IdeA adds to its workspace."""
+    require_cli("gemini")
+    model = models(FakeGeminiApi(answer=ModelAnswer(reply="pong from Gemini")))
+    scenario = world.open(warm=(), cold=(), timings=TIMINGS)
+    add_gemini(scenario, "Scout", model, monkeypatch)
+
+    result = ask(scenario, "Scout", "reply pong")
+
+    assert not result.is_error, (result_text(result), scenario.screen("Scout"), model.tool_outputs)
+    assert "pong from Gemini" in result_text(result)
+    assert beacons_until(scenario, "[cold-start] released agent=Scout by=prompt")
+    assert beacons_until(scenario, "[turn] started agent=Scout"), "Gemini's BeforeAgent hook never came"
+    assert beacons_until(scenario, "[turn] ended agent=Scout"), "Gemini's AfterAgent hook never came"
 
 
 def test_a_codex_turn_failed_by_the_model_api_tells_the_asker_at_once(
