@@ -139,6 +139,7 @@ class RecordingRunDirWriter:
         self.first_turn: str | None = None  # what a `stdin` injection profile would be told first
         self.retargeted: list[tuple[str, str]] = []  # (project root, endpoint) of each retarget
         self.drifted: list[str] = []  # what retarget reports as rewritten
+        self.session_assignable = True  # False: as for a Gemini CLI that will restart after its trust question
 
     def retarget(self, project_root: str, endpoint: str) -> list[str]:
         self.retargeted.append((project_root, endpoint))
@@ -154,6 +155,7 @@ class RecordingRunDirWriter:
             extra_args=(),
             extra_env={"FROM_RUN_DIR": "1"},
             first_turn=self.first_turn,
+            session_assignable=self.session_assignable,
         )
 
 

@@ -483,21 +483,22 @@ def test_gemini_cli_gets_the_project_in_its_workspace(root: Path, tmp_path: Path
     assert prepared.extra_args == ("--include-directories", str(worktree.resolve()))  # no request folder
 
 
-def test_gemini_cli_gets_the_project_only_once_it_will_not_ask_to_trust_its_run_dir(
-    root: Path, gemini_home: Path
-) -> None:
-    # Asked, it restarts after adding the folders, which have started the session it was told to create.
+def test_gemini_cli_asking_to_trust_its_run_dir_gets_no_session_id_to_start(root: Path, gemini_home: Path) -> None:
+    # Trusted there, it restarts after adding the folders, which have started the session it was told to create.
     prepared = prepare(root, shipped("Gemini CLI"))
-    assert prepared.extra_args == ()
+    assert prepared.extra_args == ("--include-directories", str(root.resolve()))
+    assert not prepared.session_assignable
     assert prepared.warnings == (
-        f"Gemini CLI will ask whether to trust {prepared.cwd}; its file tools reach the project from its next start",
+        f"Gemini CLI will ask whether to trust {prepared.cwd} and restart: it picks its session id, its hooks tell it",
     )
-    # The person answered its question (IdeA did not record anything): the next start has the project.
+    # The person answered its question (IdeA recorded nothing): the next start may be given an id.
     folders = gemini_home / ".gemini" / "trustedFolders.json"
     folders.parent.mkdir()
     folders.write_text(json.dumps({prepared.cwd: "TRUST_FOLDER"}), encoding="utf-8")
-    assert prepare(root, shipped("Gemini CLI")).extra_args == ("--include-directories", str(root.resolve()))
+    again = prepare(root, shipped("Gemini CLI"))
+    assert again.session_assignable and again.warnings == ()
     assert json.loads(folders.read_text(encoding="utf-8")) == {prepared.cwd: "TRUST_FOLDER"}
+    assert prepare(root, shipped("Claude Code")).session_assignable
 
 
 def test_a_folder_gemini_cli_cannot_be_given_is_said(tmp_path: Path, gemini_home: Path) -> None:

@@ -18,6 +18,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
@@ -35,6 +36,7 @@ from tests.ui.gui_support import Gui, new_project
 pytestmark = pytest.mark.realcli
 
 DIRECTIVE = "Ask IdeA for the list of agents."
+TRUST_QUESTION = "Do you trust the files in this folder?"
 FOLDERS_QUESTION = "Do you trust the following folders being added to this workspace?"
 EDIT_QUESTION = "Apply this change?"
 READY = "Type your message"
@@ -70,23 +72,28 @@ def test_gemini_writes_a_file_protocol_request_into_the_project_with_its_own_fil
     assert request.read_text(encoding="utf-8") == content
 
 
+@pytest.fixture
+def gemini_user(cli_home: Path, gemini_api: FakeGeminiApi, monkeypatch: pytest.MonkeyPatch) -> FakeGeminiApi:
+    """A person signed in to Gemini CLI with an API key, whose model is the stand-in."""
+    monkeypatch.setenv("GEMINI_API_KEY", "not-a-key")
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", gemini_api.origin)
+    atomic_write_json(cli_home / ".gemini" / "settings.json", FakeGeminiApi.gemini_settings)
+    return gemini_api
+
+
 def test_a_gemini_agent_in_a_cell_edits_the_project_and_keeps_it_when_started_again(
     require_cli: Callable[[str], str],
     agent_gui: Gui,
     cli_home: Path,
     tmp_path: Path,
     screenshots: Path,
-    gemini_api: FakeGeminiApi,
-    monkeypatch: pytest.MonkeyPatch,
+    gemini_user: FakeGeminiApi,
 ) -> None:
     require_cli("gemini")
-    monkeypatch.setenv("GEMINI_API_KEY", "not-a-key")
-    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", gemini_api.origin)
-    atomic_write_json(cli_home / ".gemini" / "settings.json", FakeGeminiApi.gemini_settings)
     agent_gui.session.app.preferences.update_settings(trust_run_dirs_automatically=True)
     project = new_project(tmp_path)
     target = project / "notes" / "plan.md"  # in the project, outside the agent's run dir
-    gemini_api.answer = ModelAnswer(
+    gemini_user.answer = ModelAnswer(
         directive=DIRECTIVE, tool=("write_file", {"file_path": str(target), "content": "1. parser\n"})
     )
 
@@ -98,35 +105,74 @@ def test_a_gemini_agent_in_a_cell_edits_the_project_and_keeps_it_when_started_ag
     agent.press(Qt.Key.Key_Down)
     agent.press(Qt.Key.Key_Return)  # "Yes, and remember the directories as trusted"
     agent.wait_for_screen(READY)
-    submit(agent_gui, agent, DIRECTIVE)
+    edit(agent_gui, agent, target)
     # Delivered once its prompt was drawn, not after the profile's cold-start limit.
     assert "[cold-start] released agent=Scout by=prompt" in log(agent_gui), log(agent_gui)[-3000:]
-    agent.wait_for_screen(EDIT_QUESTION)
-    agent.wait_for_attention(AttentionReason.PERMISSION)
-    answer(agent_gui, agent, Qt.Key.Key_Return)  # allow once
-    agent_gui.wait(lambda: written(target) == "1. parser\n", timeout=30_000)
     # Its lifecycle hooks told IdeA the turn's start, the edit waiting for the person, and the turn's end.
     agent_gui.wait(lambda: "[turn] ended agent=Scout" in log(agent_gui), timeout=30_000)
     hooks = [line.split()[3] for line in log(agent_gui).splitlines() if " [hook] gemini " in line]
     assert hooks[:4] == ["SessionStart", "UserPromptSubmit", "Notification", "Stop"], hooks
     assert "[attention] raised agent=Scout reason=permission origin=hook" in log(agent_gui)
-    assert "workspace" not in " ".join(gemini_api.tool_outputs), gemini_api.tool_outputs
+    assert "workspace" not in " ".join(gemini_user.tool_outputs), gemini_user.tool_outputs
     folders = json.loads((cli_home / ".gemini" / "trustedFolders.json").read_text(encoding="utf-8"))
     assert folders == {str(agent.run_dir): "TRUST_FOLDER", str(project.resolve()): "TRUST_FOLDER"}
 
     # Started again, it resumes the session IdeA gave it, with the project in reach and nothing to ask.
+    started_again_resumes(agent_gui, agent, target, gemini_user)
+
+
+def test_a_gemini_agent_that_asks_to_trust_its_run_dir_has_the_project_and_resumes_the_session_it_picked(
+    require_cli: Callable[[str], str], agent_gui: Gui, tmp_path: Path, gemini_user: FakeGeminiApi
+) -> None:
+    """Run folders not trusted automatically: Gemini asks, and restarts once trusted. The start gave it no
+    session id (it would refuse its own as existing after that restart): its hooks tell IdeA the one it took."""
+    require_cli("gemini")
+    project = new_project(tmp_path)
+    target = project / "notes" / "plan.md"
+    gemini_user.answer = ModelAnswer(
+        directive=DIRECTIVE, tool=("write_file", {"file_path": str(target), "content": "1. parser\n"})
+    )
+
+    agent = launch_agent(agent_gui, project, "gemini", "Scout")
+    agent.wait_for_screen(TRUST_QUESTION)
+    agent.wait_for_attention(AttentionReason.TRUST)
+    agent.press(Qt.Key.Key_Return)  # trust the folder: Gemini restarts, then asks about the project
+    agent.wait_for_screen(FOLDERS_QUESTION)
+    agent.wait_until_drawn()
+    agent.press(Qt.Key.Key_Down)
+    agent.press(Qt.Key.Key_Return)
+    agent.wait_for_screen(READY)
+    edit(agent_gui, agent, target)
+    assert SESSION_EXISTS not in agent.screen()
+    agent_gui.wait(lambda: "[hook] gemini SessionStart" in log(agent_gui), timeout=30_000)
+
+    started_again_resumes(agent_gui, agent, target, gemini_user)
+
+
+def edit(gui: Gui, agent: LaunchedAgent, target: Path) -> None:
+    """The person's directive, after which "the model" writes `target` and Gemini asks to apply it; allowed."""
+    submit(gui, agent, DIRECTIVE)
+    agent.wait_for_screen(EDIT_QUESTION)
+    agent.wait_for_attention(AttentionReason.PERMISSION)
+    answer(gui, agent, Qt.Key.Key_Return)  # allow once
+    gui.wait(lambda: written(target) == "1. parser\n", timeout=30_000)
+
+
+def started_again_resumes(gui: Gui, agent: LaunchedAgent, target: Path, api: FakeGeminiApi) -> None:
+    """Stopped and started again, the agent resumes its session (the model is sent the first edit), with the
+    project in reach and nothing to ask."""
     agent.stop()
-    requests = len(gemini_api.requests)
-    again = relaunch(agent_gui, agent)
+    requests = len(api.requests)
+    again = relaunch(gui, agent)
     again.wait_for_screen(READY)
     target.unlink()
-    submit(agent_gui, again, DIRECTIVE)
-    again.wait_for_screen(EDIT_QUESTION)
-    answer(agent_gui, again, Qt.Key.Key_Return)
-    agent_gui.wait(lambda: written(target) == "1. parser\n", timeout=30_000)
+    edit(gui, again, target)
     assert SESSION_EXISTS not in again.screen() and FOLDERS_QUESTION not in again.screen()
-    resumed = gemini_api.requests[requests:]
+    resumed = api.requests[requests:]
     assert any("1. parser" in json.dumps(request) for request in resumed), "the first session was not resumed"
+    session = again.session()
+    assert session is not None and session.pid is not None
+    assert "--resume" in psutil.Process(session.pid).cmdline(), "not started by its session id"
     again.stop()
 
 

@@ -269,6 +269,10 @@ class PreparedRunDir:
     extra_env: Mapping[str, str]  # context/MCP variables, `home_env` (CODEX_HOME), MCP_TOOL_TIMEOUT
     first_turn: str | None  # `stdin` injection: the first message to deliver once the CLI is ready
     warnings: tuple[str, ...] = ()  # e.g. a broken co-owned file kept aside and regenerated, for a beacon
+    # False: the CLI will restart itself once it has started a session (Gemini after the person trusts its run
+    # dir), so a session id IdeA assigns would then be refused as existing: it picks its own, which its hooks
+    # tell IdeA. A resume is unaffected.
+    session_assignable: bool = True
 
 
 class RunDirWriter(Protocol):

@@ -26,7 +26,7 @@ from idea.domain.errors import AppError
 from idea.domain.ids import AgentId, ConversationId, NodeId, conversation_for_pair
 from idea.domain.orchestration.commands import Human, Source, SubmitHumanInput
 from idea.domain.profile import Profile
-from idea.domain.profile_launch import Assign, SessionPlan, plan_session, resolve_cwd, session_args
+from idea.domain.profile_launch import Assign, NoSession, SessionPlan, plan_session, resolve_cwd, session_args
 from idea.domain.providers import RunningAgent
 from idea.domain.session import SessionInfo, SessionKind
 
@@ -155,6 +155,8 @@ class AgentRunner:
         # The persona the context file was composed with (nothing was awaited since).
         launched_with = context_of(self._catalogue.persona(agent_id), profile, knowledge)
         plan = self._session_plan(profile, conversation, fresh=fresh)
+        if isinstance(plan, Assign) and not prepared.session_assignable:
+            plan = NoSession()
         args = [*profile.args, *prepared.extra_args, *session_args(profile, plan)]
         argv = permissions.wrap(project.host.launch_argv(program, args))  # a Windows .cmd shim through node
         self._tokens[agent_id] = token

@@ -5,13 +5,13 @@ unless `--include-directories` adds folders: without them a Gemini agent can nei
 works on with its file tools nor write its file-protocol requests (`.ideai/requests/<agentId>/in/`). Claude
 Code and Codex get the project root from the permission projector (`additionalDirectories`, `--add-dir`).
 
-The folders are given only when the trust of the run dir is settled before Gemini starts (`run_dir_trust`):
-trusted in its `trustedFolders.json` (by the person, or by IdeA when run folders are trusted automatically),
-explicitly not trusted, or folder trust turned off. Otherwise its first screen asks "Do you trust the files in
-this folder?", and Gemini restarts itself to apply a "trust" — after it has added the folders, which starts
-the session IdeA assigned (`--session-id`), so the restarted CLI stops at "Session ID … already exists". That
-first start goes without the folders; the next has them (an agent keeps its run dir, and the person's answer
-is remembered). Any doubt reading Gemini's files counts as unsettled: the start is then as without folders.
+When the trust of the run dir is not settled before Gemini starts (`run_dir_trust`: neither trusted in its
+`trustedFolders.json`, by the person or by IdeA when run folders are trusted automatically, nor explicitly
+untrusted, nor folder trust turned off), its first screen asks "Do you trust the files in this folder?",
+and on "trust" Gemini restarts itself with the same arguments — after it has added the folders, which starts
+its session: a session id IdeA assigned (`--session-id`) would then be refused as existing ("Session ID …
+already exists"). Such a start gets no assigned id (`session_assignable`); Gemini picks its own, which its
+`SessionStart` hook tells IdeA. Any doubt reading Gemini's files counts as unsettled.
 
 An added folder whose own trust is not settled brings Gemini's second question ("Do you trust the following
 folders being added to this workspace?"), which the reference profile watches for.
@@ -46,27 +46,28 @@ def is_gemini_cli(command: str) -> bool:
 class WorkspaceArgs:
     args: tuple[str, ...]
     warnings: tuple[str, ...] = ()  # for the diagnostics log
+    session_assignable: bool = True  # False: Gemini will ask whether to trust its run dir, then restart
 
 
 def gemini_workspace(run_dir: str, work_root: str, request_dir: str | None) -> WorkspaceArgs:
     """`--include-directories` for the agent's project root (or worktree) and, when it lies elsewhere, the
-    folder of its file-protocol requests — none while Gemini would ask whether to trust `run_dir`."""
-    if run_dir_trust(run_dir, os.environ, Path(os.path.expanduser("~"))) is None:
-        asks = f"Gemini CLI will ask whether to trust {run_dir}; its file tools reach the project from its next start"
-        return WorkspaceArgs((), (asks,))
+    folder of its file-protocol requests; whether a session id may be assigned to this start."""
+    settled = run_dir_trust(run_dir, os.environ, Path(os.path.expanduser("~"))) is not None
+    notes = [] if settled else [
+        f"Gemini CLI will ask whether to trust {run_dir} and restart: it picks its session id, its hooks tell it"
+    ]
     folders = [work_root]
     if request_dir is not None and not PurePath(request_dir).is_relative_to(work_root):
         folders.append(request_dir)
     args: list[str] = []
-    warnings: list[str] = []
     for folder in folders:
         if "," in folder:  # Gemini splits each value on commas
-            warnings.append(
+            notes.append(
                 f"Gemini CLI cannot be given {folder} (its path holds a comma): its file tools will not reach it"
             )
         else:
             args += [GEMINI_INCLUDE_FLAG, folder]
-    return WorkspaceArgs(tuple(args), tuple(warnings))
+    return WorkspaceArgs(tuple(args), tuple(notes), session_assignable=settled)
 
 
 def run_dir_trust(folder: str, environ: Mapping[str, str], home: Path) -> bool | None:

@@ -141,6 +141,7 @@ class LocalRunDirWriter:
             workspace = gemini_workspace(str(cwd), str(work_root), str(request_dir) if profile.mcp is None else None)
             launch.args.extend(workspace.args)
             launch.warnings.extend(workspace.warnings)
+            launch.session_assignable = workspace.session_assignable
 
         return PreparedRunDir(
             run_dir=str(run_dir),
@@ -150,6 +151,7 @@ class LocalRunDirWriter:
             extra_env=dict(launch.env),
             first_turn=launch.first_turn,
             warnings=tuple(launch.warnings),
+            session_assignable=launch.session_assignable,
         )
 
     # --- context injection ---
@@ -344,6 +346,7 @@ class _LaunchAdditions:
     env: dict[str, str] = field(default_factory=dict)
     first_turn: str | None = None
     warnings: list[str] = field(default_factory=list)
+    session_assignable: bool = True
 
 
 def _merge_key(settings: dict[str, Any], key: str, ours: Mapping[str, Any]) -> None:

@@ -187,6 +187,24 @@ async def test_the_assigned_session_id_is_stored_and_resumed_at_the_next_launch(
     assert world.terminals.terminals[second.session_id].spec.argv[-2:] == ("--resume", assigned)
 
 
+async def test_a_cli_that_restarts_before_its_session_is_given_no_id_and_resumes_the_one_it_reports(
+    world: World,
+) -> None:
+    runtime = await open_project(world)
+    agent = await runtime.agents.create("Main", CLAUDE, "")
+    world.run_dirs.session_assignable = False
+    first = await runtime.placement.launch(agent.agent_id, InBackground())
+    argv = world.terminals.terminals[first.session_id].spec.argv
+    assert "--session-id" not in argv and "--resume" not in argv
+    assert world.providers.load(ROOT).engine_session_for(agent.agent_id, "claude") is None
+    # Its own id, from its hooks once it runs.
+    own = "4c1d8e2a-7b3f-4a9e-8d2c-1f0e9a8b7c6d"
+    runtime.orchestrator.hook_event(agent.agent_id, "claude", "SessionStart", {"session_id": own, "source": "startup"})
+    await runtime.placement.stop(agent.agent_id)
+    second = await runtime.placement.launch(agent.agent_id, InBackground())
+    assert world.terminals.terminals[second.session_id].spec.argv[-2:] == ("--resume", own)  # a resume stays
+
+
 async def test_one_agent_is_one_live_session(world: World) -> None:
     runtime = await open_project(world)
     agent = await runtime.agents.create("Main", CLAUDE, "")
