@@ -161,11 +161,17 @@ def test_a_codex_agent_is_measured_by_its_rollout_files(tmp_path: Path) -> None:
     assert probe.token(AGENT) == 64
 
 
-def test_other_clis_only_count_their_hook_events(tmp_path: Path) -> None:
+def test_other_clis_count_their_hook_events_and_the_transcript_their_hooks_report(tmp_path: Path) -> None:
     probe = TranscriptActivityProbe(str(tmp_path), lambda _agent: None, home=str(tmp_path))
     assert probe.token(AGENT) is None
     probe.note_hook_event(AGENT, None)
     assert probe.token(AGENT) == 1
+    # Gemini CLI's hooks name its chat: the chats' folder grows while the agent works, between two events.
+    chat = tmp_path / ".gemini" / "tmp" / "4f1e" / "chats" / "session-2026-12-05T01-10-4c1d8e2a.jsonl"
+    write(chat, 300)
+    probe.note_hook_event(AGENT, str(chat))
+    write(chat, 40)
+    assert probe.token(AGENT) == 342
 
 
 def test_cpu_of_descendants_is_measured_and_a_gone_process_has_none() -> None:

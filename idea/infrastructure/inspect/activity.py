@@ -6,6 +6,8 @@ for that agent (no proof of life either way). Cheap: directory listings and `os.
   `~/.claude/projects/<encode_cwd(runDir)>/` (original failure #11: an `encode_cwd` that kept the dot of
   `.ideai` never found the folder, so no end of turn was ever seen).
 - Codex: `<runDir>/.codex/sessions/**/*.jsonl` (its CODEX_HOME is the run dir's `.codex`).
+- Another CLI whose hooks report a `transcript_path` (Gemini CLI: its chat, `~/.gemini/tmp/<…>/chats/`): the
+  directory of that file, once reported.
 """
 
 from __future__ import annotations
@@ -64,11 +66,11 @@ class TranscriptActivityProbe:
         run_dir = agent_run_dir(self._project_root, agent_id)
         if kind == "codex":
             return [os.path.join(run_dir, CODEX_HOME_DIR, "sessions")]
-        if kind != "claude":
-            return []
         reported = self._transcript_dirs.get(agent_id)
         if reported:
             return [reported]
+        if kind != "claude":
+            return []
         projects = os.path.join(self._home, ".claude", "projects")
         candidates = {encode_cwd(run_dir), encode_cwd(os.path.realpath(run_dir))}
         return [os.path.join(projects, name) for name in sorted(candidates)]
