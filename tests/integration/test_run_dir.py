@@ -501,6 +501,21 @@ def test_gemini_cli_asking_to_trust_its_run_dir_gets_no_session_id_to_start(root
     assert prepare(root, shipped("Claude Code")).session_assignable
 
 
+def test_a_gemini_profile_without_its_hooks_keeps_its_session_id_and_gets_the_project_once_trusted(
+    root: Path, gemini_home: Path
+) -> None:
+    """Nothing would tell IdeA the session such a Gemini takes by itself: the first start keeps its id and
+    goes without the folders."""
+    without_hooks = Profile.from_json({k: v for k, v in shipped("Gemini CLI").to_json().items() if k != "hooks"})
+    prepared = prepare(root, without_hooks)
+    assert prepared.extra_args == () and prepared.session_assignable
+    assert prepared.warnings == (
+        f"Gemini CLI will ask whether to trust {prepared.cwd}; its file tools reach the project from its next start",
+    )
+    prepared = prepare(root, without_hooks, trust_run_dir=True)
+    assert prepared.extra_args == ("--include-directories", str(root.resolve())) and prepared.session_assignable
+
+
 def test_a_folder_gemini_cli_cannot_be_given_is_said(tmp_path: Path, gemini_home: Path) -> None:
     project = tmp_path / "a,b"
     project.mkdir()

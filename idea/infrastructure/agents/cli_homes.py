@@ -3,8 +3,9 @@ docs/agent-clis.md). IdeA's agents inherit IdeA's environment, so IdeA's variabl
 
 - Claude Code: its configuration folder is `$CLAUDE_CONFIG_DIR`, else `~/.claude`; its state file (trusted
   folders, the signed-in account) is `.claude.json` in `$CLAUDE_CONFIG_DIR` when set, else in the home folder.
-- Gemini CLI: `.gemini` in `$GEMINI_CLI_HOME` when set, else in the home folder; its trusted folders are
-  `$GEMINI_CLI_TRUSTED_FOLDERS_PATH` when set, else `trustedFolders.json` there.
+- Gemini CLI: `.gemini` in `$GEMINI_CLI_HOME` when set, else in the home folder, with the user's
+  `settings.json`; its trusted folders are `$GEMINI_CLI_TRUSTED_FOLDERS_PATH` when set, else
+  `trustedFolders.json` there.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 
 CLAUDE_STATE_FILE = ".claude.json"
 GEMINI_TRUSTED_FOLDERS = "trustedFolders.json"
+GEMINI_USER_SETTINGS = "settings.json"
 
 
 def claude_config_dir(environ: Mapping[str, str], home: Path) -> Path:
@@ -34,3 +36,7 @@ def gemini_dir(environ: Mapping[str, str], home: Path) -> Path:
 def gemini_trusted_folders(environ: Mapping[str, str], home: Path) -> Path:
     configured = environ.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
     return Path(configured) if configured else gemini_dir(environ, home) / GEMINI_TRUSTED_FOLDERS
+
+
+def gemini_user_settings(environ: Mapping[str, str], home: Path) -> Path:
+    return gemini_dir(environ, home) / GEMINI_USER_SETTINGS

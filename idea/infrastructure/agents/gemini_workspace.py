@@ -11,7 +11,8 @@ untrusted, nor folder trust turned off), its first screen asks "Do you trust the
 and on "trust" Gemini restarts itself with the same arguments — after it has added the folders, which starts
 its session: a session id IdeA assigned (`--session-id`) would then be refused as existing ("Session ID …
 already exists"). Such a start gets no assigned id (`session_assignable`); Gemini picks its own, which its
-`SessionStart` hook tells IdeA. Any doubt reading Gemini's files counts as unsettled.
+`SessionStart` hook tells IdeA — or, for a profile without those hooks, it keeps its id and goes without the
+folders until its next start. Any doubt reading Gemini's files counts as unsettled.
 
 An added folder whose own trust is not settled brings Gemini's second question ("Do you trust the following
 folders being added to this workspace?"), which the reference profile watches for.
@@ -27,10 +28,9 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from idea.domain.path_names import program_name
-from idea.infrastructure.agents.cli_homes import gemini_dir, gemini_trusted_folders
+from idea.infrastructure.agents.cli_homes import gemini_trusted_folders, gemini_user_settings
 
 GEMINI_INCLUDE_FLAG = "--include-directories"
-GEMINI_SETTINGS = "settings.json"
 # Gemini CLI 0.61 (`checkPathTrust`): variables that settle every folder's trust.
 _TRUST_VARIABLE = "GEMINI_CLI_TRUST_WORKSPACE"
 _RESTRICTED_VARIABLE = "GEMINI_RESTRICTED_MODE"
@@ -49,10 +49,15 @@ class WorkspaceArgs:
     session_assignable: bool = True  # False: Gemini will ask whether to trust its run dir, then restart
 
 
-def gemini_workspace(run_dir: str, work_root: str, request_dir: str | None) -> WorkspaceArgs:
+def gemini_workspace(run_dir: str, work_root: str, request_dir: str | None, *, session_told: bool) -> WorkspaceArgs:
     """`--include-directories` for the agent's project root (or worktree) and, when it lies elsewhere, the
-    folder of its file-protocol requests; whether a session id may be assigned to this start."""
+    folder of its file-protocol requests; whether a session id may be assigned to this start. `session_told`:
+    its hooks tell IdeA the session it takes, or it is given none anyway; if not, a start Gemini will restart
+    goes without the folders and keeps its assigned id (the next start has them)."""
     settled = run_dir_trust(run_dir, os.environ, Path(os.path.expanduser("~"))) is not None
+    if not settled and not session_told:
+        later = f"Gemini CLI will ask whether to trust {run_dir}; its file tools reach the project from its next start"
+        return WorkspaceArgs((), (later,))
     notes = [] if settled else [
         f"Gemini CLI will ask whether to trust {run_dir} and restart: it picks its session id, its hooks tell it"
     ]
@@ -81,7 +86,7 @@ def run_dir_trust(folder: str, environ: Mapping[str, str], home: Path) -> bool |
         return True
     # Settings it reads and IdeA cannot (comments) count as trust left on: that only ever makes IdeA expect a
     # question Gemini will not ask.
-    settings = _json_object(gemini_dir(environ, home) / GEMINI_SETTINGS, missing={}) or {}
+    settings = _json_object(gemini_user_settings(environ, home), missing={}) or {}
     security = settings.get("security")
     folder_trust = security.get("folderTrust") if isinstance(security, dict) else None
     if isinstance(folder_trust, dict) and folder_trust.get("enabled") is False:

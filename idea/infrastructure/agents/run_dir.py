@@ -127,8 +127,7 @@ class LocalRunDirWriter:
                 (request_dir / box).mkdir(parents=True, exist_ok=True)
         else:
             self._write_mcp_declaration(request, profile.mcp.config, work_root, run_dir, launch)
-        if profile.hooks == "gemini":
-            self._write_gemini_hooks(request, run_dir, cwd, launch)
+        hooks_tell_session = profile.hooks == "gemini" and self._write_gemini_hooks(request, run_dir, cwd, launch)
         if profile.structured_adapter == "claude" or profile.hooks == "claude":
             self._write_claude_settings(request, run_dir, launch)
         else:
@@ -138,7 +137,12 @@ class LocalRunDirWriter:
         if request.trust_run_dir and (warning := trust_run_dir(profile, str(cwd))):
             launch.warnings.append(warning)
         if is_gemini_cli(profile.command):
-            workspace = gemini_workspace(str(cwd), str(work_root), str(request_dir) if profile.mcp is None else None)
+            workspace = gemini_workspace(
+                str(cwd),
+                str(work_root),
+                str(request_dir) if profile.mcp is None else None,
+                session_told=hooks_tell_session or profile.session is None,
+            )
             launch.args.extend(workspace.args)
             launch.warnings.extend(workspace.warnings)
             launch.session_assignable = workspace.session_assignable
@@ -271,16 +275,17 @@ class LocalRunDirWriter:
 
     # --- Gemini settings ---
 
-    def _write_gemini_hooks(self, request: RunDirRequest, run_dir: Path, cwd: Path, launch: _LaunchAdditions) -> None:
+    def _write_gemini_hooks(self, request: RunDirRequest, run_dir: Path, cwd: Path, launch: _LaunchAdditions) -> bool:
+        """True when they were installed."""
         relay = self._hook_relay(request, "gemini")
         if relay is None or request.bridge is None:
-            return
+            return False
         if cwd != run_dir:
             launch.warnings.append(
                 "Gemini CLI's lifecycle hooks were not installed: it reads them in the folder it starts in, which "
                 "is not the agent's run dir"
             )
-            return
+            return False
         try:
             hooks = gemini_hooks(relay, request.bridge.token, self._gemini_shell)
         except UnquotableArgument as exc:
@@ -288,12 +293,13 @@ class LocalRunDirWriter:
                 f"Gemini CLI's lifecycle hooks were not installed: the command that relays them cannot be written "
                 f"for the shell it runs hooks through ({exc}); the agent runs without them"
             )
-            return
-        self._update_gemini_settings(
-            run_dir / GEMINI_SETTINGS,
-            launch,
-            lambda settings: settings.__setitem__("hooks", merge_gemini_hooks(settings.get("hooks"), hooks)),
-        )
+            return False
+
+        def install(settings: dict[str, Any]) -> None:
+            settings["hooks"] = merge_gemini_hooks(settings.get("hooks"), hooks)
+
+        self._update_gemini_settings(run_dir / GEMINI_SETTINGS, launch, install)
+        return True
 
     @staticmethod
     def _update_gemini_settings(
