@@ -3,9 +3,9 @@
 POSIX (Linux, macOS): the project's MCP endpoint is a Unix socket, hook command lines are quoted for
 `sh`, the host reads the login shell from the user database. Windows: loopback TCP with an endpoint file
 (`mcp/transport.py` says why not a named pipe), hook command lines that cmd.exe and Git Bash read alike
-(PowerShell's for Gemini CLI),
-a host that looks CLIs up with PATHEXT and starts npm's `.cmd` shims through node. Imports are lazy: a
-POSIX adapter module may import what Windows lacks (`pwd`, `fcntl`) and the other way round.
+(and PowerShell's for Gemini CLI), a host that looks CLIs up with PATHEXT and starts npm's `.cmd` shims
+through node. Imports are lazy: a POSIX adapter module may import what Windows lacks (`pwd`, `fcntl`) and
+the other way round.
 """
 
 from __future__ import annotations

@@ -28,8 +28,8 @@ from idea.domain.mcp_wiring import (
 )
 from idea.infrastructure.fs import atomic_write_json, atomic_write_text
 
-_GEMINI_SETTINGS = Path(".gemini") / "settings.json"
-_SETTINGS_FILES = (Path(".claude") / "settings.local.json", _GEMINI_SETTINGS)
+_GEMINI_DIR = ".gemini"
+_SETTINGS_FILES = (Path(".claude") / "settings.local.json", Path(_GEMINI_DIR) / "settings.json")
 _CODEX_CONFIG = "config.toml"
 _MCP_JSON_KEYS = {"command", "args", "env", "transport"}
 
@@ -54,7 +54,7 @@ def retarget_run_dirs(
             if path.suffix == ".toml":
                 changed = _retarget_toml(path, idea_command, endpoint)
             else:
-                dialect = gemini_shell if path.parent.parent.joinpath(_GEMINI_SETTINGS) == path else shell
+                dialect = gemini_shell if path.parent.name == _GEMINI_DIR else shell
                 changed = _retarget_json(path, idea_command, endpoint, dialect)
         except (OSError, UnicodeDecodeError, ValueError, tomllib.TOMLDecodeError):
             continue
