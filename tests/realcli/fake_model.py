@@ -211,7 +211,11 @@ class FakeGeminiApi(LoopbackModelApi):
     """Gemini CLI's side: `GOOGLE_GEMINI_BASE_URL` = `origin`, `GEMINI_API_KEY` set, and the API key chosen in
     the user's settings (`gemini_settings`)."""
 
-    gemini_settings = {"security": {"auth": {"selectedType": "gemini-api-key"}}}
+    # The API key chosen; no update looked for (a restart waits for one in progress, up to 30 s).
+    gemini_settings = {
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+    }
 
     def _respond(self, path: str, body: dict[str, Any], answer: ModelAnswer, number: int) -> Response:
         """A prompt to act on: call the CLI's tool of the answer; the tool's result back: end the turn; what

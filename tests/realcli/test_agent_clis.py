@@ -33,6 +33,7 @@ from tests.ui.gui_support import Gui, new_project
 pytestmark = pytest.mark.realcli
 
 GEMINI_TRUST_QUESTION = "Do you trust the files in this folder?"
+GEMINI_FOLDERS_QUESTION = "Do you trust the following folders being added to this workspace?"
 GEMINI_SIGN_IN = "How would you like to authenticate"
 CODEX_SIGN_IN = "Sign in with ChatGPT"
 CLAUDE_LOGO = "Welcome to Claude Code"
@@ -97,7 +98,11 @@ def test_gemini_shows_its_trust_dialog_takes_arrow_keys_and_stops_cleanly(
 
     agent.press(Qt.Key.Key_Up)
     agent_gui.wait(lambda: selected_option(agent.screen(), "●").startswith("1."), timeout=START_TIMEOUT_MS)
-    agent.press(Qt.Key.Key_Return)  # trust the folder: without credentials, the sign-in question comes next
+    agent.press(Qt.Key.Key_Return)  # trust the folder: Gemini asks about the project IdeA adds to its workspace
+    agent.wait_for_screen(GEMINI_FOLDERS_QUESTION)
+    agent.wait_for_attention(AttentionReason.TRUST)
+    agent.press(Qt.Key.Key_Down)
+    agent.press(Qt.Key.Key_Return)  # "Yes, and remember": restarted, without credentials, it asks to sign in
     agent.wait_for_screen(GEMINI_SIGN_IN)
     agent.wait_for_attention(AttentionReason.SIGN_IN)
     agent.screenshot(screenshots / "gemini-sign-in.png")

@@ -117,7 +117,8 @@ def add_gemini(scenario: Scenario, name: str, model: FakeGeminiApi, monkeypatch:
     monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", model.origin)
     folder = scenario.home / ".gemini"
     folder.mkdir(exist_ok=True)
-    settings = {**FakeGeminiApi.gemini_settings, "general": {"defaultApprovalMode": "auto_edit"}}
+    general = {**FakeGeminiApi.gemini_settings["general"], "defaultApprovalMode": "auto_edit"}
+    settings = {**FakeGeminiApi.gemini_settings, "general": general}
     (folder / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
     trusted = {str(scenario.project_dir.resolve()): "TRUST_FOLDER"}
     (folder / "trustedFolders.json").write_text(json.dumps(trusted), encoding="utf-8")

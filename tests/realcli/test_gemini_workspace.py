@@ -30,7 +30,7 @@ from idea.infrastructure.fs import atomic_write_json
 from tests.fakes_gateway import MAIN
 from tests.realcli.fake_model import FakeGeminiApi, ModelAnswer
 from tests.realcli.run_dirs import prepared_run_dir, reference_profile
-from tests.realcli.support import LaunchedAgent, launch_agent, through_client
+from tests.realcli.support import START_TIMEOUT_MS, LaunchedAgent, launch_agent, through_client
 from tests.ui.gui_support import Gui, new_project
 
 pytestmark = pytest.mark.realcli
@@ -124,8 +124,9 @@ def test_a_gemini_agent_in_a_cell_edits_the_project_and_keeps_it_when_started_ag
 def test_a_gemini_agent_that_asks_to_trust_its_run_dir_has_the_project_and_resumes_the_session_it_picked(
     require_cli: Callable[[str], str], agent_gui: Gui, tmp_path: Path, gemini_user: FakeGeminiApi
 ) -> None:
-    """Run folders not trusted automatically: Gemini asks, and restarts once trusted. The start gave it no
-    session id (it would refuse its own as existing after that restart): its hooks tell IdeA the one it took."""
+    """Run folders not trusted automatically: Gemini asks, adds the project, then restarts to apply the trust.
+    The start gave it no session id (it would refuse its own as existing after that restart): its hooks tell
+    IdeA the one it took."""
     require_cli("gemini")
     project = new_project(tmp_path)
     target = project / "notes" / "plan.md"
@@ -136,17 +137,29 @@ def test_a_gemini_agent_that_asks_to_trust_its_run_dir_has_the_project_and_resum
     agent = launch_agent(agent_gui, project, "gemini", "Scout")
     agent.wait_for_screen(TRUST_QUESTION)
     agent.wait_for_attention(AttentionReason.TRUST)
-    agent.press(Qt.Key.Key_Return)  # trust the folder: Gemini restarts, then asks about the project
+    agent.press(Qt.Key.Key_Return)  # trust the folder: Gemini asks about the project, then restarts
     agent.wait_for_screen(FOLDERS_QUESTION)
-    agent.wait_until_drawn()
+    first = gemini_children(agent)
     agent.press(Qt.Key.Key_Down)
-    agent.press(Qt.Key.Key_Return)
+    agent.press(Qt.Key.Key_Return)  # "Yes, and remember": the restarted CLI does not ask again
+    # The restart (Gemini's launcher starts its CLI process anew) after the folders were added.
+    agent_gui.wait(lambda: bool(gemini_children(agent)) and not gemini_children(agent) & first, START_TIMEOUT_MS)
     agent.wait_for_screen(READY)
     edit(agent_gui, agent, target)
     assert SESSION_EXISTS not in agent.screen()
-    agent_gui.wait(lambda: "[hook] gemini SessionStart" in log(agent_gui), timeout=30_000)
 
     started_again_resumes(agent_gui, agent, target, gemini_user)
+
+
+def gemini_children(agent: LaunchedAgent) -> set[int]:
+    """The CLI processes Gemini's launcher runs (one at a time; a restart starts another)."""
+    session = agent.session()
+    if session is None or session.pid is None:
+        return set()
+    try:
+        return {child.pid for child in psutil.Process(session.pid).children() if child.name() == "node"}
+    except psutil.Error:
+        return set()
 
 
 def edit(gui: Gui, agent: LaunchedAgent, target: Path) -> None:
