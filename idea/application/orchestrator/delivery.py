@@ -149,12 +149,17 @@ class Deliverer:
             idle_ms = job.portal.ms_since_last_keystroke()
             if idle_ms is not None and idle_ms < self._timings.keystroke_quiet_ms:
                 return "typing"
-        blocking = job.live.profile.blocking_prompts
-        if blocking:  # typed into a dialog, the task would answer it
-            screen = await job.live.terminal.screen_text()
-            if any(prompt in screen for prompt in blocking):
-                return "blocking-prompt"
+        if await self._shows_blocking_prompt(job):  # typed into a dialog, the task would answer it
+            return "blocking-prompt"
         return None
+
+    @staticmethod
+    async def _shows_blocking_prompt(job: DeliveryJob) -> bool:
+        blocking = job.live.profile.blocking_prompts
+        if not blocking:
+            return False
+        screen = await job.live.terminal.screen_text()
+        return any(prompt in screen for prompt in blocking)
 
     async def _type(self, job: DeliveryJob) -> None:
         terminal = job.live.terminal
@@ -181,6 +186,9 @@ class Deliverer:
         job.on_submitted()
         self._beacon(job, f"submit delay_ms={profile.submit_delay_ms}")
         if await self._turn_started(job, before_submit):
+            return
+        if await self._shows_blocking_prompt(job):  # it took the text and asks the person: an Enter would answer
+            self._beacon(job, "no resubmit: a dialog is on the screen")
             return
         await terminal.write_text(submit)
         self._beacon(job, "resubmit (no turn started)")

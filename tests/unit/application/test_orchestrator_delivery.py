@@ -184,6 +184,21 @@ async def test_an_unverified_submission_is_resubmitted_once_then_reported() -> N
     await h.close()
 
 
+async def test_an_unverified_submission_is_not_resubmitted_into_a_dialog_the_cli_drew_since() -> None:
+    """The CLI took the text and asks the person (its turn-start report late or lost): an Enter would answer
+    its question — "Apply this change?" allowed by IdeA."""
+    h = pair(claude_profile(blockingPrompts=["Apply this change?"]))
+    await h.ask("Main", "Architect", "the task")
+    await h.deliver("Architect")
+    h.lifecycle.terminal("Architect").screen = "Apply this change?\n 1. Allow once"
+
+    await h.time.advance(60_000)
+    assert h.lifecycle.terminal("Architect").written.count("\r") == 1
+    assert any("[delivery] no resubmit: a dialog is on the screen" in line for line in h.diagnostics.lines)
+    assert not h.events.of_type(DeliveryMayBeStuck)
+    await h.close()
+
+
 async def test_activity_after_the_submit_verifies_it() -> None:
     h = pair()
     await h.ask("Main", "Architect", "the task")
