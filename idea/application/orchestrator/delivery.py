@@ -21,6 +21,7 @@ from idea.application.orchestrator.rendezvous import ActivitySnapshot, activity_
 from idea.application.orchestrator.timing import OrchestratorTimings
 from idea.application.ports import Diagnostics
 from idea.domain.orchestration.delivery import ERASE_CHAR, encode_delivery, overlay_banner
+from idea.domain.orchestration.rules import COLD_START_QUIET_MAX_MS
 from idea.domain.profile import DEFAULT_SUBMIT_SEQUENCE
 
 
@@ -117,13 +118,32 @@ class Deliverer:
         gate = job.gate
         if gate is None:
             return
-        if not gate.released:
-            self._beacon(job, "gate-wait")
-            await gate.wait()
-        released_at = gate.released_mono_ms if gate.released_mono_ms is not None else self._timer.monotonic_ms()
-        settle = released_at + self._timings.cold_start_settle_ms - self._timer.monotonic_ms()
-        if settle > 0:  # the TUI finishes its first paint
-            await self._timer.sleep(settle)
+        drawn_at = [0]  # when the CLI last drew, as far as this delivery has seen
+
+        def on_output(_data: bytes) -> None:
+            drawn_at[0] = self._timer.monotonic_ms()
+
+        unsubscribe = job.live.terminal.on_output(on_output)
+        try:
+            if not gate.released:
+                self._beacon(job, "gate-wait")
+                await gate.wait()
+            released_at = gate.released_mono_ms if gate.released_mono_ms is not None else self._timer.monotonic_ms()
+            await self._settle(job, released_at, drawn_at)
+        finally:
+            unsubscribe()
+
+    async def _settle(self, job: DeliveryJob, released_at: int, drawn_at: list[int]) -> None:
+        """The TUI finishes drawing: `cold_start_settle_ms` after the gate opened and after the CLI last drew,
+        at most `COLD_START_QUIET_MAX_MS` after the gate opened. A CLI may draw its prompt, then draw again
+        before it takes input: Gemini CLI resuming a session draws its input box, then "Resuming session…"
+        and the conversation, and drops what is typed meanwhile."""
+        settle = self._timings.cold_start_settle_ms
+        latest = released_at + COLD_START_QUIET_MAX_MS
+        while (wait := min(max(released_at, drawn_at[0]) + settle, latest) - self._timer.monotonic_ms()) > 0:
+            await self._timer.sleep(wait)
+        if drawn_at[0] > released_at:
+            self._beacon(job, f"settled after_ms={self._timer.monotonic_ms() - released_at} (the CLI drew on)")
 
     async def _wait_for_boundary(self, job: DeliveryJob) -> None:
         started = self._timer.monotonic_ms()

@@ -57,6 +57,39 @@ async def test_the_first_task_waits_for_the_first_ready_signal_then_the_settle(
     await h.close()
 
 
+async def test_the_first_task_waits_until_the_cli_stops_drawing_after_its_prompt() -> None:
+    """Gemini CLI resuming a session draws its input box, then "Resuming session…" and the conversation, and
+    drops what is typed meanwhile: the settle counts from the CLI's last drawing."""
+    h = cold(claude_profile(promptReadyPattern="Type your message"))
+    await h.ask("Main", "Architect", "task")
+    terminal = h.lifecycle.terminal("Architect")
+    terminal.emit_output(b" >   Type your message or @path/to/file")
+    await h.time.advance(400)
+    terminal.emit_output(b"Resuming session...")
+    await h.time.advance(300)
+    terminal.emit_output(b"\x1b[2J> earlier prompt\r\n >   Type your message or @path/to/file")
+    await h.time.advance(SETTLE - 1)
+    assert h.written("Architect") == ""
+    await h.time.advance(1)
+    assert h.written("Architect").startswith("[IdeA · task from Main")
+    assert any("[delivery] settled after_ms=1200 (the CLI drew on)" in line for line in h.diagnostics.lines)
+    await h.close()
+
+
+async def test_a_cli_that_keeps_drawing_gets_its_first_task_three_seconds_after_its_prompt() -> None:
+    h = cold(claude_profile(promptReadyPattern="Type your message"))
+    await h.ask("Main", "Architect", "task")
+    terminal = h.lifecycle.terminal("Architect")
+    terminal.emit_output(b" >   Type your message")
+    for _ in range(29):  # a spinner, every 100 ms
+        await h.time.advance(100)
+        assert h.written("Architect") == ""
+        terminal.emit_output(b"\r-")
+    await h.time.advance(100)
+    assert h.written("Architect").startswith("[IdeA · task from Main")
+    await h.close()
+
+
 async def test_a_prompt_already_on_screen_releases_the_gate() -> None:
     h = cold(claude_profile(promptReadyPattern="? for shortcuts"))
     h.lifecycle.initial_screen = "  ? for shortcuts"
