@@ -88,4 +88,5 @@ async def test_a_turn_that_fails_on_the_api_posts_stop_failure_and_no_stop(
     assert "UserPromptSubmit" in names and "Stop" not in names, names
     [failure] = [event for event in gateway.hook_events if event.event == "StopFailure"]
     assert failure.payload["error"] == "server_error"
-    assert "Unable to connect to API" in failure.payload["last_assistant_message"]
+    said = failure.payload["last_assistant_message"]
+    assert "Unable to connect to API" in said or "Connection refused" in said, said  # 2.1.197, 2.1.332

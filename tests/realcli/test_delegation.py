@@ -110,6 +110,18 @@ def add_claude(scenario: Scenario, name: str, model: FakeMessagesApi, monkeypatc
     add_agent(scenario, name, "claude")
 
 
+def claude_asks_before_commands(scenario: Scenario) -> None:
+    """The person keeps Claude Code asking before it runs a command (`permissions.defaultMode` "default") and
+    has said so when Claude offered auto mode ("No, keep manual mode": `hasSeenAutoDefaultNudge`): since
+    2.1.332 its default is auto mode, whose classifier lets it run `rm -rf build` unasked."""
+    settings = scenario.home / ".claude" / "settings.json"
+    settings.parent.mkdir(exist_ok=True)
+    settings.write_text(json.dumps({"permissions": {"defaultMode": "default"}}), encoding="utf-8")
+    state_file = scenario.home / ".claude.json"
+    state = json.loads(state_file.read_text(encoding="utf-8"))
+    state_file.write_text(json.dumps({**state, "hasSeenAutoDefaultNudge": True}), encoding="utf-8")
+
+
 def add_gemini(scenario: Scenario, name: str, model: FakeGeminiApi, monkeypatch: pytest.MonkeyPatch) -> None:
     """A person who uses Gemini CLI with an API key, has trusted the project (Gemini's question about the
     folders IdeA adds, answered "Yes, and remember") and lets it apply edits without asking."""
@@ -307,6 +319,8 @@ def test_an_agent_waiting_for_a_permission_in_the_background_tells_the_asker_why
     require_cli(kind)
     scenario = world.open(warm=(), cold=(), timings={**TIMINGS, timing.ATTENTION_NOTICE_ENV: 1_000})
     add_helper(scenario, kind, "Helper", ModelAnswer(tool=command), models, monkeypatch)
+    if kind == "claude":
+        claude_asks_before_commands(scenario)
 
     result = ask(scenario, "Helper", "clean the build")
 
@@ -405,6 +419,8 @@ def test_esc_in_an_agent_waiting_on_its_ask_cancels_the_ask(
     add_helper(scenario, asking, "Asker", delegates, models, monkeypatch)
     waits = next(command for kind, command, _, _ in PERMISSIONS if kind == asked)  # it waits for a permission
     add_helper(scenario, asked, "Target", ModelAnswer(tool=waits), models, monkeypatch)
+    if asked == "claude":
+        claude_asks_before_commands(scenario)
     scenario.submit_human("Asker", directive)
     eventually(lambda: scenario.beacons("[attention] raised agent=Target"), "Target to wait for a permission")
     asker = scenario.live("Asker")

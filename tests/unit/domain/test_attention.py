@@ -56,6 +56,7 @@ def test_claude_notification_reason() -> None:
         ("(Y)es/(N)o", AttentionReason.QUESTION),
         ("Usage limit reached for", AttentionReason.QUESTION),  # Gemini CLI's quota dialog: its choices
         ("Choose the text style", AttentionReason.QUESTION),
+        ("Make auto mode your default", AttentionReason.QUESTION),  # Claude Code 2.1.332: its permission mode
     ],
 )
 def test_screen_prompt_reason(literal: str, reason: AttentionReason) -> None:
