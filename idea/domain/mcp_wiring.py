@@ -305,11 +305,15 @@ def _is_idea_hook_definition(definition: Any) -> bool:
 
 
 def gemini_mcp_servers(wiring: McpServerWiring, tool_timeout_ms: int) -> dict[str, Any]:
-    """The `mcpServers` entry of `.gemini/settings.json`; `timeout` is Gemini's per-call limit in ms."""
+    """The `mcpServers` entry of `.gemini/settings.json`; `timeout` is Gemini's per-call limit in ms. `trust`
+    lets Gemini call IdeA's tools without asking the person each time (an agent in the background answers an
+    ask with nobody at its cell; IdeA's door checks who calls and what each may do), as Claude Code's
+    `mcp__idea` rule does."""
     entry: dict[str, Any] = {"command": wiring.command, "args": list(wiring.args)}
     if wiring.env:
         entry["env"] = dict(wiring.env)
     entry["timeout"] = tool_timeout_ms
+    entry["trust"] = True
     return {MCP_SERVER_NAME: entry}
 
 

@@ -46,6 +46,7 @@ DEFAULT_SUBMIT_DELAY_MS = 350
 DEFAULT_NEWLINE_SEQUENCE = "\x1b\r"
 DEFAULT_COLD_START_MAX_MS = 60_000
 CLAUDE_MCP_DECLARATION = ".mcp.json"
+GEMINI_MCP_DECLARATION = ".gemini/settings.json"  # Gemini CLI's workspace settings, read in its cwd
 
 RUN_DIR_PLACEHOLDER = "{agentRunDir}"
 PROJECT_ROOT_PLACEHOLDER = "{projectRoot}"
@@ -159,6 +160,8 @@ class Profile(CamelDocument):
             return isinstance(config, ConfigFileMcp) and config.target == CLAUDE_MCP_DECLARATION
         if self.structured_adapter == "codex":
             return isinstance(config, TomlConfigHomeMcp)
+        if self.structured_adapter is None:  # Gemini CLI reads its servers there, in a folder it trusts
+            return isinstance(config, ConfigFileMcp) and config.target == GEMINI_MCP_DECLARATION
         return False
 
     def reachable_by_delegation(self) -> bool:

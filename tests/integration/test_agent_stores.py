@@ -190,7 +190,7 @@ def test_shipped_reference_profiles(tmp_path: Path) -> None:
         (reference_profile_id("gemini"), "Gemini CLI"),
         (reference_profile_id("aider"), "Aider"),
     ]
-    assert [p.materializes_idea_bridge() for p in shipped] == [True, True, False, False]
+    assert [p.materializes_idea_bridge() for p in shipped] == [True, True, True, False]
     assert [p.reachable_by_delegation() for p in shipped] == [True, True, True, True]
     shipped_text = (resources_dir() / "profiles" / "reference-profiles.json").read_text(encoding="utf-8")
     assert dump_json([p.to_json() for p in shipped]) == shipped_text

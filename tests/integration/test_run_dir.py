@@ -433,7 +433,7 @@ def test_gemini_cli_gets_its_lifecycle_hooks_in_its_run_dir_settings(root: Path)
     prepare(root, shipped("Gemini CLI"))  # a second launch replaces its own hooks
 
     written = json.loads(settings.read_text(encoding="utf-8"))
-    assert written["theme"] == "dark" and "mcpServers" not in written
+    assert written["theme"] == "dark" and written["mcpServers"]["idea"]["trust"] is True  # one file, co-owned
     assert [entry["hooks"][0]["command"] for entry in written["hooks"]["AfterAgent"]][1:] == ["notify-send done"]
     [stop] = written["hooks"]["AfterAgent"][0]["hooks"]
     argv = shlex.split(stop["command"])
@@ -474,13 +474,13 @@ def test_gemini_cli_gets_the_project_in_its_workspace(root: Path, tmp_path: Path
     )
     worktree = tmp_path / "worktree"
     worktree.mkdir()
+    prepared = prepare(root, shipped("Gemini CLI"), work_root=str(worktree), **trusted)
+    assert prepared.extra_args == ("--include-directories", str(worktree.resolve()))  # it replies with IdeA's tools
     requests = root.resolve() / ".ideai" / "requests" / AGENT
-    assert prepare(root, shipped("Gemini CLI"), work_root=str(worktree), **trusted).extra_args == (
+    over_files = shipped("Gemini CLI").with_changes({"mcp": None})  # the file protocol: replies in its folder
+    assert prepare(root, over_files, work_root=str(worktree), **trusted).extra_args == (
         "--include-directories", str(worktree.resolve()), "--include-directories", str(requests)
     )
-    over_mcp = {"mcp": {"config": {"strategy": "configFile", "target": ".gemini/settings.json"}}}
-    prepared = prepare(root, shipped("Gemini CLI").with_changes(over_mcp), work_root=str(worktree), **trusted)
-    assert prepared.extra_args == ("--include-directories", str(worktree.resolve()))  # no request folder
 
 
 def test_gemini_cli_asking_to_trust_its_run_dir_gets_no_session_id_to_start(root: Path, gemini_home: Path) -> None:

@@ -10,9 +10,9 @@ check) gets a short text.
   (`model_providers.<id>.base_url`, a bearer token, no retries), kept there by IdeA's merge.
 - `FakeMessagesApi`: Anthropic's Messages API, streamed, for Claude Code (`ANTHROPIC_BASE_URL`), which
   names IdeA's tool `mcp__idea__idea_reply`.
-- `FakeGeminiApi`: Google's Gemini API (`GOOGLE_GEMINI_BASE_URL`, an API key), for Gemini CLI, which has no
-  IdeA tools (file protocol): "the model" calls one of the CLI's own tools, and replies to a task by writing
-  the request file its instruction describes with `write_file`.
+- `FakeGeminiApi`: Google's Gemini API (`GOOGLE_GEMINI_BASE_URL`, an API key), for Gemini CLI, which names
+  IdeA's tool `mcp_idea_idea_reply`. A Gemini profile without IdeA's MCP server (the file protocol) gets its
+  reply to a task as the request file its instruction describes, written with the CLI's `write_file`.
 
 A server starts serving only when `serve()` is called, so a CLI can be started before this process has a
 second thread (connections wait in the listen queue until then).
@@ -230,7 +230,8 @@ class FakeGeminiApi(LoopbackModelApi):
             self.tool_outputs.extend(json.dumps(result.get("response")) for result in results)
             part: dict[str, Any] = {"text": "Done."}
         elif answer.acts_on(prompt) and body.get("tools") and (call := self._call_for(prompt, answer)) is not None:
-            part = {"functionCall": {"name": call[0], "args": call[1]}}
+            name = f"mcp_idea_{call[0]}" if call[0].startswith("idea_") else call[0]
+            part = {"functionCall": {"name": name, "args": call[1]}}
         else:
             part = {"text": "{}" if ":generateContent" in path else "Review the parser"}
         usage = {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2}
@@ -244,14 +245,14 @@ class FakeGeminiApi(LoopbackModelApi):
 
     @staticmethod
     def _call_for(prompt: str, answer: ModelAnswer) -> tuple[str, dict[str, Any]] | None:
-        """The answer's tool; to a task IdeA delivered, the reply its instruction asks for: a request file
-        written with the CLI's `write_file` into the folder it names (the file protocol)."""
+        """The answer's tool, whatever the prompt; to a task whose instruction names a request folder (the file
+        protocol), the reply as a request file written there with the CLI's `write_file`; else IdeA's tool."""
         if answer.tool is not None:
             return answer.tool
         folder = re.search(r'into the folder "([^"]+)"', prompt)
         ticket = re.search(r'"ticket": "([^"]+)"', prompt)
         if not prompt.startswith(TASK_HEADER) or folder is None or ticket is None:
-            return None
+            return answer.call_for(prompt)
         request = {"type": "agent.reply", "ticket": ticket.group(1), "result": answer.reply or ""}
         return "write_file", {"file_path": f"{folder.group(1)}/{uuid.uuid4()}.json", "content": json.dumps(request)}
 

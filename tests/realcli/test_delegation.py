@@ -7,9 +7,9 @@ provider kept in the agent's `config.toml`, Claude Code through `ANTHROPIC_BASE_
 
 What this proves with the real CLIs: what IdeA writes in the run dir (the MCP server, the hooks or `notify`,
 the permission to run IdeA's own tools), the delivery typed into the TUI, the bridge the CLI starts,
-`idea_reply` and `idea_ask_agent` called by the CLI without anyone at its cell (for Gemini CLI, its reply
-written as a request file with its own file tool), the end of the turn — and,
-when the model API fails a Codex turn (where Codex runs no hook and no `notify`), the asker told why from
+`idea_reply` and `idea_ask_agent` called by the CLI without anyone at its cell (and, for a Gemini profile
+without IdeA's MCP server, its reply written as a request file with its own file tool), the end of the turn —
+and, when the model API fails a Codex turn (where Codex runs no hook and no `notify`), the asker told why from
 the rollout instead of waiting for its window to run out.
 """
 
@@ -18,11 +18,13 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
+from idea.application.agents.placement_rules import InBackground
 from idea.application.orchestrator import timing
 from idea.domain.agent_states.session_limit import RESUME_PROMPT
 from idea.domain.orchestration.commands import StopAgent
@@ -77,17 +79,19 @@ def models() -> Iterator[Callable[[LoopbackModelApi], LoopbackModelApi]]:
             api.close()
 
 
-def add_agent(scenario: Scenario, name: str, slug: str) -> None:
-    """An agent on a reference profile, not started yet; run folders trusted as the setting does it."""
-    profile_id = reference_profile_id(slug)
+def add_agent(scenario: Scenario, name: str, slug: str, *, without_mcp: bool = False) -> None:
+    """An agent on a reference profile (`without_mcp`: on a copy of it without IdeA's MCP server, as a person
+    makes one), not started yet; run folders trusted as the setting does it."""
+    [profile] = [p for p in scenario.app.profiles.reference_profiles() if p.id == reference_profile_id(slug)]
+    if without_mcp:
+        profile = profile.model_copy(update={"id": str(uuid.uuid4()), "name": f"{profile.name}, files", "mcp": None})
 
     def enable() -> None:
-        [profile] = [p for p in scenario.app.profiles.reference_profiles() if p.id == profile_id]
         scenario.app.profiles.complete_setup([profile])
         scenario.app.preferences.update_settings(trust_run_dirs_automatically=True)
 
     scenario.sync(enable)
-    scenario.agents[name] = scenario.on_core(scenario.runtime.agents.create(name, profile_id, f"# {name}\n"))
+    scenario.agents[name] = scenario.on_core(scenario.runtime.agents.create(name, profile.id, f"# {name}\n"))
 
 
 def add_codex(scenario: Scenario, name: str, model: FakeResponsesApi) -> None:
@@ -122,19 +126,23 @@ def claude_asks_before_commands(scenario: Scenario) -> None:
     state_file.write_text(json.dumps({**state, "hasSeenAutoDefaultNudge": True}), encoding="utf-8")
 
 
-def add_gemini(scenario: Scenario, name: str, model: FakeGeminiApi, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A person who uses Gemini CLI with an API key, has trusted the project (Gemini's question about the
-    folders IdeA adds, answered "Yes, and remember") and lets it apply edits without asking."""
+def add_gemini(
+    scenario: Scenario, name: str, model: FakeGeminiApi, monkeypatch: pytest.MonkeyPatch, *, file_protocol: bool = False
+) -> None:
+    """A person who uses Gemini CLI with an API key and has trusted the project (Gemini's question about the
+    folders IdeA adds, answered "Yes, and remember"). With `file_protocol`, the agent's profile is a copy of
+    the reference one without IdeA's MCP server, and the person lets Gemini apply edits without asking."""
     monkeypatch.setenv("GEMINI_API_KEY", "not-a-key")
     monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", model.origin)
     folder = scenario.home / ".gemini"
     folder.mkdir(exist_ok=True)
-    general = {**FakeGeminiApi.gemini_settings["general"], "defaultApprovalMode": "auto_edit"}
-    settings = {**FakeGeminiApi.gemini_settings, "general": general}
+    settings: dict[str, Any] = FakeGeminiApi.gemini_settings
+    if file_protocol:
+        settings = {**settings, "general": {**settings["general"], "defaultApprovalMode": "auto_edit"}}
     (folder / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
     trusted = {str(scenario.project_dir.resolve()): "TRUST_FOLDER"}
     (folder / "trustedFolders.json").write_text(json.dumps(trusted), encoding="utf-8")
-    add_agent(scenario, name, "gemini")
+    add_agent(scenario, name, "gemini", without_mcp=file_protocol)
 
 
 def add_helper(
@@ -145,11 +153,15 @@ def add_helper(
     models: Callable[[Any], Any],
     monkeypatch: pytest.MonkeyPatch,
 ) -> LoopbackModelApi:
-    """An agent of `kind` ("codex", "claude") whose model answers `answer`; returns its model's stand-in."""
+    """An agent of `kind` ("codex", "claude", "gemini") whose model answers `answer`; returns its model's stand-in."""
     if kind == "codex":
         codex_model: FakeResponsesApi = models(FakeResponsesApi(answer=answer))
         add_codex(scenario, name, codex_model)
         return codex_model
+    if kind == "gemini":
+        gemini_model: FakeGeminiApi = models(FakeGeminiApi(answer=answer))
+        add_gemini(scenario, name, gemini_model, monkeypatch)
+        return gemini_model
     claude_model: FakeMessagesApi = models(FakeMessagesApi(answer=answer))
     add_claude(scenario, name, claude_model, monkeypatch)
     return claude_model
@@ -201,18 +213,21 @@ def test_codex_started_by_an_ask_replies_through_idea_and_its_turn_end_is_told_b
     assert beacons_until(scenario, "ignored: Codex thread")
 
 
-def test_gemini_started_by_an_ask_replies_through_its_request_folder_and_its_hooks_tell_the_turn(
+@pytest.mark.parametrize("file_protocol", [False, True], ids=["mcp", "file-protocol"])
+def test_gemini_started_by_an_ask_replies_unasked_and_its_hooks_tell_the_turn(
+    file_protocol: bool,
     require_cli: Callable[[str], str],
     world: ScenarioFactory,
     models: Callable[[Any], Any],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Gemini CLI has no IdeA tools: its reply is a request file, written with its own `write_file` into the
-    project's request folder, which IdeA adds to its workspace."""
+    """On the reference profile Gemini CLI replies through `idea_reply` without asking the person (IdeA's
+    server is trusted in its settings). On a profile without IdeA's MCP server its reply is a request file,
+    written with its own `write_file` into the project's request folder, which IdeA adds to its workspace."""
     require_cli("gemini")
     model = models(FakeGeminiApi(answer=ModelAnswer(reply="pong from Gemini")))
     scenario = world.open(warm=(), cold=(), timings=TIMINGS)
-    add_gemini(scenario, "Scout", model, monkeypatch)
+    add_gemini(scenario, "Scout", model, monkeypatch, file_protocol=file_protocol)
 
     result = ask(scenario, "Scout", "reply pong")
 
@@ -221,6 +236,8 @@ def test_gemini_started_by_an_ask_replies_through_its_request_folder_and_its_hoo
     assert beacons_until(scenario, "[cold-start] released agent=Scout by=prompt")
     assert beacons_until(scenario, "[turn] started agent=Scout"), "Gemini's BeforeAgent hook never came"
     assert beacons_until(scenario, "[turn] ended agent=Scout"), "Gemini's AfterAgent hook never came"
+    assert len(model.tool_outputs) == 1, model.tool_outputs  # one call, which nobody had to approve
+    assert bool(scenario.beacons("[mcp] call idea_reply requester=")) is not file_protocol
 
 
 def test_a_codex_turn_failed_by_the_model_api_tells_the_asker_at_once(
@@ -334,6 +351,7 @@ def test_an_agent_waiting_for_a_permission_in_the_background_tells_the_asker_why
 PAIRS = [
     ("codex", "Coder", "claude", "Reviewer", "review the parser", "LGTM: the parser handles every case"),
     ("claude", "Reviewer", "codex", "Coder", "implement the parser", "Implemented: parse() and its tests"),
+    ("gemini", "Scout", "claude", "Reviewer", "review the lexer", "LGTM: the lexer keeps every token"),
 ]
 
 
@@ -430,6 +448,46 @@ def test_esc_in_an_agent_waiting_on_its_ask_cancels_the_ask(
 
     ended = eventually(lambda: scenario.beacons("[rendezvous] ended ticket="), "the ask to end", timeout=15)
     assert "outcome=cancelled cancel=requesterGone" in ended[0], ended
+
+
+def test_gemini_giving_up_on_its_ask_ends_it_with_the_next_prompt_typed_into_it(
+    require_cli: Callable[[str], str],
+    world: ScenarioFactory,
+    models: Callable[[Any], Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Esc in Gemini CLI cancels its tool call on its side only ("Request cancelled."): it tells neither its MCP
+    server nor its hooks. The ask ends as abandoned when the person types the next prompt into it (its
+    `BeforeAgent` hook). The person sits at Gemini's cell and types both prompts."""
+    require_cli("gemini")
+    require_cli("claude")
+    directive = "Ask Target to clean the build"
+    scenario = world.open(warm=(), cold=(), timings={**TIMINGS, timing.ATTENTION_NOTICE_ENV: 60_000})
+    delegates = ModelAnswer(directive=directive, ask=("Target", "clean the build"))
+    add_helper(scenario, "gemini", "Asker", delegates, models, monkeypatch)
+    waits = next(command for kind, command, _, _ in PERMISSIONS if kind == "claude")
+    add_helper(scenario, "claude", "Target", ModelAnswer(tool=waits), models, monkeypatch)
+    claude_asks_before_commands(scenario)
+    asker = scenario.on_core(scenario.runtime.placement.launch(scenario.id_of("Asker"), InBackground()))
+    eventually(lambda: scenario.beacons("[cold-start] released agent=Asker"), "Gemini to show its prompt")
+
+    def type_in(text: str) -> None:
+        for key in text:
+            scenario.on_core(asker.terminal.write_text(key))
+        eventually(lambda: text in scenario.screen("Asker"), f"Gemini to echo {text!r}")
+        time.sleep(0.1)  # Gemini takes an Enter within 30 ms of a key for a pasted newline (FAST_RETURN_TIMEOUT)
+        scenario.on_core(asker.terminal.write_text("\r"))
+
+    type_in(directive)
+    eventually(lambda: scenario.beacons("[attention] raised agent=Target"), "Target to wait for a permission")
+    scenario.on_core(asker.terminal.write_text("\x1b"))  # Esc
+    eventually(lambda: "Request cancelled." in scenario.screen("Asker"), "Gemini to cancel its request")
+    assert not scenario.beacons("[rendezvous] ended ticket=")
+
+    type_in("Never mind")
+
+    ended = eventually(lambda: scenario.beacons("[rendezvous] ended ticket="), "the ask to end", timeout=15)
+    assert "outcome=cancelled cancel=requesterNewPrompt" in ended[0], ended
 
 
 def test_a_codex_limit_resumed_now_types_the_resume_prompt_into_the_running_cli(

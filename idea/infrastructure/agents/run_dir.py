@@ -35,7 +35,7 @@ from idea.domain.mcp_wiring import (
     merge_gemini_hooks,
     with_idea_tools_allowed,
 )
-from idea.domain.profile import Profile
+from idea.domain.profile import GEMINI_MCP_DECLARATION, Profile
 from idea.domain.profile_launch import injection_args, mcp_flag_args, resolve_cwd
 from idea.domain.profile_parts import (
     ConfigFileMcp,
@@ -61,7 +61,7 @@ from idea.infrastructure.fs import atomic_write_json, atomic_write_text, quarant
 RUN_DIR = "run"
 REQUESTS_DIR = "requests"
 CLAUDE_SETTINGS = Path(".claude") / "settings.local.json"
-GEMINI_SETTINGS = Path(".gemini") / "settings.json"
+GEMINI_SETTINGS = Path(GEMINI_MCP_DECLARATION)
 MCP_DECLARATION_FOR_FLAG_OR_ENV = "idea-mcp.json"
 PRIVATE_DIR_MODE = 0o700
 SECRET_FILE_MODE = 0o600  # these files carry the launch token

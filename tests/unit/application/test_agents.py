@@ -247,8 +247,8 @@ async def test_visible_launch_takes_the_first_empty_cell(world: World) -> None:
     live = await runtime.placement.start(agent.agent_id, InFirstEmptyCell(), reason="launch")
     assert live.node_id == only_leaf(runtime).id
     request = world.run_dirs.requests[0]
-    assert not request.profile.materializes_idea_bridge()  # Gemini uses the request folder…
-    assert request.bridge is not None  # …and the endpoint for its lifecycle hooks
+    assert request.profile.materializes_idea_bridge()  # Gemini CLI reads IdeA's server in its settings
+    assert request.bridge is not None
 
 
 async def test_stopping_an_agent_ends_its_process_and_frees_its_cell(world: World) -> None:

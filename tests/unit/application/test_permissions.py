@@ -188,8 +188,12 @@ async def test_a_gemini_agent_is_advisory_only_and_its_warnings_say_so(world: Wo
     policy = world.permissions.policy_for(ROOT, agent.agent_id, profile)
     assert any("Gemini CLI has no permission settings IdeA can write" in w for w in policy.warnings)
     assert policy.projection.is_empty and policy.exec_plan is not None
-    # A file-protocol agent may still write its own request folder.
-    assert f"{ROOT}/.ideai/requests/{agent.agent_id}" in {grant.path for grant in policy.exec_plan.grants}
+    # It replies through IdeA's tools; on a profile without them (the file protocol) it may still write its
+    # own request folder.
+    requests = f"{ROOT}/.ideai/requests/{agent.agent_id}"
+    assert requests not in {grant.path for grant in policy.exec_plan.grants}
+    files = world.permissions.policy_for(ROOT, agent.agent_id, profile.with_changes({"mcp": None}))
+    assert files.exec_plan is not None and requests in {grant.path for grant in files.exec_plan.grants}
 
 
 async def test_changing_a_running_agents_permissions_says_what_applies_now_and_at_next_launch(world: World) -> None:

@@ -247,7 +247,7 @@ def test_merge_into_an_empty_file_writes_only_managed_content() -> None:
     assert merge_codex_config({}, managed) == managed
 
 
-def test_gemini_entry_carries_the_timeout_in_milliseconds() -> None:
+def test_gemini_entry_carries_the_timeout_in_milliseconds_and_trusts_ideas_tools() -> None:
     wiring = bridge_wiring(["/x/idea"], "/s", PROJECT_HEX, AGENT, "tok")
 
     assert gemini_mcp_servers(wiring, 15_060_000) == {
@@ -256,5 +256,6 @@ def test_gemini_entry_carries_the_timeout_in_milliseconds() -> None:
             "args": ["mcp-server", "--endpoint", "/s", "--project", PROJECT_HEX, "--requester", AGENT],
             "env": {"IDEA_MCP_TOKEN": "tok"},
             "timeout": 15_060_000,
+            "trust": True,
         }
     }

@@ -259,6 +259,9 @@ def test_unknown_strategy_is_rejected() -> None:
         ("claude", {"config": {"strategy": "configFile", "target": "mcp.json"}}, False, False),
         ("claude", {"config": {"strategy": "tomlConfigHome", "target": "c.toml", "home_env": "X"}}, False, False),
         (None, {"config": {"strategy": "configFile", "target": ".mcp.json"}}, False, False),
+        (None, {"config": {"strategy": "configFile", "target": ".gemini/settings.json"}}, True, True),
+        ("claude", {"config": {"strategy": "configFile", "target": ".gemini/settings.json"}}, False, False),
+        (None, {"config": {"strategy": "tomlConfigHome", "target": ".gemini/x.toml", "home_env": "X"}}, False, False),
         (None, None, False, True),
     ],
 )
