@@ -117,6 +117,8 @@ def stopwatch() -> Callable[[], Timing]:
     """Starts the clocks; the function returned reads what they counted since."""
     wall, cpu, gui = time.perf_counter(), time.process_time(), gui_thread_cpu()
     return lambda: (time.perf_counter() - wall, time.process_time() - cpu, gui_thread_cpu() - gui)
+
+
 Grid = tuple[int, int]  # columns, lines
 
 
