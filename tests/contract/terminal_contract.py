@@ -299,12 +299,16 @@ async def case_background_colour_query_gets_rgb_reply(make_terminal: MakeTermina
 
 # Raw mode; a megabyte of coloured lines in writes of 4 KB (a flood, as `cat` of a log gives), then bracketed
 # paste on and a background colour query, whose reply it prints in hex.
-_FLOOD_PROGRAM = r"""
+_FLOOD_WRITER = r"""
 import os, select, sys, tty
 flood = bytes.fromhex(sys.argv[1]) * int(sys.argv[2])
 tty.setraw(0)
-for start in range(0, len(flood), 4096):
-    os.write(1, flood[start : start + 4096])
+def write(data):
+    for start in range(0, len(data), 4096):
+        os.write(1, data[start : start + 4096])
+"""
+_FLOOD_PROGRAM = _FLOOD_WRITER + r"""
+write(flood)
 os.write(1, b"\x1b[?2004h\x1b]11;?\x07")
 reply = b""
 while not reply.endswith((b"\x07", b"\x1b\\")) and select.select([0], [], [], 5)[0]:
@@ -337,6 +341,27 @@ async def case_a_flood_reaches_subscribers_whole_and_the_query_after_it_is_answe
     # that is the flood's end, whole.
     end = _FLOOD_LINE * ((OUTPUT_TAIL_BYTES - len(marker) - len(after)) // len(_FLOOD_LINE))
     assert flood.endswith(end) and len(flood) <= len(_FLOOD_LINE) * repeats, len(flood)
+
+
+# Half a megabyte of coloured lines on each side of DECSET 2004, as fast as the terminal takes them: a mode
+# set in the middle of a flood is followed, however little of the flood an adapter keeps for its subscribers.
+_MODE_IN_A_FLOOD_PROGRAM = _FLOOD_WRITER + r"""
+write(flood)
+os.write(1, b"\x1b[?2004h")
+write(flood)
+os.write(1, b"\r\nDONE\r\n")
+select.select([0], [], [], 60)
+"""
+
+
+async def case_bracketed_paste_set_in_the_middle_of_a_flood_is_followed(
+    make_terminal: MakeTerminal, tmp_path: Path
+) -> None:
+    repeats = 512 * 1024 // len(_FLOOD_LINE)
+    spec = spawn_spec([sys.executable, "-c", _MODE_IN_A_FLOOD_PROGRAM, _FLOOD_LINE.hex(), str(repeats)], tmp_path)
+    async with running(make_terminal(), spec) as terminal:
+        await wait_for_screen(terminal, "DONE")
+        assert terminal.bracketed_paste_enabled()
 
 
 async def case_cursor_position_report_gets_reply(make_terminal: MakeTerminal, tmp_path: Path) -> None:
@@ -450,6 +475,7 @@ CONTRACT_CASES: list[ContractCase] = [
     case_missing_program_raises_process_error,
     case_missing_working_directory_raises_process_error,
     case_bracketed_paste_mode_is_followed_from_output,
+    case_bracketed_paste_set_in_the_middle_of_a_flood_is_followed,
     case_background_colour_query_gets_rgb_reply,
     case_a_flood_reaches_subscribers_whole_and_the_query_after_it_is_answered,
     case_cursor_position_report_gets_reply,
