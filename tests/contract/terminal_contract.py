@@ -297,8 +297,7 @@ async def case_background_colour_query_gets_rgb_reply(make_terminal: MakeTermina
     assert re.fullmatch(rb"\x1b\]11;rgb:[0-9a-f]{2,4}/[0-9a-f]{2,4}/[0-9a-f]{2,4}(\x07|\x1b\\)", reply), reply
 
 
-# Raw mode; a megabyte of coloured lines in writes of 4 KB (a flood, as `cat` of a log gives), then bracketed
-# paste on and a background colour query, whose reply it prints in hex.
+# Raw mode; `write` gives its data in writes of 4 KB (a flood, as `cat` of a log gives).
 _FLOOD_WRITER = r"""
 import os, select, sys, tty
 flood = bytes.fromhex(sys.argv[1]) * int(sys.argv[2])
@@ -307,6 +306,8 @@ def write(data):
     for start in range(0, len(data), 4096):
         os.write(1, data[start : start + 4096])
 """
+# A megabyte of coloured lines, then bracketed paste on and a background colour query, whose reply it prints in
+# hex.
 _FLOOD_PROGRAM = _FLOOD_WRITER + r"""
 write(flood)
 os.write(1, b"\x1b[?2004h\x1b]11;?\x07")
